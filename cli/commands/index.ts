@@ -1,0 +1,36 @@
+import type { RkbCommand } from "./_shared.ts";
+
+// The command table. Each command lives in its own file and is loaded only when it runs.
+const table: Record<string, () => Promise<{ default: RkbCommand<any> }>> = {
+  status: () => import("./status.ts"),
+  context: () => import("./context.ts"),
+  init: () => import("./init.ts"),
+  add: () => import("./add.ts"),
+  show: () => import("./show.ts"),
+  search: () => import("./search.ts"),
+  list: () => import("./list.ts"),
+  edit: () => import("./edit.ts"),
+  lint: () => import("./lint.ts"),
+  note: () => import("./note.ts"),
+  inbox: () => import("./inbox.ts"),
+  used: () => import("./used.ts"),
+  flag: () => import("./flag.ts"),
+  supersede: () => import("./supersede.ts"),
+  archive: () => import("./archive.ts"),
+  unarchive: () => import("./unarchive.ts"),
+  doctor: () => import("./doctor.ts"),
+  sync: () => import("./sync.ts"),
+  eval: () => import("./eval.ts"),
+  hook: () => import("./hook.ts"),
+  tools: () => import("./tools.ts"),
+  tool: () => import("./tool.ts"),
+  install: () => import("./install.ts"),
+  extract: () => import("./extract.ts"),
+};
+
+export const commandNames = Object.keys(table);
+
+export async function loadCommand(name: string): Promise<RkbCommand<any> | undefined> {
+  const load = table[name];
+  return load ? (await load()).default : undefined;
+}

@@ -1,0 +1,13 @@
+import { defineRkbCommand } from "./_shared.ts";
+import { RkbError } from "../output/errors.ts";
+
+// PLACEHOLDER: replaced by the real command.
+export default defineRkbCommand({
+  name: "search",
+  description: "(not built yet)",
+  examples: [],
+  args: {},
+  run: () => {
+    throw new RkbError("refused", "`rkb search` is not built yet", "wait for the next release");
+  },
+});

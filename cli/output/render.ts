@@ -1,0 +1,47 @@
+import { EXIT, RkbError, usageError } from "./errors.ts";
+import { toToon } from "./toon.ts";
+
+export type Format = "human" | "json" | "toon";
+
+/** What every command returns: data for scripts and agents, text for people, an exit code. */
+export interface Output {
+  data: unknown;
+  human: string;
+  exit?: number;
+  /** Print the human text even for TOON (templates, raw file text). */
+  raw?: boolean;
+}
+
+export function resolveFormat(flags: { format?: string; toon?: boolean }, env = process.env): Format {
+  if (flags.toon) {
+    if (flags.format && flags.format !== "toon") {
+      throw usageError("--toon conflicts with --format " + flags.format, "use either --toon or --format json|human");
+    }
+    return "toon";
+  }
+  const chosen = flags.format ?? env.RKB_FORMAT;
+  if (chosen === undefined || chosen === "") return "human";
+  if (chosen === "human" || chosen === "json" || chosen === "toon") return chosen;
+  if (flags.format) throw usageError(`unknown format \`${chosen}\``, "use --format human, json or toon");
+  throw new RkbError("bad_format", `RKB_FORMAT is \`${chosen}\``, "set RKB_FORMAT to human, json or toon, or unset it");
+}
+
+export function renderOutput(out: Output, format: Format): { stdout: string; stderr: string; exit: number } {
+  const exit = out.exit ?? EXIT.ok;
+  if (format === "json") return { stdout: JSON.stringify(out.data) + "\n", stderr: "", exit };
+  if (format === "toon" && !out.raw) return { stdout: toToon(out.data) + "\n", stderr: "", exit };
+  const text = out.human.endsWith("\n") || out.human === "" ? out.human : out.human + "\n";
+  return { stdout: text, stderr: "", exit };
+}
+
+/** Errors go to stdout as a record for scripts and agents, to stderr as two lines for people. */
+export function renderError(err: RkbError, format: Format): { stdout: string; stderr: string; exit: number } {
+  if (format === "json") return { stdout: JSON.stringify(err.toRecord()) + "\n", stderr: "", exit: err.exit };
+  if (format === "toon") return { stdout: toToon(err.toRecord()) + "\n", stderr: "", exit: err.exit };
+  let text = `error: ${err.message}\nfix: ${err.fix}\n`;
+  const findings = err.extra.findings as { path: string; line?: number; rule: string; message: string }[] | undefined;
+  if (findings) for (const f of findings) text += `  ${f.path}${f.line ? ":" + f.line : ""}  ${f.rule}  ${f.message}\n`;
+  const files = err.extra.files as string[] | undefined;
+  if (files) for (const f of files) text += `  ${f}\n`;
+  return { stdout: "", stderr: text, exit: err.exit };
+}

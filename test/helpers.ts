@@ -1,0 +1,62 @@
+import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+
+export const ROOT = join(import.meta.dir, "..");
+export const BIN = process.env.RKB_BIN ?? join(ROOT, "dist", "rkb");
+
+export interface Sandbox {
+  dir: string;
+  home: string;
+  kb: string;
+  env: Record<string, string>;
+}
+
+/** A throwaway HOME with its own XDG folders and git identity; RKB_HOME points inside it. */
+export function sandbox(name = "rkb-test"): Sandbox {
+  const dir = mkdtempSync(join(tmpdir(), name + "-"));
+  const home = join(dir, "home");
+  mkdirSync(home, { recursive: true });
+  const kb = join(dir, "kb");
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    RKB_HOME: kb,
+    XDG_STATE_HOME: join(home, ".local/state"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+    XDG_CONFIG_HOME: join(home, ".config"),
+    GIT_AUTHOR_NAME: "Test",
+    GIT_AUTHOR_EMAIL: "test@example.invalid",
+    GIT_COMMITTER_NAME: "Test",
+    GIT_COMMITTER_EMAIL: "test@example.invalid",
+    GIT_CONFIG_NOSYSTEM: "1",
+    LANG: "C.UTF-8",
+    NO_COLOR: "1",
+  };
+  return { dir, home, kb, env };
+}
+
+export interface Run {
+  stdout: string;
+  stderr: string;
+  exit: number;
+  json: () => any;
+}
+
+/** Runs the compiled binary. */
+export async function rkb(args: string[], opts: { env: Record<string, string>; stdin?: string; cwd?: string }): Promise<Run> {
+  const proc = Bun.spawn([BIN, ...args], {
+    env: opts.env,
+    cwd: opts.cwd ?? opts.env.HOME,
+    stdin: opts.stdin !== undefined ? new Blob([opts.stdin]) : "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, exit] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { stdout, stderr, exit, json: () => JSON.parse(stdout) };
+}
+
+export function writeFile(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}

@@ -1,0 +1,26 @@
+// Builds the compiled binary once per `bun test` run, so CLI tests exercise what users run.
+import { statSync } from "node:fs";
+import { Glob } from "bun";
+import { join } from "node:path";
+
+const root = join(import.meta.dir, "..");
+const bin = join(root, "dist", "rkb");
+
+function newestSource(): number {
+  let newest = statSync(join(root, "package.json")).mtimeMs;
+  for (const file of new Glob("cli/**/*.{ts,md,json}").scanSync(root)) newest = Math.max(newest, statSync(join(root, file)).mtimeMs);
+  return newest;
+}
+
+function binTime(): number {
+  try {
+    return statSync(bin).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+if (!process.env.RKB_BIN && binTime() < newestSource()) {
+  const proc = Bun.spawnSync([process.execPath, join(root, "scripts", "build.ts")], { cwd: root, stdout: "inherit", stderr: "inherit" });
+  if (proc.exitCode !== 0) throw new Error("building dist/rkb failed");
+}
