@@ -38,7 +38,7 @@ export async function runCli(argv: string[], io: CliIO = {}): Promise<CliResult>
     const args = parseArgs(rest, allArgs) as any;
     for (const [key, def] of Object.entries(cmd.args)) {
       if ((def as any).required && (args[key] === undefined || args[key] === "")) {
-        throw usageError(`\`rkb ${cmd.name}\` needs ${def.type === "positional" ? `<${key}>` : `--${key}`}`, `see \`rkb ${cmd.name} --help\``);
+        throw usageError(`\`rkb ${cmd.name}\` needs ${(def as any).type === "positional" ? `<${key}>` : `--${key}`}`, `see \`rkb ${cmd.name} --help\``);
       }
     }
     const place = {

@@ -1,0 +1,21 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { dirname, join, basename } from "node:path";
+
+/** Writes a file so that readers see the old or the new content, never a half-written one. */
+export function writeAtomic(path: string, content: string | Uint8Array, mode = 0o644): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`);
+  try {
+    const fd = openSync(tmp, "w", mode);
+    try {
+      writeSync(fd, typeof content === "string" ? Buffer.from(content) : content);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+}
