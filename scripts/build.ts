@@ -3,27 +3,33 @@ import { $ } from "bun";
 import { renameSync, rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 
-const commit = (await $`git rev-parse --short=12 HEAD`.quiet().nothrow()).stdout.toString().trim() || "unknown";
+export const commit = (await $`git rev-parse --short=12 HEAD`.quiet().nothrow()).stdout.toString().trim() || "unknown";
 
 /** Builds to a temporary name and renames, so a concurrent run never sees a half-written binary. */
 export async function build(outfile: string, target?: string): Promise<void> {
-  const tmp = `${outfile}.${process.pid}.tmp`;
-  const result = await Bun.build({
-    entrypoints: [new URL("../cli/main.ts", import.meta.url).pathname],
-    compile: target ? { target: target as any, outfile: tmp } : { outfile: tmp },
-    minify: true,
-    define: { RKB_COMMIT: JSON.stringify(commit) },
-  });
-  if (!result.success) {
+  // Bun appends ".exe" to a Windows outfile that lacks it, so the temporary name must already end in it.
+  const tmp = `${outfile}.${process.pid}.tmp${target?.includes("windows") ? ".exe" : ""}`;
+  try {
+    const result = await Bun.build({
+      entrypoints: [new URL("../cli/main.ts", import.meta.url).pathname],
+      compile: target ? { target: target as any, outfile: tmp } : { outfile: tmp },
+      minify: true,
+      define: { RKB_COMMIT: JSON.stringify(commit) },
+    });
+    if (!result.success) throw new AggregateError(result.logs, `building ${outfile}${target ? ` (${target})` : ""} failed`);
+    renameSync(tmp, outfile);
+  } finally {
     rmSync(tmp, { force: true });
-    for (const log of result.logs) console.error(log);
-    process.exit(1);
   }
-  renameSync(tmp, outfile);
 }
 
 if (import.meta.main) {
   const { values } = parseArgs({ options: { target: { type: "string" }, outfile: { type: "string", default: "dist/rkb" } } });
-  await build(values.outfile!, values.target);
+  try {
+    await build(values.outfile!, values.target);
+  } catch (e) {
+    console.error(e instanceof AggregateError ? [e.message, ...e.errors].join("\n") : e instanceof Error ? e.message : e);
+    process.exit(1);
+  }
   console.log(`built ${values.outfile}${values.target ? ` (${values.target})` : ""} from ${commit}`);
 }
