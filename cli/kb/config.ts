@@ -1,0 +1,85 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { RkbError } from "../output/errors.ts";
+
+// kb.toml: the knowledge base's own settings (synced with it).
+
+export const DEFAULT_KB_TOML = `[labels]
+sensitivity = ["public", "internal", "confidential"]
+
+[sinks.web]
+allow = { sensitivity = ["public"] }
+
+[sinks.web-protected]
+allow = { sensitivity = ["public", "internal"] }
+
+[sinks.jev]
+allow = { sensitivity = ["public", "internal"] }
+
+[rerank]
+chain = ["bm25"]
+
+[leak]
+usernames = []
+paths = []
+allow = []
+`;
+
+const KNOWN_SECTIONS = ["labels", "sinks", "rerank", "leak", "site", "facts", "probe", "verify", "review", "hooks", "lock", "jev", "dupes", "writes", "search"];
+
+export interface KbConfig {
+  labels: Record<string, string[]>;
+  leak: { usernames: string[]; paths: string[]; allow: string[] };
+  hooks: Record<string, unknown>;
+  lock: { staleMs: number; waitMs: number };
+  dupesMinSimilarity: number;
+  raw: Record<string, unknown>;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    message: string,
+    readonly line?: number,
+  ) {
+    super(message);
+  }
+}
+
+export function parseKbToml(text: string): KbConfig {
+  let raw: Record<string, any>;
+  try {
+    raw = Bun.TOML.parse(text) as Record<string, any>;
+  } catch (e) {
+    const m = /line (\d+)/i.exec(String((e as Error).message));
+    throw new ConfigError(`kb.toml is not valid TOML: ${(e as Error).message}`, m ? Number(m[1]) : undefined);
+  }
+  for (const key of Object.keys(raw)) {
+    if (!KNOWN_SECTIONS.includes(key)) {
+      const line = text.split("\n").findIndex((l) => new RegExp(`^\\s*\\[?${key}[\\].= ]`).test(l)) + 1;
+      throw new ConfigError(`unknown section \`${key}\` in kb.toml; known: ${KNOWN_SECTIONS.join(", ")}`, line || undefined);
+    }
+  }
+  const strs = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
+  const labels: Record<string, string[]> = {};
+  for (const [k, v] of Object.entries(raw.labels ?? {})) labels[k] = strs(v);
+  return {
+    labels,
+    leak: { usernames: strs(raw.leak?.usernames), paths: strs(raw.leak?.paths), allow: strs(raw.leak?.allow) },
+    hooks: raw.hooks ?? {},
+    lock: { staleMs: 1000 * Number(raw.lock?.stale_s ?? 600), waitMs: 1000 * Number(raw.lock?.wait_s ?? 10) },
+    dupesMinSimilarity: Number(raw.dupes?.min_similarity ?? 0.4),
+    raw,
+  };
+}
+
+/** Reads kb.toml; a folder without one gets the defaults. */
+export function loadKbConfig(root: string): KbConfig {
+  const path = join(root, "kb.toml");
+  if (!existsSync(path)) return parseKbToml(DEFAULT_KB_TOML);
+  try {
+    return parseKbToml(readFileSync(path, "utf8"));
+  } catch (e) {
+    if (e instanceof ConfigError) throw new RkbError("invalid_lesson", `${path}${e.line ? ":" + e.line : ""}: ${e.message}`, "fix kb.toml (see `rkb init` for the default) and run `rkb lint`");
+    throw e;
+  }
+}

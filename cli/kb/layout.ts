@@ -1,0 +1,78 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { RkbError } from "../output/errors.ts";
+import { SCOPES } from "./schema.ts";
+
+// Which file is what, by its path inside the knowledge base.
+
+export type FileKind = "config" | "lesson" | "note" | "asset" | "other";
+
+export function classify(rel: string): FileKind {
+  if (rel === "kb.toml") return "config";
+  const parts = rel.split("/");
+  if (parts.length < 2 || !(SCOPES as readonly string[]).includes(parts[0]!)) return "other";
+  if (parts.slice(0, -1).some((p) => p.endsWith(".assets"))) return "asset";
+  const name = parts[parts.length - 1]!;
+  if (name === "README.md") return "note";
+  return name.endsWith(".md") ? "lesson" : "other";
+}
+
+/** Depth a lesson must have: general/<topic>/x.md, projects|systems/<name>/<topic>/x.md. */
+export function lessonDepth(scope: string): number {
+  return scope === "general" ? 3 : 4;
+}
+
+/** The folder a lesson's `when` puts it in: projects/<p>, systems/<s> or general. */
+export function scopeFolder(when: Record<string, unknown>): string {
+  if (typeof when.project === "string") return `projects/${when.project}`;
+  if (typeof when.system === "string") return `systems/${when.system}`;
+  return "general";
+}
+
+export const FOLDER_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+/** Lists every non-hidden file below root as relative `/` paths, sorted. */
+export function walkFiles(root: string): string[] {
+  const out: string[] = [];
+  const visit = (dir: string, prefix: string) => {
+    let entries: string[];
+    try {
+      entries = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of entries.sort()) {
+      if (name.startsWith(".") || name === "node_modules") continue;
+      const abs = join(dir, name);
+      const rel = prefix ? `${prefix}/${name}` : name;
+      let st;
+      try {
+        st = statSync(abs);
+      } catch {
+        continue;
+      }
+      if (st.isDirectory()) visit(abs, rel);
+      else if (st.isFile()) out.push(rel);
+    }
+  };
+  visit(root, "");
+  return out;
+}
+
+/** A folder rkb can read lessons from (a knowledge base, or a copy of its folders). */
+export function requireReadableKb(root: string): void {
+  if (!existsSync(root)) throw notAKb(root, "does not exist");
+  const looksLikeKb = existsSync(join(root, "kb.toml")) || SCOPES.some((s) => existsSync(join(root, s)));
+  if (!looksLikeKb) throw notAKb(root, "has no kb.toml and no general/, projects/ or systems/ folder");
+}
+
+/** A knowledge base rkb may write to: kb.toml and a git repository. */
+export function requireWritableKb(root: string): void {
+  if (!existsSync(root)) throw notAKb(root, "does not exist");
+  if (!existsSync(join(root, "kb.toml"))) throw notAKb(root, "has no kb.toml");
+  if (!existsSync(join(root, ".git"))) throw notAKb(root, "is not a git repository");
+}
+
+function notAKb(root: string, why: string): RkbError {
+  return new RkbError("not_a_kb", `no knowledge base at ${root}: it ${why}`, "run `rkb init` to create one there, `rkb init --clone <url>` to fetch one, or set RKB_HOME to your knowledge base");
+}

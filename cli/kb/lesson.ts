@@ -1,0 +1,164 @@
+import { createHash, randomBytes } from "node:crypto";
+import { scanBody, firstSentence, type BodyScan } from "./body.ts";
+import { FRONTMATTER_KEYS, LEAD_SECTION, LESSON_TYPES, type LessonType, type Status } from "./schema.ts";
+import { emitEntry, flowStyleLines, type YamlValue } from "./yaml.ts";
+
+export type Frontmatter = Partial<Record<(typeof FRONTMATTER_KEYS)[number], YamlValue>>;
+
+export interface Lesson {
+  /** Path relative to the knowledge base, `/`-separated. */
+  path: string;
+  raw: string;
+  frontmatter: Frontmatter;
+  /** 1-based file line of each top-level frontmatter key. */
+  keyLines: Record<string, number>;
+  /** Lines (file-relative) where the frontmatter uses flow style. */
+  flowStyle: number[];
+  body: string;
+  /** File line where the body starts (the line after the closing `---`). */
+  bodyLine: number;
+  scan: BodyScan;
+  id: string;
+  type: LessonType | string;
+  status: Status | string;
+  title: string;
+  tags: string[];
+  queries: string[];
+  when: Record<string, YamlValue>;
+  verified: string;
+  verifiedHow: string;
+  sections: Map<string, string>;
+}
+
+/** A problem that stops a file from being read as a lesson at all. */
+export class LessonParseError extends Error {
+  constructor(
+    readonly path: string,
+    readonly line: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function splitFrontmatter(text: string, path: string): { yaml: string; body: string; bodyLine: number } {
+  const first = /^---\r?\n/.exec(text);
+  if (!first) throw new LessonParseError(path, 1, "the file must start with a `---` line that opens the YAML frontmatter");
+  const rest = text.slice(first[0].length);
+  const close = /^---\r?$/m.exec(rest);
+  if (!close) throw new LessonParseError(path, 1, "the frontmatter is never closed: add a line `---` after it");
+  const yaml = rest.slice(0, close.index);
+  let bodyStart = first[0].length + close.index + close[0].length;
+  if (text[bodyStart] === "\n") bodyStart++;
+  const bodyLine = yaml.split("\n").length + 2;
+  return { yaml: yaml.replace(/\r\n/g, "\n"), body: text.slice(bodyStart), bodyLine };
+}
+
+function topLevelKeyLines(yaml: string): Record<string, number> {
+  const lines: Record<string, number> = {};
+  yaml.split("\n").forEach((line, i) => {
+    const m = /^([A-Za-z_][\w-]*)\s*:/.exec(line);
+    if (m && !(m[1]! in lines)) lines[m[1]!] = i + 2;
+  });
+  return lines;
+}
+
+/** Parses YAML frontmatter text into a map, with the failing line on error. */
+export function parseYamlMap(yaml: string, path: string, firstLine: number): Record<string, YamlValue> {
+  let data: unknown;
+  try {
+    data = yaml.trim() === "" ? {} : Bun.YAML.parse(yaml);
+  } catch (e) {
+    const m = /line (\d+)/i.exec(String((e as Error).message));
+    const line = m ? firstLine + Number(m[1]) - 1 : firstLine;
+    throw new LessonParseError(path, line, `the frontmatter is not valid YAML (${(e as Error).message}); fix the YAML syntax`);
+  }
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw new LessonParseError(path, firstLine, "the frontmatter must be a YAML map of `key: value` lines");
+  }
+  return data as Record<string, YamlValue>;
+}
+
+export function parseLesson(text: string, path: string): Lesson {
+  const { yaml, body, bodyLine } = splitFrontmatter(text, path);
+  const data = parseYamlMap(yaml, path, 2);
+  const keyLines = topLevelKeyLines(yaml);
+  for (const key of Object.keys(data)) {
+    if (!(FRONTMATTER_KEYS as readonly string[]).includes(key)) {
+      throw new LessonParseError(path, keyLines[key] ?? 2, `unknown frontmatter key \`${key}\`; allowed keys: ${FRONTMATTER_KEYS.join(", ")}`);
+    }
+  }
+  const frontmatter: Frontmatter = {};
+  for (const key of FRONTMATTER_KEYS) if (key in data) frontmatter[key] = data[key]!;
+  const scan = scanBody(body);
+  const sections = new Map<string, string>();
+  for (const s of scan.sections) if (!sections.has(s.heading)) sections.set(s.heading, s.text);
+  const h1 = scan.headings.find((h) => h.level === 1);
+  return {
+    path,
+    raw: text,
+    frontmatter,
+    keyLines,
+    flowStyle: flowStyleLines(yaml).map((l) => l + 1),
+    body,
+    bodyLine,
+    scan,
+    id: str(data.id),
+    type: str(data.type),
+    status: str(data.status),
+    title: h1?.text ?? "",
+    tags: strList(data.tags),
+    queries: strList(data.queries),
+    when: isMap(data.when) ? data.when : {},
+    verified: str(data.verified),
+    verifiedHow: str(data.verified_how),
+    sections,
+  };
+}
+
+function str(v: YamlValue | undefined): string {
+  return v === undefined || v === null ? "" : typeof v === "object" ? "" : String(v);
+}
+
+function strList(v: YamlValue | undefined): string[] {
+  return Array.isArray(v) ? v.filter((x) => x !== null && typeof x !== "object").map(String) : [];
+}
+
+export function isMap(v: unknown): v is Record<string, YamlValue> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+/** Writes frontmatter in canonical key order, block style; the body is kept byte for byte. */
+export function serializeLesson(frontmatter: Frontmatter, body: string): string {
+  const lines: string[] = [];
+  for (const key of FRONTMATTER_KEYS) {
+    const value = frontmatter[key];
+    if (value === undefined) continue;
+    lines.push(...emitEntry(key, value));
+  }
+  return `---\n${lines.join("\n")}\n---\n${body}`;
+}
+
+/** The lesson's content hash: the first 6 bytes of SHA-256 over the whole file, as 12 hex chars. */
+export function contentHash(text: string): string {
+  return createHash("sha256").update(text).digest("hex").slice(0, 12);
+}
+
+/** A new lesson id: 10 lowercase hex chars that YAML reads as a string and no lesson has yet. */
+export function newId(taken: (id: string) => boolean): string {
+  for (;;) {
+    const id = randomBytes(5).toString("hex");
+    if (/^\d+$/.test(id) || /^\d+e\d+$/.test(id) || taken(id)) continue;
+    return id;
+  }
+}
+
+/** The lesson's one-sentence summary, from its lead section. */
+export function summary(lesson: Lesson): string {
+  const lead = LEAD_SECTION[lesson.type as LessonType];
+  return lead ? firstSentence(lesson.sections.get(lead) ?? "") : "";
+}
+
+export function isLessonType(t: string): t is LessonType {
+  return (LESSON_TYPES as readonly string[]).includes(t);
+}

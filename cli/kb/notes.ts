@@ -1,0 +1,74 @@
+import { parseYamlMap, splitFrontmatter, isMap, LessonParseError } from "./lesson.ts";
+import type { YamlValue } from "./yaml.ts";
+
+// Folder notes (`README.md` in a knowledge-base folder): frontmatter is machine data, the body prose.
+
+export type NoteRole = "scope" | "project" | "system" | "topic" | "misplaced";
+
+export interface FolderNote {
+  path: string;
+  folder: string;
+  role: NoteRole;
+  data: Record<string, YamlValue>;
+  aliases: string[];
+  remotes: string[];
+  rootCommit?: string;
+  hostname: string[];
+  matchEnv: Record<string, string>;
+  facts: Record<string, string>;
+  labels: Record<string, string>;
+  retired: boolean;
+}
+
+const ROLE_KEYS: Record<NoteRole, string[]> = {
+  scope: ["aliases", "labels", "meta"],
+  topic: ["aliases", "labels", "meta"],
+  project: ["remotes", "root_commit", "retired", "aliases", "labels", "meta"],
+  system: ["hostname", "match_env", "facts", "retired", "aliases", "labels", "meta"],
+  misplaced: [],
+};
+
+export function noteRole(rel: string): NoteRole {
+  const parts = rel.split("/").slice(0, -1);
+  if (parts.length === 1) return "scope";
+  if (parts[0] === "general") return parts.length === 2 ? "topic" : "misplaced";
+  if (parts.length === 2) return parts[0] === "projects" ? "project" : "system";
+  return parts.length === 3 ? "topic" : "misplaced";
+}
+
+export function allowedNoteKeys(role: NoteRole): string[] {
+  return ROLE_KEYS[role];
+}
+
+/** Parses a folder note; a note without frontmatter is valid and has defaults. */
+export function parseNote(text: string, rel: string): FolderNote {
+  const role = noteRole(rel);
+  let data: Record<string, YamlValue> = {};
+  if (/^---\r?\n/.test(text)) {
+    const { yaml } = splitFrontmatter(text, rel);
+    data = parseYamlMap(yaml, rel, 2);
+    const allowed = ROLE_KEYS[role];
+    for (const key of Object.keys(data)) {
+      if (!allowed.includes(key)) {
+        const line = yaml.split("\n").findIndex((l) => l.startsWith(key + ":")) + 2;
+        throw new LessonParseError(rel, Math.max(line, 2), `\`${key}\` is not a key of a ${role} note; allowed: ${allowed.join(", ") || "none"}`);
+      }
+    }
+  }
+  const list = (v: YamlValue | undefined) => (Array.isArray(v) ? v.map(String) : []);
+  const strMap = (v: YamlValue | undefined) => (isMap(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)])) : {});
+  return {
+    path: rel,
+    folder: rel.split("/").slice(0, -1).join("/"),
+    role,
+    data,
+    aliases: list(data.aliases),
+    remotes: list(data.remotes),
+    rootCommit: typeof data.root_commit === "string" ? data.root_commit : undefined,
+    hostname: list(data.hostname),
+    matchEnv: strMap(data.match_env),
+    facts: strMap(data.facts),
+    labels: strMap(data.labels),
+    retired: data.retired === true,
+  };
+}

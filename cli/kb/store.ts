@@ -1,0 +1,61 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { RkbError } from "../output/errors.ts";
+import { classify, walkFiles } from "./layout.ts";
+import { LessonParseError, parseLesson, type Lesson } from "./lesson.ts";
+import { parseNote, type FolderNote } from "./notes.ts";
+
+// Loads a knowledge base's lessons and folder notes. Files that do not parse are kept aside with
+// the reason, so readers skip them and lint reports them.
+
+export interface Broken {
+  path: string;
+  line: number;
+  message: string;
+  kind: "lesson" | "note";
+}
+
+export interface Kb {
+  root: string;
+  files: string[];
+  lessons: Lesson[];
+  notes: FolderNote[];
+  broken: Broken[];
+}
+
+export function loadKb(root: string): Kb {
+  const files = walkFiles(root);
+  const kb: Kb = { root, files, lessons: [], notes: [], broken: [] };
+  for (const rel of files) {
+    const kind = classify(rel);
+    if (kind !== "lesson" && kind !== "note") continue;
+    let text: string;
+    try {
+      text = readFileSync(join(root, rel), "utf8");
+    } catch (e) {
+      kb.broken.push({ path: rel, line: 1, message: `cannot read: ${(e as Error).message}`, kind });
+      continue;
+    }
+    try {
+      if (kind === "lesson") kb.lessons.push(parseLesson(text, rel));
+      else kb.notes.push(parseNote(text, rel));
+    } catch (e) {
+      if (!(e instanceof LessonParseError)) throw e;
+      kb.broken.push({ path: rel, line: e.line, message: e.message, kind });
+    }
+  }
+  return kb;
+}
+
+export function findLesson(kb: Kb, id: string): Lesson {
+  const lesson = kb.lessons.find((l) => l.id === id);
+  if (lesson) return lesson;
+  const broken = kb.broken.find((b) => b.kind === "lesson" && b.path.includes(id));
+  if (broken) throw new RkbError("invalid_lesson", `${broken.path}:${broken.line}: ${broken.message}`, "fix the file, then run `rkb lint`");
+  throw new RkbError("not_found", `no lesson with id \`${id}\``, "check the id with `rkb search <words>` or `rkb list`");
+}
+
+/** The note of a folder, if it has one. */
+export function noteOf(kb: Kb, folder: string): FolderNote | undefined {
+  return kb.notes.find((n) => n.folder === folder);
+}
