@@ -1,0 +1,37 @@
+import { RkbError } from "../output/errors.ts";
+
+// A thin wrapper over the git command line: rkb keeps no git state of its own.
+
+export interface GitResult {
+  ok: boolean;
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+export function git(cwd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; stdin?: string } = {}): GitResult {
+  const proc = Bun.spawnSync(["git", ...args], {
+    cwd,
+    env: { ...(opts.env ?? process.env), GIT_TERMINAL_PROMPT: "0" },
+    stdin: opts.stdin !== undefined ? Buffer.from(opts.stdin) : "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  return { ok: proc.exitCode === 0, stdout: proc.stdout.toString(), stderr: proc.stderr.toString(), code: proc.exitCode ?? 1 };
+}
+
+/** Runs git and turns a failure into an rkb error naming the command. */
+export function gitOrThrow(cwd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; stdin?: string } = {}): string {
+  const r = git(cwd, args, opts);
+  if (!r.ok) {
+    const detail = (r.stderr || r.stdout).trim().split("\n").slice(-3).join(" / ");
+    throw new RkbError("git", `\`git ${args.join(" ")}\` failed in ${cwd}: ${detail}`, "check the repository with `git status` there; `rkb doctor` lists common problems");
+  }
+  return r.stdout;
+}
+
+/** The top level of the git work tree containing dir, if any. */
+export function repoTop(dir: string, env?: NodeJS.ProcessEnv): string | undefined {
+  const r = git(dir, ["rev-parse", "--show-toplevel"], { env });
+  return r.ok ? r.stdout.trim() : undefined;
+}

@@ -1,0 +1,150 @@
+import { existsSync, readFileSync } from "node:fs";
+import { hostname, platform } from "node:os";
+import { basename, join } from "node:path";
+import type { PlaceOptions } from "../commands/_shared.ts";
+import { stateDir } from "../paths.ts";
+import { git, repoTop } from "./git.ts";
+import type { Kb } from "./store.ts";
+
+// Where rkb runs: which project (by flag, env, git remote, root commit, recorded checkout or folder
+// name) and which system (by flag, env, match_env or hostname glob), and the facts `when` is checked against.
+
+export interface Matched {
+  name: string;
+  rule: string;
+}
+
+export interface Place {
+  project?: Matched;
+  system?: Matched;
+  facts: Record<string, string>;
+  /** Whether a commit is an ancestor of HEAD in the current checkout (undefined: cannot tell). */
+  isAncestor: (commit: string) => boolean | undefined;
+  /** The git work tree around cwd, if any. */
+  repo?: string;
+}
+
+export interface PlaceInput {
+  root: string;
+  kb: Kb;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  options: PlaceOptions;
+}
+
+/** `git@github.com:Org/Repo.git`, `https://user@host:443/org/repo/` → `github.com/Org/Repo`. */
+export function normalizeRemote(url: string): string {
+  let u = url.trim();
+  const scp = /^(?:[^@/]+@)?([^:/]+):(?!\/)(.*)$/.exec(u);
+  if (scp && !/^[a-z]+:\/\//i.test(u)) u = `${scp[1]}/${scp[2]}`;
+  else u = u.replace(/^[a-z+]+:\/\//i, "").replace(/^[^@/]+@/, "");
+  const slash = u.indexOf("/");
+  let host = slash < 0 ? u : u.slice(0, slash);
+  const path = slash < 0 ? "" : u.slice(slash + 1);
+  host = host.replace(/:\d+$/, "").toLowerCase();
+  return `${host}/${path}`.replace(/\.git$/, "").replace(/\/+$/, "").replace(/\/{2,}/g, "/");
+}
+
+function globToRegex(glob: string): RegExp {
+  let re = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === "*") re += ".*";
+    else if (c === "?") re += ".";
+    else if (c === "[") {
+      const end = glob.indexOf("]", i);
+      if (end < 0) re += "\\[";
+      else {
+        re += "[" + glob.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\") + "]";
+        i = end;
+      }
+    } else re += c.replace(/[.+^${}()|\\]/g, "\\$&");
+  }
+  return new RegExp(`^${re}$`);
+}
+
+export function globMatches(glob: string, value: string): boolean {
+  try {
+    return globToRegex(glob).test(value);
+  } catch {
+    return false;
+  }
+}
+
+function matchProject(input: PlaceInput, repo: string | undefined): Matched | undefined {
+  const { kb, env, options } = input;
+  if (options.project) return { name: options.project, rule: env.RKB_PROJECT === options.project ? "env" : "flag" };
+  const projectNotes = kb.notes.filter((n) => n.role === "project");
+  const projectNames = new Set(kb.files.filter((f) => f.startsWith("projects/")).map((f) => f.split("/")[1]!));
+  if (!repo) return undefined;
+  const remotes = git(repo, ["remote"], { env }).stdout.split("\n").filter(Boolean);
+  remotes.sort((a, b) => (a === "origin" ? -1 : b === "origin" ? 1 : a.localeCompare(b)));
+  for (const remote of remotes) {
+    const url = git(repo, ["remote", "get-url", remote], { env }).stdout.trim();
+    if (!url) continue;
+    const normalized = normalizeRemote(url);
+    const owners = projectNotes.filter((n) => n.remotes.some((r) => normalizeRemote(r) === normalized));
+    if (owners.length === 1) return { name: owners[0]!.folder.split("/")[1]!, rule: `remote ${normalized}` };
+  }
+  const roots = git(repo, ["rev-list", "--max-parents=0", "HEAD"], { env }).stdout.split("\n").filter(Boolean);
+  if (roots.length === 1) {
+    const owners = projectNotes.filter((n) => n.rootCommit && roots[0]!.startsWith(n.rootCommit));
+    if (owners.length === 1) return { name: owners[0]!.folder.split("/")[1]!, rule: "root commit" };
+  }
+  const checkout = matchCheckout(repo, env);
+  if (checkout) return checkout;
+  const folder = basename(repo);
+  if (projectNames.has(folder)) return { name: folder, rule: `folder ${folder}` };
+  return undefined;
+}
+
+/** `<state>/checkouts.toml`: project → paths of its checkouts on this machine. */
+function matchCheckout(repo: string, env: NodeJS.ProcessEnv): Matched | undefined {
+  const file = join(stateDir(env), "checkouts.toml");
+  if (!existsSync(file)) return undefined;
+  try {
+    const data = Bun.TOML.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    const owners = Object.entries(data).filter(([, paths]) => Array.isArray(paths) && paths.some((p) => repo === p || repo.startsWith(String(p) + "/")));
+    if (owners.length === 1) return { name: owners[0]![0], rule: `checkout ${repo}` };
+  } catch {}
+  return undefined;
+}
+
+function matchSystem(input: PlaceInput): Matched | undefined {
+  const { kb, env, options } = input;
+  if (options.system) return { name: options.system, rule: env.RKB_SYSTEM === options.system ? "env" : "flag" };
+  const systems = kb.notes.filter((n) => n.role === "system").sort((a, b) => a.folder.localeCompare(b.folder));
+  for (const note of systems) {
+    const entries = Object.entries(note.matchEnv);
+    if (entries.length && entries.every(([k, v]) => env[k] === v)) return { name: note.folder.split("/")[1]!, rule: `env ${entries.map(([k]) => k).join(",")}` };
+  }
+  const host = env.RKB_HOSTNAME || hostname();
+  const short = host.split(".")[0]!;
+  for (const note of systems) {
+    const glob = note.hostname.find((g) => globMatches(g, host) || globMatches(g, short));
+    if (glob) return { name: note.folder.split("/")[1]!, rule: `hostname ${glob}` };
+  }
+  return undefined;
+}
+
+export function resolvePlace(input: PlaceInput): Place {
+  const repo = repoTop(input.cwd, input.env);
+  const project = matchProject(input, repo);
+  const system = matchSystem(input);
+  const facts: Record<string, string> = {};
+  if (system) Object.assign(facts, input.kb.notes.find((n) => n.folder === `systems/${system.name}`)?.facts ?? {});
+  if (system) facts.system = system.name;
+  if (project) facts.project = project.name;
+  facts.os = platform() === "darwin" ? "macos" : platform() === "win32" ? "windows" : platform();
+  if (repo) {
+    const branch = git(repo, ["symbolic-ref", "--short", "-q", "HEAD"], { env: input.env }).stdout.trim();
+    if (branch) facts.branch = branch;
+  }
+  Object.assign(facts, input.options.with);
+  const isAncestor = (commit: string): boolean | undefined => {
+    if (!repo) return undefined;
+    if (!git(repo, ["cat-file", "-e", `${commit}^{commit}`], { env: input.env }).ok) return undefined;
+    return git(repo, ["merge-base", "--is-ancestor", commit, "HEAD"], { env: input.env }).ok;
+  };
+  return { project, system, facts, isAncestor, repo };
+}

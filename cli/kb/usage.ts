@@ -1,0 +1,94 @@
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { writeAtomic } from "../fsutil.ts";
+import { withLock } from "../lock.ts";
+import { configDir } from "../paths.ts";
+
+// Use records: one JSONL file per machine under `.rkb/usage/`, so merging two machines never conflicts.
+
+export const USAGE_EVENTS = ["worked", "failed", "irrelevant", "injected", "inferred"] as const;
+export type UsageEvent = (typeof USAGE_EVENTS)[number];
+
+export interface UsageRecord {
+  time: string;
+  id: string;
+  event: UsageEvent;
+  session?: string;
+  reason?: string;
+}
+
+export interface UsageCounts {
+  worked: number;
+  failed: number;
+  injected: number;
+  inferred: number;
+  irrelevant: number;
+  lastWorked?: string;
+  lastFailed?: string;
+}
+
+/** This machine's id: short host name + 4 random hex, made once and kept in the config folder. */
+export function machineId(env = process.env): string {
+  const file = join(configDir(env), "machine");
+  if (existsSync(file)) {
+    const id = readFileSync(file, "utf8").trim();
+    if (id) return id;
+  }
+  const slug = hostname().split(".")[0]!.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "machine";
+  const id = `${slug}-${randomBytes(2).toString("hex")}`;
+  writeAtomic(file, id + "\n");
+  return id;
+}
+
+export function usageDir(root: string): string {
+  return join(root, ".rkb", "usage");
+}
+
+/** Appends one record to this machine's usage file; returns the file's path relative to the KB. */
+export async function appendUsage(root: string, record: UsageRecord, env = process.env): Promise<string> {
+  const dir = usageDir(root);
+  mkdirSync(dir, { recursive: true });
+  const ignore = join(root, ".rkb", ".gitignore");
+  if (!existsSync(ignore)) writeAtomic(ignore, "*.lock\n");
+  const name = `${machineId(env)}.jsonl`;
+  const file = join(dir, name);
+  await withLock(file + ".lock", { staleMs: 60_000, waitMs: 5_000, what: "the usage log" }, () => {
+    appendFileSync(file, JSON.stringify(record) + "\n");
+  });
+  return `.rkb/usage/${name}`;
+}
+
+export function readUsage(root: string): Map<string, UsageCounts> {
+  const counts = new Map<string, UsageCounts>();
+  const dir = usageDir(root);
+  if (!existsSync(dir)) return counts;
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith(".jsonl")) continue;
+    for (const line of readFileSync(join(dir, name), "utf8").split("\n")) {
+      if (!line.trim()) continue;
+      let rec: any;
+      try {
+        rec = JSON.parse(line);
+      } catch {
+        continue; // a torn line from a crashed writer must not hide the others
+      }
+      const event = rec.event ?? rec.result;
+      if (typeof rec.id !== "string" || !(USAGE_EVENTS as readonly string[]).includes(event)) continue;
+      const c = counts.get(rec.id) ?? { worked: 0, failed: 0, injected: 0, inferred: 0, irrelevant: 0 };
+      c[event as UsageEvent]++;
+      if (event === "worked" && (!c.lastWorked || rec.time > c.lastWorked)) c.lastWorked = rec.time;
+      if (event === "failed" && (!c.lastFailed || rec.time > c.lastFailed)) c.lastFailed = rec.time;
+      counts.set(rec.id, c);
+    }
+  }
+  return counts;
+}
+
+/** Ranking factor from use: lessons that worked rise a little, lessons that failed sink a little. */
+export function usageFactor(c: UsageCounts | undefined): number {
+  if (!c) return 1;
+  const f = 1 + 0.05 * Math.log(1 + c.worked + 0.5 * c.inferred) - (0.1 * Math.min(c.failed, 3)) / 3;
+  return Math.min(1.1, Math.max(0.9, f));
+}
