@@ -4,6 +4,7 @@ import { globalArgs, parseWith, repeated, type RkbCommand } from "./commands/_sh
 import { RkbError, usageError } from "./output/errors.ts";
 import { renderError, renderOutput, resolveFormat, type Format } from "./output/render.ts";
 import { VERSION_LINE } from "./version.ts";
+import { editDistance } from "./distance.ts";
 
 export interface CliResult {
   stdout: string;
@@ -149,17 +150,4 @@ function helpText(cmd: RkbCommand): string {
   lines.push("", "Global flags:", ...flagLines(globalArgs), "  --help".padEnd(30) + " Show this help");
   lines.push("", "Example:", ...cmd.examples.map((e) => "  " + e), "");
   return lines.join("\n");
-}
-
-export function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
-  for (let i = 1; i <= a.length; i++)
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = v;
-    }
-  return d[a.length]![b.length]!;
 }
