@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import type { Server } from "bun";
 import { BIN, ROOT, sandbox, type Sandbox } from "../helpers.ts";
 import { TARGETS, checksumsText } from "../../scripts/release.ts";
 
@@ -33,7 +32,7 @@ publish("/bad/releases/latest/download", { ...latest, "rkb-linux-x64": corrupt }
 files.set("/nosum/releases/latest/download/rkb-linux-x64", realBinary);
 files.set("/nosum/releases/latest/download/SHA256SUMS", Buffer.from(checksumsText({ "rkb-darwin-x64": sha256(latest["rkb-darwin-x64"]!) })));
 
-let server: Server;
+let server: ReturnType<typeof Bun.serve>;
 const requested: string[] = [];
 const boxes: Sandbox[] = [];
 
