@@ -1,13 +1,75 @@
+import { resolve } from "node:path";
 import { defineRkbCommand } from "./_shared.ts";
-import { RkbError } from "../output/errors.ts";
+import { usageError } from "../output/errors.ts";
+import { writeAtomic } from "../fsutil.ts";
+import { extract, markdownReport, type ExtractSummary } from "../sessions/extract.ts";
 
-// PLACEHOLDER: replaced by the real command.
+// `rkb extract`: capture over folders of archived sessions (CI). Progress goes to stderr while it
+// runs — a bar on a terminal, a plain line per tenth in CI logs — and the summary to stdout.
 export default defineRkbCommand({
   name: "extract",
-  description: "(not built yet)",
-  examples: [],
-  args: {},
-  run: () => {
-    throw new RkbError("refused", "`rkb extract` is not built yet", "wait for the next release");
+  description: "Read session files (pi, omp, Claude Code) and put what they teach in the inbox",
+  examples: ["rkb extract ~/.pi/agent/sessions", "rkb extract 'archive/**/*.jsonl' --since 2026-01-01 --report summary.md", "rkb extract sessions/ --dry-run --format json"],
+  args: {
+    paths: { type: "positional", required: false, description: "Session files, folders (every .jsonl below) or globs" },
+    "dry-run": { type: "boolean", description: "Report what would be captured; write nothing" },
+    since: { type: "string", description: "Only sessions with entries on or after this date", valueHint: "YYYY-MM-DD" },
+    report: { type: "string", description: "Also write a Markdown report (for a CI job summary)", valueHint: "file.md" },
+  },
+  run: async ({ args, env, cwd }) => {
+    const paths = args._ as string[];
+    if (!paths.length) throw usageError("`rkb extract` needs at least one file, folder or glob", "write `rkb extract <file|dir|glob>…`");
+    let since: Date | undefined;
+    if (args.since !== undefined) {
+      since = new Date(args.since);
+      if (Number.isNaN(since.getTime())) throw usageError(`--since ${args.since} is not a date`, "write a date like 2026-01-31 or 2026-01-31T12:00:00Z");
+    }
+    const dryRun = Boolean(args["dry-run"]);
+    const summary = await extract({ paths, cwd, env, dryRun, since, onProgress: progressPrinter() });
+    if (args.report) writeAtomic(resolve(cwd, args.report), markdownReport(summary, { dryRun }));
+    const nothingRead = summary.sessions === 0;
+    return { data: { ...summary, dry_run: dryRun }, human: humanSummary(summary, dryRun, args.report), exit: nothingRead ? 1 : 0 };
   },
 });
+
+function progressPrinter(): (p: { done: number; total: number; bytes: number; totalBytes: number }) => void {
+  const tty = Boolean(process.stderr.isTTY);
+  let lastTenth = -1;
+  return ({ done, total, bytes }) => {
+    if (tty) {
+      const width = 30;
+      const filled = Math.round((done / total) * width);
+      process.stderr.write(`\r[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} files, ${mb(bytes)}${done === total ? "\n" : ""}`);
+      return;
+    }
+    const tenth = Math.floor((done / total) * 10);
+    if (tenth > lastTenth && (total >= 10 || done === total)) {
+      lastTenth = tenth;
+      process.stderr.write(`rkb extract: ${done}/${total} files read (${mb(bytes)})\n`);
+    }
+  };
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function humanSummary(s: ExtractSummary, dryRun: boolean, report?: string): string {
+  const out: string[] = [];
+  if (s.sessions === 0) out.push(`nothing could be read: ${s.files} file${s.files === 1 ? "" : "s"} found, no session among them`);
+  else out.push(`read ${s.sessions} session${s.sessions === 1 ? "" : "s"} (${mb(s.bytes)})${s.older ? `, ${s.older} older than --since left out` : ""}`);
+  if (s.not_sessions) out.push(`${s.not_sessions} file${s.not_sessions === 1 ? " is" : "s are"} not session files (event logs?)`);
+  out.push(`  failed ${s.failed}, fixed ${s.fixed}, corrections ${s.correction}, remember ${s.remember}, repeats ${s.repeat}`);
+  out.push(dryRun ? `  would write ${s.items_written} inbox item${s.items_written === 1 ? "" : "s"} (dry run)` : `  wrote ${s.items_written} inbox item${s.items_written === 1 ? "" : "s"}`);
+  out.push(`  ${s.skipped_lines} line${s.skipped_lines === 1 ? "" : "s"} skipped`);
+  // A few lines per file: an event log passed by mistake would otherwise flood the terminal.
+  const perFile = new Map<string, ExtractSummary["skipped"]>();
+  for (const k of s.skipped) perFile.set(k.file, [...(perFile.get(k.file) ?? []), k]);
+  for (const [file, lines] of perFile) {
+    for (const k of lines.slice(0, 3)) out.push(`    ${file}:${k.line}: ${k.reason}`);
+    if (lines.length > 3) out.push(`    ${file}: … and ${lines.length - 3} more lines (--format json lists them all)`);
+  }
+  for (const p of s.problems) out.push(`  ${p.path}: ${p.message}`);
+  if (report) out.push(`report written to ${report}`);
+  return out.join("\n");
+}

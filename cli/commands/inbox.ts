@@ -1,13 +1,82 @@
-import { defineRkbCommand } from "./_shared.ts";
-import { RkbError } from "../output/errors.ts";
+import { defineRkbCommand, repeated } from "./_shared.ts";
+import { usageError } from "../output/errors.ts";
+import { age, dropItem, expireItems, listItems, parseOutcome, preview, readItem, recordOutcomes, type InboxItem } from "../sessions/inbox.ts";
+import { readFileSync } from "node:fs";
 
-// PLACEHOLDER: replaced by the real command.
+// `rkb inbox [list|show|drop|done] [id…]`: what waits to be distilled into lessons.
 export default defineRkbCommand({
   name: "inbox",
-  description: "(not built yet)",
-  examples: [],
-  args: {},
-  run: () => {
-    throw new RkbError("refused", "`rkb inbox` is not built yet", "wait for the next release");
+  description: "List, show, drop or finish inbox items (captured sessions and notes)",
+  examples: ["rkb inbox", "rkb inbox show 3f9a1c0d2e", "rkb inbox done 3f9a1c0d2e --outcome add:cmake-zlib-root", "rkb inbox drop 3f9a1c0d2e"],
+  args: {
+    action: { type: "positional", required: false, description: "list (default), show, drop or done" },
+    id: { type: "positional", required: false, description: "The item id(s), for show, drop and done" },
+    outcome: {
+      type: "string",
+      description: "With done: what distilling led to, <add|update|supersede|used>:<lesson id> or noop (repeatable)",
+      valueHint: "op[:lesson]",
+    },
+  },
+  run: async ({ args, rawArgs, env }) => {
+    const [action = "list", ...ids] = args._ as string[];
+    const outcomes = repeated(rawArgs, "outcome");
+    if (outcomes.length && action !== "done") throw usageError("--outcome goes with `rkb inbox done`", "write `rkb inbox done <id> --outcome <op>[:<lesson>]`");
+    if (action === "list") {
+      if (ids.length) throw usageError("`rkb inbox list` takes no id", "use `rkb inbox show <id>` to read one item");
+      return list(env);
+    }
+    if (action === "show") {
+      if (ids.length !== 1) throw usageError("`rkb inbox show` needs one id", "write `rkb inbox show <id>` (ids are in `rkb inbox`)");
+      const item = readItem(env, ids[0]!);
+      return { data: { ...row(item), meta: item.meta, body: item.body }, human: readFileSync(item.path, "utf8"), raw: true };
+    }
+    if (action === "drop" || action === "done") {
+      if (!ids.length) throw usageError(`\`rkb inbox ${action}\` needs at least one id`, `write \`rkb inbox ${action} <id>\``);
+      if (outcomes.length) {
+        if (ids.length !== 1) throw usageError("--outcome is for one item at a time", "run `rkb inbox done <id> --outcome …` once per item");
+        const parsed = outcomes.map(parseOutcome);
+        await recordOutcomes(env, readItem(env, ids[0]!), parsed);
+      }
+      const items = ids.map((id) => ({ id, removed: dropItem(env, id) }));
+      const unknown = items.filter((i) => !i.removed).map((i) => i.id);
+      const human = items.map((i) => (i.removed ? `removed ${i.id}` : `no inbox item ${i.id}`)).join("\n");
+      return { data: { items }, human, exit: unknown.length ? 1 : 0 };
+    }
+    throw usageError(`\`${action}\` is not an inbox action`, "use `rkb inbox`, `rkb inbox show <id>`, `rkb inbox drop <id>` or `rkb inbox done <id> --outcome …`");
   },
 });
+
+function row(item: InboxItem) {
+  const now = Date.now() / 1000;
+  const meta = item.meta;
+  return {
+    id: item.id,
+    kind: meta.kind,
+    priority: typeof meta.priority === "number" ? meta.priority : 1,
+    time: meta.time,
+    age: age(now - meta.time),
+    lines: item.body.split("\n").length,
+    signals: Array.isArray(meta.signals) ? meta.signals : [],
+    ...(typeof meta.counts === "string" ? { counts: meta.counts } : {}),
+    ...(typeof meta.session === "string" ? { session: meta.session } : {}),
+    preview: preview(item),
+  };
+}
+
+function list(env: NodeJS.ProcessEnv) {
+  const expired = expireItems(env);
+  const items = listItems(env).map(row);
+  const help = items.length
+    ? "read one with `rkb inbox show <id>`; after distilling it, `rkb inbox done <id> --outcome <op>[:<lesson>]`"
+    : "the inbox is empty; sessions are captured at compaction and shutdown, and `rkb note` adds notes";
+  if (!items.length) return { data: { items, expired, help }, human: `inbox is empty${expired ? ` (${expired} old items expired)` : ""}\n${help}` };
+  const lines = [`${items.length} item${items.length === 1 ? "" : "s"} in the inbox, newest first:`];
+  for (const i of items) {
+    const signals = i.signals.length ? `  [${i.signals.join(", ")}]` : "";
+    lines.push(`  ${i.id}  ${i.age.padStart(6)}  p${i.priority}  ${i.kind.padEnd(10)} ${i.preview}${signals}`);
+    if (i.counts) lines.push(`${" ".repeat(14)}${i.counts}`);
+  }
+  if (expired) lines.push(`(${expired} items older than 30 days expired)`);
+  lines.push(help);
+  return { data: { items, expired, help }, human: lines.join("\n") };
+}

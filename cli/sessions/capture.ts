@@ -1,0 +1,188 @@
+import { mkdirSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { withLock } from "../lock.ts";
+import { RkbError } from "../output/errors.ts";
+import { cursorFits, loadCursor, peekSessionId, saveCursor, sessionLockPath, type Cursor } from "./cursor.ts";
+import { renderExcerpt } from "./excerpt.ts";
+import { addItem, expireItems, type InboxMeta } from "./inbox.ts";
+import { readSession, type SessionRead, type SkippedLine } from "./reader.ts";
+import { maskSecrets } from "./secrets.ts";
+import { appendSignatures, SignatureStore } from "./signatures.ts";
+import { findSignals, worthAnItem, type DraftPitfall, type FailureSeen, type Findings, type SignalCounts } from "./signals.ts";
+
+// Capture: the new part of one session file → signals → at most one inbox item, then the cursor
+// moves past what was read. Runs under a lock per session file, so the pre-compact and
+// session-end hooks, or two extract runs, never read the same part twice.
+
+export type { DraftPitfall } from "./signals.ts";
+
+export interface CaptureInput {
+  sessionFile: string;
+  sessionId?: string;
+  cwd?: string;
+  harness?: "pi" | "omp" | "claude-code" | string;
+  /** Why capture runs (pre-compact, session-end, extract); recorded in the item. */
+  reason?: string;
+  env?: NodeJS.ProcessEnv;
+  dryRun?: boolean;
+  /** Skip the file when its newest entry is older than this. */
+  since?: Date;
+  /** Set by `extract`: one signature store shared by every file of the run; expiry is done once. */
+  batch?: { signatures: SignatureStore };
+}
+
+export interface CaptureResult {
+  sessionFile: string;
+  kind: SessionRead["kind"];
+  /** True when `since` excluded the file: nothing was written and the cursor did not move. */
+  tooOld?: boolean;
+  sessionId?: string;
+  harness?: string;
+  entriesRead: number;
+  skippedLines: SkippedLine[];
+  counts: SignalCounts;
+  itemsWritten: string[];
+  drafts: DraftPitfall[];
+  failures: FailureSeen[];
+}
+
+const LOCK = { staleMs: 120_000, waitMs: 30_000 };
+
+export async function capture(input: CaptureInput): Promise<CaptureResult> {
+  const env = input.env ?? process.env;
+  const file = resolve(input.sessionFile);
+  let size: number;
+  try {
+    const st = statSync(file);
+    if (!st.isFile()) throw new Error("not a file");
+    size = st.size;
+  } catch {
+    throw new RkbError("not_found", `session file ${file} does not exist or is not a file`, "pass the path of a pi, omp or Claude Code session file (.jsonl)");
+  }
+  const run = () => captureUnlocked(input, env, file, size);
+  if (input.dryRun) return run();
+  const lock = sessionLockPath(env, file);
+  mkdirSync(dirname(lock), { recursive: true, mode: 0o700 });
+  return withLock(lock, { ...LOCK, what: `session file ${file}` }, run);
+}
+
+async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file: string, size: number): Promise<CaptureResult> {
+  let cursor = loadCursor(env, file);
+  if (cursor && !cursorFits(cursor, size, peekSessionId(file))) cursor = undefined;
+  const read = await readSession(file, {
+    fromOffset: cursor?.offset,
+    fromLine: cursor?.line,
+    harness: cursor?.harness,
+    pendingCalls: cursor?.pendingCalls,
+  });
+  const sessionId = read.sessionId ?? cursor?.sessionId ?? input.sessionId;
+  const harness = read.harness ?? cursor?.harness ?? input.harness;
+  const cwd = read.cwd ?? cursor?.cwd ?? input.cwd;
+  const base: CaptureResult = {
+    sessionFile: file,
+    kind: read.kind,
+    sessionId,
+    harness,
+    entriesRead: read.counts.entries,
+    skippedLines: read.skipped,
+    counts: { failed: 0, fixed: 0, correction: 0, remember: 0, repeat: 0 },
+    itemsWritten: [],
+    drafts: [],
+    failures: [],
+  };
+  if (input.since && Date.parse(read.lastTime ?? "") < input.since.getTime()) return { ...base, tooOld: true };
+
+  const signatures = input.batch?.signatures ?? SignatureStore.load(env);
+  const sessionKey = sessionId ?? file;
+  const findings = findSignals(read.events, { openFailures: cursor?.openFailures, seenElsewhere: (sig) => signatures.seenElsewhere(sig, sessionKey) });
+  // Noted right after the check, with no await between, so parallel files of one run agree.
+  const newSignatures = findings.failures.filter((f) => signatures.note(f.signature, sessionKey)).map((f) => ({ sig: f.signature, session: sessionKey }));
+  const drafts = findings.drafts.map(maskDraft);
+  const result: CaptureResult = { ...base, counts: findings.counts, drafts, failures: findings.failures.map((f) => ({ ...f, keyLine: maskSecrets(f.keyLine) })) };
+  if (input.dryRun) {
+    if (worthAnItem(findings)) result.itemsWritten.push("(dry run)");
+    return result;
+  }
+
+  if (!input.batch) expireItems(env);
+  if (worthAnItem(findings)) {
+    const meta = itemMeta(input, { file, sessionId, harness, cwd, read, findings });
+    result.itemsWritten.push(addItem(env, meta, itemBody(read, findings, drafts, file)));
+  }
+  await appendSignatures(env, newSignatures);
+  const next: Cursor = {
+    file,
+    sessionId,
+    harness: read.harness ?? cursor?.harness,
+    cwd,
+    offset: read.endOffset,
+    line: read.endLine,
+    lastEntryId: read.lastEntryId ?? cursor?.lastEntryId,
+    openFailures: findings.openFailures,
+    pendingCalls: read.pendingCalls,
+    updated: Math.floor(Date.now() / 1000),
+  };
+  // A file that is no session (yet) gets no cursor: the next run looks at it afresh.
+  if (next.harness) saveCursor(env, next);
+  return result;
+}
+
+function maskDraft(d: DraftPitfall): DraftPitfall {
+  return {
+    ...d,
+    failed: { ...d.failed, command: maskSecrets(d.failed.command), keyLines: d.failed.keyLines.map(maskSecrets) },
+    worked: { ...d.worked, command: maskSecrets(d.worked.command) },
+  };
+}
+
+function itemMeta(
+  input: CaptureInput,
+  s: { file: string; sessionId?: string; harness?: string; cwd?: string; read: SessionRead; findings: Findings },
+): InboxMeta {
+  const c = s.findings.counts;
+  const lineNumbers = s.read.events.map((e) => e.line);
+  const ids = s.read.events.map((e) => e.entryId).filter((id): id is string => Boolean(id));
+  return {
+    kind: "transcript",
+    time: Math.floor(Date.now() / 1000),
+    harness: s.harness,
+    session: s.sessionId,
+    cwd: s.cwd && maskSecrets(s.cwd),
+    signals: s.findings.labels,
+    priority: s.findings.priority,
+    counts: `failed ${c.failed}, fixed ${c.fixed}, correction ${c.correction}, remember ${c.remember}, repeat ${c.repeat}`,
+    session_file: maskSecrets(s.file),
+    lines: lineNumbers.length ? `${Math.min(...lineNumbers)}-${Math.max(...lineNumbers)}` : undefined,
+    entries: ids.length ? `${ids[0]}..${ids[ids.length - 1]}` : undefined,
+    session_time: s.read.firstTime,
+    reason: input.reason,
+  };
+}
+
+function itemBody(read: SessionRead, findings: Findings, drafts: DraftPitfall[], file: string): string {
+  const out: string[] = [`# Session ${read.sessionId ?? ""}: ${findings.labels.join(", ")}`.replace("  ", " "), ""];
+  if (drafts.length) {
+    out.push("## Draft pitfalls", "");
+    for (const d of drafts) {
+      const exit = d.failed.exitCode !== undefined ? `exit ${d.failed.exitCode}, ` : "";
+      const tries = d.attempts > 1 ? `, after ${d.attempts} failed attempts` : "";
+      out.push(`### \`${d.program}\` failed, then worked`, "");
+      out.push(`Failed (${exit}line ${d.failed.line}${d.failed.entryId ? `, entry ${d.failed.entryId}` : ""}${tries}):`, "", ...indent(d.failed.command), "");
+      if (d.failed.keyLines.length) out.push("Key error lines:", "", ...d.failed.keyLines.flatMap(indent), "");
+      out.push(`Worked (line ${d.worked.line}${d.worked.entryId ? `, entry ${d.worked.entryId}` : ""}):`, "", ...indent(d.worked.command), "");
+    }
+  }
+  const said = findings.hits.filter((h) => h.kind !== "failed" && h.kind !== "fixed");
+  if (said.length) {
+    out.push("## Signals", "");
+    for (const h of said) out.push(`- ${h.kind}${h.program ? ` ${h.program}` : ""} (line ${h.line}${h.entryId ? `, entry ${h.entryId}` : ""})${h.text ? `: ${h.text}` : ""}`);
+    out.push("");
+  }
+  const worked = new Set(findings.drafts.map((d) => d.worked.line));
+  out.push(`## Excerpt (${file})`, "", ...renderExcerpt(read.events, worked));
+  return maskSecrets(out.join("\n"));
+}
+
+function indent(text: string): string[] {
+  return text.split("\n").map((l) => "    " + l);
+}

@@ -1,0 +1,75 @@
+import { createHash } from "node:crypto";
+import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { join } from "node:path";
+import { writeAtomic } from "../fsutil.ts";
+import { stateDir } from "../paths.ts";
+import type { Harness, PendingCall } from "./reader.ts";
+import type { OpenFailure } from "./signals.ts";
+
+// Per session file, where rkb stopped reading: so a compaction followed by a shutdown, or a CI
+// rerun over the same archive, reads only what is new and never writes the same item twice. It
+// also carries what the next read needs from the old part: failures not yet fixed and tool calls
+// whose result had not been written.
+
+export interface Cursor {
+  file: string;
+  sessionId?: string;
+  harness?: Harness;
+  cwd?: string;
+  /** Byte offset after the last whole line read, and that line's number. */
+  offset: number;
+  line: number;
+  lastEntryId?: string;
+  openFailures: Record<string, OpenFailure>;
+  pendingCalls: Record<string, PendingCall>;
+  updated: number;
+}
+
+function key(file: string): string {
+  return createHash("sha256").update(file).digest("hex").slice(0, 24);
+}
+
+export const cursorPath = (env: NodeJS.ProcessEnv, file: string) => join(stateDir(env), "cursors", `${key(file)}.json`);
+export const sessionLockPath = (env: NodeJS.ProcessEnv, file: string) => join(stateDir(env), "locks", `session-${key(file)}.lock`);
+
+export function loadCursor(env: NodeJS.ProcessEnv, file: string): Cursor | undefined {
+  try {
+    const c = JSON.parse(readFileSync(cursorPath(env, file), "utf8"));
+    if (c && c.file === file && Number.isInteger(c.offset) && Number.isInteger(c.line)) return { openFailures: {}, pendingCalls: {}, ...c };
+  } catch {
+    // No cursor yet, or a damaged one: reading the whole file again is the safe answer.
+  }
+  return undefined;
+}
+
+export function saveCursor(env: NodeJS.ProcessEnv, cursor: Cursor): void {
+  writeAtomic(cursorPath(env, cursor.file), JSON.stringify(cursor) + "\n", 0o600);
+}
+
+/**
+ * The cursor still fits the file when the file is at least as long and starts the same session;
+ * otherwise the file was replaced or truncated and is read from the start.
+ */
+export function cursorFits(cursor: Cursor, size: number, sessionId: string | undefined): boolean {
+  return size >= cursor.offset && (cursor.sessionId === undefined || sessionId === undefined || cursor.sessionId === sessionId);
+}
+
+/** The session id from the first lines of a session file, without reading the rest. */
+export function peekSessionId(path: string): string | undefined {
+  const buf = Buffer.alloc(64 * 1024);
+  let n = 0;
+  const fd = openSync(path, "r");
+  try {
+    n = readSync(fd, buf, 0, buf.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  for (const line of buf.subarray(0, n).toString("utf8").split("\n").slice(0, 5)) {
+    try {
+      const obj = JSON.parse(line);
+      if (obj?.type === "session" && typeof obj.id === "string") return obj.id;
+      if (typeof obj?.sessionId === "string") return obj.sessionId;
+    } catch {}
+  }
+  return undefined;
+}

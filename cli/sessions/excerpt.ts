@@ -1,0 +1,60 @@
+import type { SessionEvent } from "./reader.ts";
+
+// The part of a session an inbox item quotes: what the user said, what the agent said, the
+// commands that failed with their output, and the commands that then worked. Successful output,
+// other tool calls and file contents stay out. Everything is bounded: long messages and outputs
+// are cut in the middle, and the excerpt keeps its last MAX_LINES lines.
+
+export const MAX_LINES = 400;
+const USER_LINES = 40;
+const AGENT_LINES = 12;
+const OUTPUT_LINES = 20;
+const LINE_CHARS = 300;
+
+/** workedLines: session line numbers of the successes that fixed an earlier failure. */
+export function renderExcerpt(events: SessionEvent[], workedLines: Set<number>): string[] {
+  const out: string[] = [];
+  for (const e of events) {
+    if (e.kind === "user") out.push(...block("[user] ", e.text, USER_LINES));
+    else if (e.kind === "agent") out.push(...block("[agent] ", e.text, AGENT_LINES));
+    else if (e.kind === "command" && !e.ok) {
+      out.push(...block(`[command failed${e.exitCode !== undefined ? `, exit ${e.exitCode}` : ""}] `, e.command, 6));
+      if (e.output.trim()) out.push("[tool output]", ...collapseRepeats(cutMiddle(e.output.split("\n"), OUTPUT_LINES).map((l) => "  " + cutLine(l))));
+    } else if (e.kind === "command" && workedLines.has(e.line)) out.push(...block("[command worked] ", e.command, 6));
+    else if (e.kind === "compaction") out.push("[context compacted]");
+  }
+  if (out.length <= MAX_LINES) return out;
+  const cut = out.length - (MAX_LINES - 1);
+  return [`[${cut} earlier lines cut]`, ...out.slice(cut)];
+}
+
+function block(label: string, text: string, maxLines: number): string[] {
+  const lines = cutMiddle(text.trim().split("\n"), maxLines).map(cutLine);
+  return [label + lines[0], ...lines.slice(1).map((l) => "  " + l)];
+}
+
+function cutMiddle(lines: string[], max: number): string[] {
+  if (lines.length <= max) return lines;
+  const head = Math.ceil((max - 1) / 3);
+  const tail = max - 1 - head;
+  return [...lines.slice(0, head), `[… ${lines.length - head - tail} lines cut]`, ...lines.slice(lines.length - tail)];
+}
+
+function cutLine(line: string): string {
+  const l = line.trimEnd();
+  if (l.length <= LINE_CHARS) return l;
+  const half = Math.floor((LINE_CHARS - 20) / 2);
+  return `${l.slice(0, half)} [… ${l.length - 2 * half} chars cut] ${l.slice(l.length - half)}`;
+}
+
+/** Consecutive identical lines (a retry loop, a progress spinner) shrink to one with a count. */
+function collapseRepeats(lines: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; ) {
+    let j = i + 1;
+    while (j < lines.length && lines[j] === lines[i]) j++;
+    out.push(j - i > 1 ? `${lines[i]} (×${j - i})` : lines[i]!);
+    i = j;
+  }
+  return out;
+}

@@ -1,0 +1,219 @@
+import { Glob } from "bun";
+import { statSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { RkbError } from "../output/errors.ts";
+import { capture, type CaptureResult } from "./capture.ts";
+import { expireItems } from "./inbox.ts";
+import type { DraftPitfall } from "./signals.ts";
+import { SignatureStore } from "./signatures.ts";
+
+// The CI mode: capture over every session file below some paths, several files at a time, with
+// one signature store for the run so repeats across the archive are found. Files that cannot be
+// read are reported and the run goes on.
+
+export interface ExtractOptions {
+  paths: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  dryRun?: boolean;
+  since?: Date;
+  concurrency?: number;
+  onProgress?: (p: { done: number; total: number; bytes: number; totalBytes: number }) => void;
+}
+
+export interface RepeatedFailure {
+  program: string;
+  keyLine: string;
+  signature: string;
+  sessions: number;
+  occurrences: number;
+}
+
+export interface ExtractSummary {
+  files: number;
+  sessions: number;
+  not_sessions: number;
+  older: number;
+  skipped_lines: number;
+  failed: number;
+  fixed: number;
+  correction: number;
+  remember: number;
+  repeat: number;
+  items_written: number;
+  bytes: number;
+  items: string[];
+  skipped: { file: string; line: number; reason: string }[];
+  problems: { path: string; message: string }[];
+  repeated_failures: RepeatedFailure[];
+  drafts: (DraftPitfall & { file: string })[];
+}
+
+/** Drafts kept for the report; the counts cover them all. */
+const MAX_DRAFTS = 50;
+const MAX_REPEATED = 10;
+
+/** Session files named by paths, directories (every *.jsonl below) and globs; sorted, unique. */
+export function findSessionFiles(paths: string[], cwd: string): { files: { path: string; size: number; mtimeMs: number }[]; problems: ExtractSummary["problems"] } {
+  const found = new Map<string, { path: string; size: number; mtimeMs: number }>();
+  const problems: ExtractSummary["problems"] = [];
+  const add = (path: string) => {
+    try {
+      const st = statSync(path);
+      if (st.isFile()) found.set(path, { path, size: st.size, mtimeMs: st.mtimeMs });
+    } catch (e: any) {
+      problems.push({ path, message: e?.code === "EACCES" ? "permission denied" : "cannot be read" });
+    }
+  };
+  for (const p of paths) {
+    const abs = isAbsolute(p) ? p : resolve(cwd, p);
+    if (/[*?[{]/.test(p)) {
+      const before = found.size;
+      for (const match of new Glob(p).scanSync({ cwd, absolute: true, onlyFiles: true })) add(match);
+      if (found.size === before) problems.push({ path: p, message: "the pattern matches no file" });
+      continue;
+    }
+    let st;
+    try {
+      st = statSync(abs);
+    } catch {
+      problems.push({ path: p, message: "does not exist" });
+      continue;
+    }
+    if (st.isDirectory()) {
+      const before = found.size;
+      for (const match of new Glob("**/*.jsonl").scanSync({ cwd: abs, absolute: true, onlyFiles: true })) add(match);
+      if (found.size === before) problems.push({ path: p, message: "has no .jsonl file below it" });
+    } else add(abs);
+  }
+  return { files: [...found.values()].sort((a, b) => a.path.localeCompare(b.path)), problems };
+}
+
+export async function extract(opts: ExtractOptions): Promise<ExtractSummary> {
+  const { files, problems } = findSessionFiles(opts.paths, opts.cwd);
+  const summary: ExtractSummary = {
+    files: files.length,
+    sessions: 0,
+    not_sessions: 0,
+    older: 0,
+    skipped_lines: 0,
+    failed: 0,
+    fixed: 0,
+    correction: 0,
+    remember: 0,
+    repeat: 0,
+    items_written: 0,
+    bytes: 0,
+    items: [],
+    skipped: [],
+    problems,
+    repeated_failures: [],
+    drafts: [],
+  };
+  if (!opts.dryRun) expireItems(opts.env);
+  const signatures = SignatureStore.load(opts.env);
+  const bySignature = new Map<string, RepeatedFailure>();
+  const totalBytes = files.reduce((n, f) => n + f.size, 0);
+  let next = 0;
+  let done = 0;
+
+  const take = (r: CaptureResult) => {
+    summary.skipped_lines += r.skippedLines.length;
+    for (const s of r.skippedLines) summary.skipped.push({ file: r.sessionFile, ...s });
+    if (r.kind !== "session") {
+      if (r.kind === "not-session") summary.not_sessions++;
+      return;
+    }
+    summary.sessions++;
+    if (r.tooOld) {
+      summary.older++;
+      return;
+    }
+    for (const k of ["failed", "fixed", "correction", "remember", "repeat"] as const) summary[k] += r.counts[k];
+    summary.items_written += r.itemsWritten.length;
+    summary.items.push(...r.itemsWritten.filter((id) => id !== "(dry run)"));
+    for (const d of r.drafts) if (summary.drafts.length < MAX_DRAFTS) summary.drafts.push({ ...d, file: r.sessionFile });
+    const inThisSession = new Set<string>();
+    for (const f of r.failures) {
+      const agg = bySignature.get(f.signature) ?? { program: f.program, keyLine: f.keyLine, signature: f.signature, sessions: 0, occurrences: 0 };
+      agg.occurrences++;
+      if (!inThisSession.has(f.signature)) agg.sessions++;
+      inThisSession.add(f.signature);
+      bySignature.set(f.signature, agg);
+    }
+  };
+
+  const worker = async () => {
+    while (next < files.length) {
+      const file = files[next++]!;
+      if (opts.since && file.mtimeMs < opts.since.getTime()) {
+        // Not touched since the date, so no entry in it can be newer.
+        summary.sessions++;
+        summary.older++;
+      } else {
+        try {
+          take(await capture({ sessionFile: file.path, env: opts.env, dryRun: opts.dryRun, since: opts.since, reason: "extract", batch: { signatures } }));
+          summary.bytes += file.size;
+        } catch (e) {
+          problems.push({ path: file.path, message: e instanceof RkbError ? e.message : e instanceof Error ? e.message : String(e) });
+        }
+      }
+      done++;
+      opts.onProgress?.({ done, total: files.length, bytes: summary.bytes, totalBytes });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 8) }, worker));
+
+  summary.items.sort();
+  summary.repeated_failures = [...bySignature.values()]
+    .filter((r) => r.sessions > 1)
+    .sort((a, b) => b.sessions - a.sessions || b.occurrences - a.occurrences || a.program.localeCompare(b.program))
+    .slice(0, MAX_REPEATED);
+  summary.drafts.sort((a, b) => a.file.localeCompare(b.file) || a.failed.line - b.failed.line);
+  return summary;
+}
+
+/** A Markdown report for a CI job summary. Everything in it was masked when captured. */
+export function markdownReport(s: ExtractSummary, opts: { dryRun?: boolean } = {}): string {
+  const out = ["# rkb extract", ""];
+  if (opts.dryRun) out.push("_Dry run: nothing was written._", "");
+  out.push(
+    "| sessions | skipped lines | failed | fixed | corrections | remember | repeats | items written |",
+    "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    `| ${s.sessions} | ${s.skipped_lines} | ${s.failed} | ${s.fixed} | ${s.correction} | ${s.remember} | ${s.repeat} | ${s.items_written} |`,
+    "",
+  );
+  out.push("## Top repeated failures", "");
+  if (!s.repeated_failures.length) out.push("No failure was seen in more than one session.", "");
+  else {
+    out.push("| sessions | times | program | key error line |", "|---:|---:|---|---|");
+    for (const r of s.repeated_failures) out.push(`| ${r.sessions} | ${r.occurrences} | \`${cell(r.program)}\` | ${cell(r.keyLine)} |`);
+    out.push("");
+  }
+  out.push("## Draft pitfalls", "");
+  if (!s.drafts.length) out.push("No failed command was fixed later in its session.", "");
+  for (const d of s.drafts) {
+    out.push(`### \`${cell(d.program)}\` in ${d.file}:${d.failed.line}`, "");
+    out.push(`- failed: \`${cell(oneLine(d.failed.command))}\`${d.failed.exitCode !== undefined ? ` (exit ${d.failed.exitCode})` : ""}`);
+    for (const k of d.failed.keyLines.slice(0, 3)) out.push(`  - ${cell(k)}`);
+    out.push(`- worked (line ${d.worked.line}): \`${cell(oneLine(d.worked.command))}\``, "");
+  }
+  if (s.problems.length || s.skipped_lines) {
+    out.push("## Problems", "");
+    for (const p of s.problems) out.push(`- ${p.path}: ${p.message}`);
+    const byReason = new Map<string, number>();
+    for (const k of s.skipped) byReason.set(`${k.file}: ${k.reason}`, (byReason.get(`${k.file}: ${k.reason}`) ?? 0) + 1);
+    for (const [what, n] of byReason) out.push(`- ${what} (${n} line${n === 1 ? "" : "s"} skipped)`);
+    out.push("");
+  }
+  return out.join("\n");
+}
+
+function cell(s: string): string {
+  return s.replace(/\|/g, "\\|").replace(/`/g, "'");
+}
+
+function oneLine(s: string): string {
+  const first = s.split("\n")[0]!;
+  return first.length > 160 ? first.slice(0, 159) + "…" : first + (s.includes("\n") ? " …" : "");
+}

@@ -1,0 +1,224 @@
+import { randomBytes } from "node:crypto";
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { writeAtomic } from "../fsutil.ts";
+import { withLock } from "../lock.ts";
+import { RkbError } from "../output/errors.ts";
+import { stateDir } from "../paths.ts";
+
+// The inbox: raw material waiting to be distilled into lessons. One Markdown file per item under
+// <state>/inbox/, per machine and never synced, mode 600 because it quotes sessions.
+// File: `---`, YAML-ish `key: value` lines (kind, time, harness, session, cwd, signals, priority,
+// then provenance), `---`, a blank line, the body.
+
+export type MetaValue = string | number | string[];
+export type InboxMeta = { kind: string; time: number } & Record<string, MetaValue | undefined>;
+
+export interface InboxItem {
+  id: string;
+  path: string;
+  meta: InboxMeta;
+  body: string;
+}
+
+export const EXPIRE_DAYS = 30;
+const ID = /^[0-9a-f]{10}$/;
+const FIRST_KEYS = ["kind", "time", "harness", "session", "cwd", "signals", "priority"];
+
+export const inboxDir = (env: NodeJS.ProcessEnv) => join(stateDir(env), "inbox");
+
+export function addItem(env: NodeJS.ProcessEnv, meta: InboxMeta, body: string): string {
+  const dir = inboxDir(env);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  for (;;) {
+    const id = randomBytes(5).toString("hex");
+    const path = join(dir, `${id}.md`);
+    try {
+      statSync(path);
+      continue; // taken; ten hex digits make this rare
+    } catch {}
+    writeAtomic(path, serialize(meta, body), 0o600);
+    return id;
+  }
+}
+
+export function serialize(meta: InboxMeta, body: string): string {
+  const keys = [...FIRST_KEYS.filter((k) => k in meta), ...Object.keys(meta).filter((k) => !FIRST_KEYS.includes(k))];
+  const lines = ["---"];
+  for (const k of keys) {
+    const v = meta[k];
+    if (v === undefined) continue;
+    lines.push(`${k}: ${Array.isArray(v) ? `[${v.map(scalar).join(", ")}]` : scalar(v)}`);
+  }
+  lines.push("---", "", body.trimEnd(), "");
+  return lines.join("\n");
+}
+
+/** A value as a plain YAML scalar when that is unambiguous, else double-quoted (JSON escapes). */
+function scalar(v: string | number): string {
+  if (typeof v === "number") return String(v);
+  const plain = v !== "" && !/^[\s\["'{&*!|>%@`#,-]|\s$|: | #|[,\]\n\r\t]|^\d+$|^(?:true|false|null|~)$/i.test(v);
+  return plain ? v : JSON.stringify(v);
+}
+
+export function parse(id: string, path: string, text: string): InboxItem {
+  const meta: Record<string, MetaValue> = {};
+  let body = text;
+  const m = /^---\n([\s\S]*?)\n---\n\n?/.exec(text);
+  if (m) {
+    body = text.slice(m[0].length);
+    for (const line of m[1]!.split("\n")) {
+      const colon = line.indexOf(":");
+      if (colon <= 0) continue;
+      meta[line.slice(0, colon).trim()] = parseValue(line.slice(colon + 1).trim());
+    }
+  }
+  const time = typeof meta.time === "number" ? meta.time : Math.floor(statSync(path).mtimeMs / 1000);
+  return { id, path, meta: { ...meta, kind: String(meta.kind ?? "note"), time }, body };
+}
+
+function parseValue(raw: string): MetaValue {
+  if (raw.startsWith("[") && raw.endsWith("]")) return splitList(raw.slice(1, -1)).map(unquote);
+  if (/^-?\d+$/.test(raw)) return Number(raw);
+  return unquote(raw);
+}
+
+function unquote(s: string): string {
+  const t = s.trim();
+  if (t.startsWith('"') && t.endsWith('"') && t.length >= 2) {
+    try {
+      return JSON.parse(t);
+    } catch {}
+  }
+  if (t.startsWith("'") && t.endsWith("'") && t.length >= 2) return t.slice(1, -1).replace(/''/g, "'");
+  return t;
+}
+
+function splitList(inner: string): string[] {
+  const items: string[] = [];
+  let cur = "";
+  let quote = "";
+  for (let i = 0; i < inner.length; i++) {
+    const ch = inner[i]!;
+    if (quote) {
+      cur += ch;
+      if (ch === "\\" && quote === '"') cur += inner[++i] ?? "";
+      else if (ch === quote) quote = "";
+    } else if (ch === '"' || ch === "'") {
+      quote = ch;
+      cur += ch;
+    } else if (ch === ",") {
+      items.push(cur);
+      cur = "";
+    } else cur += ch;
+  }
+  if (cur.trim() !== "") items.push(cur);
+  return items.map((s) => s.trim()).filter((s) => s !== "");
+}
+
+function checkId(id: string): void {
+  if (!ID.test(id)) throw new RkbError("not_found", `\`${id}\` is not an inbox item id`, "ids are 10 hex digits; run `rkb inbox` to list the items");
+}
+
+export function readItem(env: NodeJS.ProcessEnv, id: string): InboxItem {
+  checkId(id);
+  const path = join(inboxDir(env), `${id}.md`);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    throw new RkbError("not_found", `no inbox item \`${id}\``, "run `rkb inbox` to list the items");
+  }
+  return parse(id, path, text);
+}
+
+/** Every item, newest first (ties by id so the order is stable). */
+export function listItems(env: NodeJS.ProcessEnv): InboxItem[] {
+  const dir = inboxDir(env);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const items: InboxItem[] = [];
+  for (const name of names) {
+    const id = name.slice(0, -3);
+    if (!name.endsWith(".md") || !ID.test(id)) continue;
+    try {
+      items.push(parse(id, join(dir, name), readFileSync(join(dir, name), "utf8")));
+    } catch {
+      // Removed by a concurrent `done` between readdir and read.
+    }
+  }
+  return items.sort((a, b) => b.meta.time - a.meta.time || a.id.localeCompare(b.id));
+}
+
+/** Removes the item; false when there was none. */
+export function dropItem(env: NodeJS.ProcessEnv, id: string): boolean {
+  checkId(id);
+  const path = join(inboxDir(env), `${id}.md`);
+  try {
+    statSync(path);
+  } catch {
+    return false;
+  }
+  rmSync(path, { force: true });
+  return true;
+}
+
+/** Removes items older than EXPIRE_DAYS; returns how many. */
+export function expireItems(env: NodeJS.ProcessEnv, now = Date.now() / 1000): number {
+  let expired = 0;
+  for (const item of listItems(env)) {
+    if (now - item.meta.time > EXPIRE_DAYS * 86400 && dropItem(env, item.id)) expired++;
+  }
+  return expired;
+}
+
+export type Operation = "add" | "update" | "supersede" | "used" | "noop";
+export interface Outcome {
+  candidate?: number;
+  op: Operation;
+  lesson?: string;
+}
+
+/** `[<index>=]<op>[:<lesson id>]`; every operation but noop names the lesson it touched. */
+export function parseOutcome(text: string): Outcome {
+  const m = /^(?:(\d+)=)?(add|update|supersede|used|noop)(?::(\S+))?$/.exec(text.trim());
+  if (!m) throw new RkbError("usage", `\`--outcome ${text}\` is not an outcome`, "write --outcome <add|update|supersede|used>:<lesson id>, or --outcome noop");
+  const [, index, op, lesson] = m;
+  if (op !== "noop" && !lesson) throw new RkbError("usage", `\`--outcome ${text}\` needs the lesson id`, `write --outcome ${op}:<lesson id>`);
+  if (op === "noop" && lesson) throw new RkbError("usage", "`noop` touches no lesson", "write --outcome noop");
+  return { candidate: index === undefined ? undefined : Number(index), op: op as Operation, lesson };
+}
+
+/** Logs what distilling an item led to (never its text), for `rkb eval` and the stop nudge. */
+export async function recordOutcomes(env: NodeJS.ProcessEnv, item: InboxItem, outcomes: Outcome[]): Promise<void> {
+  const log = join(stateDir(env), "distilled.jsonl");
+  mkdirSync(stateDir(env), { recursive: true });
+  const time = Math.floor(Date.now() / 1000);
+  const lines = outcomes.map((o) => JSON.stringify({ time, item: item.id, kind: item.meta.kind, signals: item.meta.signals ?? [], ...o }) + "\n").join("");
+  await withLock(log + ".lock", { staleMs: 30_000, waitMs: 5_000, what: "the distill log" }, () => appendFileSync(log, lines, { mode: 0o600 }));
+}
+
+/** The line a list shows for an item. */
+export function preview(item: InboxItem): string {
+  const lines = item.body.split("\n").map((l) => l.trim());
+  if (item.meta.kind === "transcript") {
+    const user = lines.find((l) => l.startsWith("[user] ") && !l.slice(7).startsWith("<"));
+    if (user) return clip(user.slice(7));
+  }
+  const first = lines.find((l) => l !== "" && !l.startsWith("#") && !l.startsWith("```") && !/^\[.*cut\]$/.test(l));
+  return clip(first ?? "");
+}
+
+function clip(s: string): string {
+  return s.length > 100 ? s.slice(0, 99) + "…" : s;
+}
+
+export function age(seconds: number): string {
+  if (seconds < 3600) return `${Math.max(0, Math.floor(seconds / 60))} min`;
+  if (seconds < 86400) return `${Math.floor(seconds / 3600)} h`;
+  return `${Math.floor(seconds / 86400)} d`;
+}

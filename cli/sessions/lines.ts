@@ -1,0 +1,63 @@
+import { open } from "node:fs/promises";
+
+// Streams a file line by line from a byte offset, holding one chunk (plus the line that spans
+// chunks) in memory. A line longer than maxLineBytes is never buffered: its bytes are dropped as
+// they stream past and the line is reported as too long.
+
+const CHUNK = 1 << 20;
+
+export interface RawLine {
+  /** The line's bytes without the newline; null when it was too long to keep. */
+  bytes: Buffer | null;
+  /** False for a last line that has no newline after it (still being written, or cut off). */
+  terminated: boolean;
+  /** Byte offset just after this line's newline (or its end when unterminated). */
+  end: number;
+}
+
+/** Calls onLine for each line, in order. */
+export async function scanLines(path: string, from: number, maxLineBytes: number, onLine: (line: RawLine) => void): Promise<void> {
+  const fh = await open(path, "r");
+  try {
+    const buf = Buffer.allocUnsafe(CHUNK);
+    let pos = from;
+    let parts: Buffer[] = [];
+    let partLen = 0;
+    let tooLong = false;
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, CHUNK, pos);
+      if (bytesRead === 0) break;
+      const view = buf.subarray(0, bytesRead);
+      let start = 0;
+      while (start < bytesRead) {
+        const nl = view.indexOf(10, start);
+        if (nl === -1) {
+          const piece = view.subarray(start);
+          if (!tooLong && partLen + piece.length > maxLineBytes) {
+            tooLong = true;
+            parts = [];
+          }
+          if (!tooLong) parts.push(Buffer.from(piece)); // copied: buf is reused by the next read
+          partLen += piece.length;
+          break;
+        }
+        const piece = view.subarray(start, nl);
+        if (partLen + piece.length > maxLineBytes) tooLong = true;
+        const bytes = tooLong ? null : parts.length ? Buffer.concat([...parts, piece]) : piece;
+        onLine({ bytes: bytes && stripCR(bytes), terminated: true, end: pos + nl + 1 });
+        parts = [];
+        partLen = 0;
+        tooLong = false;
+        start = nl + 1;
+      }
+      pos += bytesRead;
+    }
+    if (partLen > 0) onLine({ bytes: tooLong ? null : Buffer.concat(parts), terminated: false, end: pos });
+  } finally {
+    await fh.close();
+  }
+}
+
+function stripCR(bytes: Buffer): Buffer {
+  return bytes.length && bytes[bytes.length - 1] === 13 ? bytes.subarray(0, bytes.length - 1) : bytes;
+}

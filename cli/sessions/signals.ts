@@ -1,0 +1,146 @@
+import { failureSignature, keyErrorLines, program } from "./bash.ts";
+import type { SessionEvent } from "./reader.ts";
+
+// What a session says worth a lesson, found by rules alone (no model): failed commands, fixes
+// (the same program working after it failed), user corrections and requests to remember, and
+// failures already met in another session. Each failed→fixed pair becomes a draft pitfall.
+
+export type SignalKind = "failed" | "fixed" | "correction" | "remember" | "repeat";
+
+export interface SignalHit {
+  kind: SignalKind;
+  line: number;
+  entryId?: string;
+  program?: string;
+  /** The user's sentence, for corrections and requests to remember. */
+  text?: string;
+}
+
+/** A failure not yet followed by a success of its program; carried across reads by the cursor. */
+export interface OpenFailure {
+  program: string;
+  command: string;
+  exitCode?: number;
+  keyLines: string[];
+  entryId?: string;
+  line: number;
+  time?: string;
+  /** Failures of this program in a row, this one included. */
+  attempts: number;
+}
+
+export interface DraftPitfall {
+  program: string;
+  failed: { command: string; exitCode?: number; keyLines: string[]; entryId?: string; line: number; time?: string };
+  attempts: number;
+  worked: { command: string; entryId?: string; line: number; time?: string };
+}
+
+export interface FailureSeen {
+  program: string;
+  signature: string;
+  keyLine: string;
+  line: number;
+}
+
+export interface SignalCounts {
+  failed: number;
+  fixed: number;
+  correction: number;
+  remember: number;
+  repeat: number;
+}
+
+export interface Findings {
+  counts: SignalCounts;
+  hits: SignalHit[];
+  drafts: DraftPitfall[];
+  failures: FailureSeen[];
+  openFailures: Record<string, OpenFailure>;
+  /** Sorted, unique labels for the inbox item: `fixed cmake`, `correction`, `remember`, `repeat make`. */
+  labels: string[];
+  /** clamp(score, 1, 3): remember 3, correction 2, repeat 2, fixed 2 after ≥ 3 attempts else 1. */
+  priority: number;
+}
+
+/** Key lines kept per failure: enough to recognise it, short enough to read. */
+const MAX_KEY_LINES = 8;
+
+export function findSignals(
+  events: SessionEvent[],
+  opts: { openFailures?: Record<string, OpenFailure>; seenElsewhere?: (signature: string) => boolean } = {},
+): Findings {
+  const open: Record<string, OpenFailure> = { ...opts.openFailures };
+  const hits: SignalHit[] = [];
+  const drafts: DraftPitfall[] = [];
+  const failures: FailureSeen[] = [];
+  const repeated = new Set<string>();
+  let score = 0;
+
+  for (const e of events) {
+    if (e.kind === "command") {
+      const prog = program(e.command);
+      if (!prog) continue;
+      if (!e.ok) {
+        const keyLines = keyErrorLines(e.output).slice(0, MAX_KEY_LINES);
+        open[prog] = { program: prog, command: e.command, exitCode: e.exitCode, keyLines, entryId: e.entryId, line: e.line, time: e.time, attempts: (open[prog]?.attempts ?? 0) + 1 };
+        hits.push({ kind: "failed", line: e.line, entryId: e.entryId, program: prog });
+        const signature = failureSignature(prog, e.output);
+        failures.push({ program: prog, signature, keyLine: keyLines[0] ?? "", line: e.line });
+        if (!repeated.has(signature) && opts.seenElsewhere?.(signature)) {
+          repeated.add(signature);
+          hits.push({ kind: "repeat", line: e.line, entryId: e.entryId, program: prog });
+          score += 2;
+        }
+      } else if (open[prog]) {
+        const f = open[prog]!;
+        delete open[prog];
+        drafts.push({
+          program: prog,
+          failed: { command: f.command, exitCode: f.exitCode, keyLines: f.keyLines, entryId: f.entryId, line: f.line, time: f.time },
+          attempts: f.attempts,
+          worked: { command: e.command, entryId: e.entryId, line: e.line, time: e.time },
+        });
+        hits.push({ kind: "fixed", line: e.line, entryId: e.entryId, program: prog });
+        score += f.attempts >= 3 ? 2 : 1;
+      }
+    } else if (e.kind === "user") {
+      const said = userSignals(e.text);
+      if (said.correction) {
+        hits.push({ kind: "correction", line: e.line, entryId: e.entryId, text: said.correction });
+        score += 2;
+      }
+      if (said.remember) {
+        hits.push({ kind: "remember", line: e.line, entryId: e.entryId, text: said.remember });
+        score += 3;
+      }
+    }
+  }
+
+  const counts: SignalCounts = { failed: 0, fixed: 0, correction: 0, remember: 0, repeat: 0 };
+  for (const h of hits) counts[h.kind]++;
+  const labels = [...new Set(hits.filter((h) => h.kind !== "failed").map((h) => (h.program ? `${h.kind} ${h.program}` : h.kind)))].sort();
+  return { counts, hits, drafts, failures, openFailures: open, labels, priority: Math.min(3, Math.max(1, score)) };
+}
+
+/** True when the findings are worth an inbox item: anything beyond failures nobody fixed. */
+export function worthAnItem(f: Findings): boolean {
+  return f.counts.fixed + f.counts.correction + f.counts.remember + f.counts.repeat > 0;
+}
+
+const CORRECTION_START = /^(?:no,\s*(?:use|it)\b|actually\b|that's wrong\b|that is wrong\b|don't\b|do not\b|stop doing\b|instead\b)/i;
+const REMEMBER = /\bremember\b|\bnote that\b|\bkeep in mind\b|\bdon't forget\b/i;
+
+/** The first sentence of a user message that corrects the agent, and the first that asks to remember. */
+export function userSignals(text: string): { correction?: string; remember?: string } {
+  const found: { correction?: string; remember?: string } = {};
+  const normal = text.replace(/[\u2018\u2019]/g, "'");
+  for (const match of normal.matchAll(/[^.!?\n]+[.!?]*/g)) {
+    const sentence = match[0].trim();
+    // Questions ask, they do not tell: "do you remember…?" is no request.
+    if (!sentence || sentence.endsWith("?")) continue;
+    if (!found.correction && CORRECTION_START.test(sentence)) found.correction = sentence;
+    if (!found.remember && REMEMBER.test(sentence)) found.remember = sentence;
+  }
+  return found;
+}
