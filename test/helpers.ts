@@ -60,3 +60,23 @@ export function writeFile(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, text);
 }
+
+/** Copies a fixture knowledge base into the sandbox's RKB_HOME and commits it as a git repository. */
+export function kbFromFixture(box: Sandbox, fixture = "kb"): void {
+  const { cpSync } = require("node:fs") as typeof import("node:fs");
+  cpSync(join(ROOT, "test", "fixtures", fixture), box.kb, { recursive: true });
+  const git = (...args: string[]) => {
+    const p = Bun.spawnSync(["git", ...args], { cwd: box.kb, env: box.env });
+    if (p.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${p.stderr}`);
+    return p.stdout.toString();
+  };
+  git("init", "-q", "-b", "main");
+  git("add", "-A");
+  git("commit", "-q", "-m", "fixture");
+}
+
+export function gitIn(dir: string, env: Record<string, string>, ...args: string[]): string {
+  const p = Bun.spawnSync(["git", ...args], { cwd: dir, env });
+  if (p.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${p.stderr}`);
+  return p.stdout.toString();
+}

@@ -1,13 +1,23 @@
+import { countsHere } from "../kb/overview.ts";
+import { openKb, placeFor } from "../kb/open.ts";
 import { defineRkbCommand } from "./_shared.ts";
-import { RkbError } from "../output/errors.ts";
 
-// PLACEHOLDER: replaced by the real command.
 export default defineRkbCommand({
   name: "context",
-  description: "(not built yet)",
-  examples: [],
+  description: "At most five lines telling an agent what the knowledge base holds here (for the start of a session)",
+  examples: ["rkb context", "rkb context --toon"],
   args: {},
-  run: () => {
-    throw new RkbError("refused", "`rkb context` is not built yet", "wait for the next release");
+  run(ctx) {
+    const { root, kb } = openKb(ctx, "read");
+    const place = placeFor(ctx, root, kb);
+    const n = countsHere(kb, place);
+    const where = [place.project ? `project ${place.project.name} (${place.project.rule})` : "no project matched", place.system ? `system ${place.system.name} (${place.system.rule})` : "no system matched"].join(", ");
+    const lines = [
+      `rkb: ${where}; lessons here: ${n.project} project, ${n.system} system, ${n.general} general.`,
+      "rkb holds lessons from earlier sessions: when a command fails or before a web search, search them first (rkb_search, or `rkb search \"<words>\" --toon`).",
+      "When you learn something that will matter again (a fix that worked, a correction from the user), record it with rkb_add, or rkb_note if unsure.",
+      "more: `rkb list --toon`; read a lesson with rkb_show.",
+    ];
+    return { data: { rkb: lines[0], lessons: n, first: lines[1], next: lines.slice(2) }, human: lines.join("\n") };
   },
 });

@@ -1,13 +1,20 @@
+import { kbChecks } from "../kb/doctor.ts";
+import { kbRoot } from "../paths.ts";
 import { defineRkbCommand } from "./_shared.ts";
-import { RkbError } from "../output/errors.ts";
 
-// PLACEHOLDER: replaced by the real command.
 export default defineRkbCommand({
   name: "doctor",
-  description: "(not built yet)",
-  examples: [],
+  description: "Check the machine, the knowledge base and the pi/omp wiring; each problem comes with its fix",
+  examples: ["rkb doctor", "rkb doctor --format json"],
   args: {},
-  run: () => {
-    throw new RkbError("refused", "`rkb doctor` is not built yet", "wait for the next release");
+  run(ctx) {
+    const checks = kbChecks(kbRoot(ctx.env), ctx.env, ctx.cwd, ctx.place);
+    const failed = checks.filter((c) => c.status === "fail").length;
+    const warnings = checks.filter((c) => c.status === "warn").length;
+    const human = [
+      ...checks.map((c) => `${c.status.padEnd(4)}  ${c.check}: ${c.detail}${c.fix ? `\n      fix: ${c.fix}` : ""}`),
+      `${failed} failed, ${warnings} warnings`,
+    ].join("\n");
+    return { data: { failed, warnings, checks }, human, exit: failed ? 1 : 0 };
   },
 });

@@ -1,13 +1,28 @@
+import { planEdit } from "../kb/changes.ts";
+import { openKb, provenance } from "../kb/open.ts";
+import { findLesson } from "../kb/store.ts";
+import { transact } from "../kb/write.ts";
+import { usageError } from "../output/errors.ts";
+import { unchangedOutput, writtenOutput } from "../output/written.ts";
 import { defineRkbCommand } from "./_shared.ts";
-import { RkbError } from "../output/errors.ts";
 
-// PLACEHOLDER: replaced by the real command.
 export default defineRkbCommand({
   name: "edit",
-  description: "(not built yet)",
-  examples: [],
-  args: {},
-  run: () => {
-    throw new RkbError("refused", "`rkb edit` is not built yet", "wait for the next release");
+  description: "Replace a lesson with the whole new file from stdin, if nobody changed it since you read it",
+  examples: ["rkb show 7f3a9c2b41 --format json   # note the hash", "rkb edit 7f3a9c2b41 --base 3c1f0a9e2b7d < lesson.md"],
+  args: {
+    id: { type: "positional", required: true, description: "Lesson id" },
+    base: { type: "string", description: "The hash `rkb show` printed when you read the lesson" },
+    session: { type: "string", description: "Session id to record as the editor" },
+  },
+  async run(ctx) {
+    if (!ctx.args.base) throw usageError("`rkb edit` needs --base <hash>", "run `rkb show <id>` and pass the hash it prints, so a concurrent change is not overwritten");
+    const text = await ctx.stdin();
+    if (!text.trim()) throw usageError("no lesson on stdin", "pipe the whole new lesson file into `rkb edit`");
+    const { root } = openKb(ctx, "write");
+    const id = ctx.args.id;
+    const written = await transact(root, ctx.env, (kb) => planEdit({ lesson: findLesson(kb, id), base: ctx.args.base!, text, source: provenance(ctx.env, ctx.args.session) }));
+    if ("unchanged" in written.result) return unchangedOutput(id, written.result.path, "the new text is the same as the lesson");
+    return writtenOutput(written as any, [`rkb show ${id}`]);
   },
 });

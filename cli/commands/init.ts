@@ -1,13 +1,27 @@
-import { defineRkbCommand } from "./_shared.ts";
+import { existsSync, readdirSync } from "node:fs";
+import { initKb, cloneKb } from "../kb/init.ts";
+import { kbRoot } from "../paths.ts";
 import { RkbError } from "../output/errors.ts";
+import { defineRkbCommand } from "./_shared.ts";
 
-// PLACEHOLDER: replaced by the real command.
 export default defineRkbCommand({
   name: "init",
-  description: "(not built yet)",
-  examples: [],
-  args: {},
-  run: () => {
-    throw new RkbError("refused", "`rkb init` is not built yet", "wait for the next release");
+  description: "Create a knowledge base at $RKB_HOME (a git repository), or clone an existing one",
+  examples: ["RKB_HOME=~/Personal/kb rkb init", "rkb init --clone git@example.com:me/kb.git"],
+  args: { clone: { type: "string", description: "Clone this git URL or path instead of creating a new one", valueHint: "url" } },
+  run(ctx) {
+    const root = kbRoot(ctx.env);
+    if (existsSync(root) && readdirSync(root).length > 0) {
+      throw new RkbError("exists", `${root} already exists and is not empty`, "set RKB_HOME to a new folder, or use the knowledge base that is there");
+    }
+    if (ctx.args.clone) {
+      cloneKb(root, ctx.args.clone, ctx.env);
+      return { data: { status: "done", message: `cloned ${ctx.args.clone} to ${root}`, kb: root }, human: `cloned ${ctx.args.clone} to ${root}\nNext: rkb sync keeps it in step with the remote` };
+    }
+    const commit = initKb(root, ctx.env);
+    return {
+      data: { status: "done", message: `created a knowledge base at ${root}`, kb: root, commit },
+      human: `created a knowledge base at ${root} (commit ${commit})\nNext: rkb add --template pitfall`,
+    };
   },
 });

@@ -1,13 +1,40 @@
-import { defineRkbCommand } from "./_shared.ts";
+import { lessonsUnder, topicCounts } from "../kb/overview.ts";
+import { openKb } from "../kb/open.ts";
 import { RkbError } from "../output/errors.ts";
+import { defineRkbCommand } from "./_shared.ts";
 
-// PLACEHOLDER: replaced by the real command.
+const MARK: Record<string, string> = { pitfall: "!", recipe: ">", fact: "=", decision: "#", preference: "~" };
+
 export default defineRkbCommand({
   name: "list",
-  description: "(not built yet)",
-  examples: [],
-  args: {},
-  run: () => {
-    throw new RkbError("refused", "`rkb list` is not built yet", "wait for the next release");
+  description: "Overview of the knowledge base, or the lessons of one folder",
+  examples: ["rkb list", "rkb list general/git", "rkb list projects/dftracer --toon"],
+  args: { folder: { type: "positional", required: false, description: "A scope, project, system or topic folder" } },
+  run(ctx) {
+    const { kb } = openKb(ctx, "read");
+    const folder = ctx.args.folder?.replace(/\/+$/, "");
+    if (!folder) {
+      const topics = topicCounts(kb);
+      const total = kb.lessons.length;
+      const human = [`${total} lessons in ${topics.length} topics`, ...topics.map((t) => `  ${t.folder.padEnd(40)} ${t.lessons}`), "Next: rkb list <folder>"].join("\n");
+      return { data: { lessons: total, topics, help: ["rkb list <folder> --toon"] }, human };
+    }
+    const lessons = lessonsUnder(kb, folder);
+    if (!lessons.length && !kb.files.some((f) => f.startsWith(folder + "/"))) {
+      throw new RkbError("not_found", `no folder ${folder} in the knowledge base`, "run `rkb list` to see the folders");
+    }
+    const rows = lessons.map((l) => ({
+      id: l.id,
+      type: l.type,
+      status: l.status,
+      title: l.title,
+      tags: l.tags.join(" "),
+      when: Object.entries(l.when).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join("|") : v}`).join(" "),
+      verified: l.verified,
+    }));
+    const human = rows.length
+      ? rows.map((r) => `${MARK[r.type] ?? "?"} ${r.id}  ${r.title}${r.status === "active" ? "" : `  (${r.status})`}${r.tags ? `  [${r.tags}]` : ""}`).join("\n")
+      : `no lessons under ${folder}`;
+    return { data: { folder, lessons: rows, help: ["rkb show <id>"] }, human };
   },
 });

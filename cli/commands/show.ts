@@ -1,13 +1,37 @@
+import { contentHash, summary } from "../kb/lesson.ts";
+import { openKb, placeFor } from "../kb/open.ts";
+import { findLesson } from "../kb/store.ts";
+import { readUsage } from "../kb/usage.ts";
+import { evaluateWhen } from "../kb/when.ts";
 import { defineRkbCommand } from "./_shared.ts";
-import { RkbError } from "../output/errors.ts";
 
-// PLACEHOLDER: replaced by the real command.
 export default defineRkbCommand({
   name: "show",
-  description: "(not built yet)",
-  examples: [],
-  args: {},
-  run: () => {
-    throw new RkbError("refused", "`rkb show` is not built yet", "wait for the next release");
+  description: "Show a whole lesson, its content hash (for `rkb edit --base`) and whether it applies here",
+  examples: ["rkb show 7f3a9c2b41", "rkb show 7f3a9c2b41 --with hdf5=1.14.3 --toon"],
+  args: { id: { type: "positional", required: true, description: "Lesson id (10 hex)" } },
+  run(ctx) {
+    const { root, kb } = openKb(ctx, "read");
+    const lesson = findLesson(kb, ctx.args.id);
+    const place = placeFor(ctx, root, kb);
+    const applies = evaluateWhen(lesson.when, place.facts, place);
+    const usage = readUsage(root).get(lesson.id) ?? { worked: 0, failed: 0, injected: 0, inferred: 0, irrelevant: 0 };
+    const hash = contentHash(lesson.raw);
+    const data = {
+      id: lesson.id,
+      path: lesson.path,
+      title: lesson.title,
+      type: lesson.type,
+      status: lesson.status,
+      hash,
+      summary: summary(lesson),
+      usage,
+      applies,
+      frontmatter: lesson.frontmatter,
+      body: lesson.body,
+      help: [`rkb edit ${lesson.id} --base ${hash} < new-file.md`, `rkb used ${lesson.id} --worked`],
+    };
+    const human = [`${lesson.path}  [${lesson.id}]  hash ${hash}  applies: ${applies.result}`, "", lesson.raw.trimEnd()].join("\n");
+    return { data, human };
   },
 });

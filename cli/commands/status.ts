@@ -1,13 +1,38 @@
+import { countsHere } from "../kb/overview.ts";
+import { openKb, placeFor } from "../kb/open.ts";
+import { git } from "../kb/git.ts";
+import { tildify } from "../paths.ts";
 import { defineRkbCommand } from "./_shared.ts";
-import { RkbError } from "../output/errors.ts";
 
-// PLACEHOLDER: replaced by the real command.
 export default defineRkbCommand({
   name: "status",
-  description: "(not built yet)",
-  examples: [],
+  description: "Where rkb runs: the knowledge base, the matched project and system, and lesson counts (also plain `rkb`)",
+  examples: ["rkb", "rkb --project dftracer --format json"],
   args: {},
-  run: () => {
-    throw new RkbError("refused", "`rkb status` is not built yet", "wait for the next release");
+  run(ctx) {
+    const { root, kb } = openKb(ctx, "read");
+    const place = placeFor(ctx, root, kb);
+    const lessons = countsHere(kb, place);
+    const uncommitted = git(root, ["status", "--porcelain"], { env: ctx.env }).stdout.split("\n").filter(Boolean).length;
+    const data = {
+      bin: tildify(process.execPath),
+      description: "rkb: lessons learned, for pi and omp",
+      kb: tildify(root),
+      project: place.project ?? null,
+      system: place.system ?? null,
+      lessons,
+      uncommitted,
+      help: place.project ? [`rkb list projects/${place.project.name}`] : ["rkb list", "--project <name> sets the project"],
+    };
+    const row = (label: string, m: { name: string; rule: string } | undefined, n: number) =>
+      m ? `  ${label.padEnd(8)} ${m.name} (${m.rule}): ${n} lessons` : `  ${label.padEnd(8)} none matched here; --${label} <name> sets it`;
+    const human = [
+      `knowledge base ${tildify(root)}${uncommitted ? ` (${uncommitted} uncommitted changes)` : ""}`,
+      row("project", place.project, lessons.project),
+      row("system", place.system, lessons.system),
+      `  general  ${lessons.general} lessons`,
+      `Next: rkb list${place.project ? ` projects/${place.project.name}` : ""}`,
+    ].join("\n");
+    return { data, human };
   },
 });

@@ -1,13 +1,24 @@
+import { syncKb } from "../kb/sync.ts";
+import { kbRoot } from "../paths.ts";
 import { defineRkbCommand } from "./_shared.ts";
-import { RkbError } from "../output/errors.ts";
 
-// PLACEHOLDER: replaced by the real command.
 export default defineRkbCommand({
   name: "sync",
-  description: "(not built yet)",
-  examples: [],
-  args: {},
-  run: () => {
-    throw new RkbError("refused", "`rkb sync` is not built yet", "wait for the next release");
+  description: "Pull the knowledge base with rebase, lint it, and push when lint is clean",
+  examples: ["rkb sync", "rkb sync --remote team"],
+  args: { remote: { type: "string", description: "The git remote (default: the branch's upstream, else origin)" } },
+  async run(ctx) {
+    const result = await syncKb(kbRoot(ctx.env), ctx.env, ctx.args.remote);
+    if (result.status === "not_pushed") {
+      const lines = [`pulled ${result.pulled.length} commits from ${result.remote}/${result.branch}, but lint found ${result.errors} errors, so nothing was pushed:`];
+      for (const f of result.findings.filter((f) => f.severity === "error")) lines.push(`  ${f.path}${f.line ? ":" + f.line : ""}  ${f.rule}  ${f.message}`);
+      lines.push("fix them, commit, and run `rkb sync` again");
+      return { data: result, human: lines.join("\n"), exit: 1 };
+    }
+    const human =
+      result.pulled.length || result.pushed.length
+        ? `pulled ${result.pulled.length} and pushed ${result.pushed.length} commits (${result.remote}/${result.branch})`
+        : `up to date with ${result.remote}/${result.branch}`;
+    return { data: result, human };
   },
 });

@@ -1,13 +1,18 @@
+import { planUnarchive } from "../kb/changes.ts";
+import { openKb } from "../kb/open.ts";
+import { findLesson } from "../kb/store.ts";
+import { transact } from "../kb/write.ts";
+import { writtenOutput } from "../output/written.ts";
 import { defineRkbCommand } from "./_shared.ts";
-import { RkbError } from "../output/errors.ts";
 
-// PLACEHOLDER: replaced by the real command.
 export default defineRkbCommand({
   name: "unarchive",
-  description: "(not built yet)",
-  examples: [],
-  args: {},
-  run: () => {
-    throw new RkbError("refused", "`rkb unarchive` is not built yet", "wait for the next release");
+  description: "Bring an archived lesson back into search",
+  examples: ["rkb unarchive 2b81d05e77"],
+  args: { id: { type: "positional", required: true, description: "Lesson id" } },
+  async run(ctx) {
+    const { root } = openKb(ctx, "write");
+    const written = await transact(root, ctx.env, (kb) => planUnarchive(findLesson(kb, ctx.args.id)));
+    return writtenOutput(written);
   },
 });

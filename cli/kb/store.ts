@@ -13,6 +13,7 @@ export interface Broken {
   line: number;
   message: string;
   kind: "lesson" | "note";
+  text: string;
 }
 
 export interface Kb {
@@ -33,7 +34,7 @@ export function loadKb(root: string): Kb {
     try {
       text = readFileSync(join(root, rel), "utf8");
     } catch (e) {
-      kb.broken.push({ path: rel, line: 1, message: `cannot read: ${(e as Error).message}`, kind });
+      kb.broken.push({ path: rel, line: 1, message: `cannot read: ${(e as Error).message}`, kind, text: "" });
       continue;
     }
     try {
@@ -41,7 +42,7 @@ export function loadKb(root: string): Kb {
       else kb.notes.push(parseNote(text, rel));
     } catch (e) {
       if (!(e instanceof LessonParseError)) throw e;
-      kb.broken.push({ path: rel, line: e.line, message: e.message, kind });
+      kb.broken.push({ path: rel, line: e.line, message: e.message, kind, text });
     }
   }
   return kb;
@@ -50,7 +51,8 @@ export function loadKb(root: string): Kb {
 export function findLesson(kb: Kb, id: string): Lesson {
   const lesson = kb.lessons.find((l) => l.id === id);
   if (lesson) return lesson;
-  const broken = kb.broken.find((b) => b.kind === "lesson" && b.path.includes(id));
+  const idLine = new RegExp(`^id:\\s*["']?${id.replace(/[^0-9a-z]/gi, "")}["']?\\s*$`, "m");
+  const broken = kb.broken.find((b) => b.kind === "lesson" && idLine.test(b.text));
   if (broken) throw new RkbError("invalid_lesson", `${broken.path}:${broken.line}: ${broken.message}`, "fix the file, then run `rkb lint`");
   throw new RkbError("not_found", `no lesson with id \`${id}\``, "check the id with `rkb search <words>` or `rkb list`");
 }

@@ -4,7 +4,7 @@
 export type YamlValue = string | number | boolean | null | YamlValue[] | { [key: string]: YamlValue };
 
 const INDICATOR_START = /^[-?:,[\]{}#&*!|>'"%@`]/;
-const RISKY = /[*[\]{}#&!|>'"%@`\t\n\r]|: |:$| #/;
+const RISKY = /[*[\]{}#&!|>'"\t\n\r]|: |:$| #/;
 const AMBIGUOUS_WORDS = /^(true|false|null|yes|no|on|off|y|n|~)$/i;
 
 /** Whether a string can be written without quotes and read back as the same string. */

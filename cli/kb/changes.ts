@@ -1,0 +1,227 @@
+import { dirname, relative } from "node:path";
+import { RkbError, usageError } from "../output/errors.ts";
+import { editDistance } from "../distance.ts";
+import { FOLDER_NAME, scopeFolder } from "./layout.ts";
+import { contentHash, isLessonType, isMap, newId, parseLesson, serializeLesson, splitFrontmatter, parseYamlMap, type Frontmatter, type Lesson } from "./lesson.ts";
+import { today } from "./open.ts";
+import { REQUIRED_SECTIONS, type LessonType } from "./schema.ts";
+import type { Kb } from "./store.ts";
+import type { Plan } from "./write.ts";
+import type { YamlValue } from "./yaml.ts";
+
+// Plans for every change to a lesson: what the files become and the commit message. They read the
+// knowledge base as it is under the write lock and never touch the disk themselves.
+
+export interface LessonWrite {
+  action: string;
+  id: string;
+  path: string;
+  title: string;
+  notes: string[];
+}
+
+const FORBIDDEN_ON_ADD = ["id", "schema", "status", "superseded_by", "stale_reason"];
+
+export function slugify(title: string): string {
+  const words = title.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  let slug = "";
+  for (const w of words) {
+    const next = slug ? `${slug}-${w}` : w;
+    if (next.length > 60) break;
+    slug = next;
+  }
+  return slug || "lesson";
+}
+
+/** The skeleton `rkb add --template <type>` prints. */
+export function template(type: LessonType): string {
+  const sections = REQUIRED_SECTIONS[type].map((h) => `\n## ${h}\n\n`).join("");
+  return `---\ntype: ${type}\nverified_how: ran\n# when:\n#   project: <name>\n# tags:\n#   - <word>\n---\n\n# <Title>\n${sections}`;
+}
+
+export interface AddInput {
+  text: string;
+  topic: string;
+  type?: string;
+  source: Record<string, string>;
+}
+
+/** Resolves a topic (`git`, `general/git`, or an alias from a topic note) to its folder under scope. */
+function topicFolder(kb: Kb, scope: string, topic: string, notes: string[]): string {
+  const t = topic.replace(/\/+$/, "");
+  if (t.includes("/")) {
+    if (!t.startsWith(scope + "/")) throw new RkbError("refused", `topic folder ${t} is not under ${scope}, where this lesson's \`when\` puts it`, `use --topic ${scope}/<topic> or just the topic name`);
+    return t;
+  }
+  const aliased = kb.notes.find((n) => n.role === "topic" && n.folder.startsWith(scope + "/") && n.aliases.includes(t));
+  if (aliased) return aliased.folder;
+  if (!FOLDER_NAME.test(t)) throw usageError(`topic \`${t}\` is not a valid folder name`, "use lowercase letters, digits and single dashes, e.g. --topic build-tools");
+  const folder = `${scope}/${t}`;
+  const existing = [...new Set(kb.files.filter((f) => f.startsWith(scope + "/")).map((f) => f.split("/").slice(0, scope === "general" ? 2 : 3).join("/")))].filter(
+    (f) => f.split("/").length === (scope === "general" ? 2 : 3) && !f.endsWith(".md"),
+  );
+  if (!existing.includes(folder)) {
+    notes.push(`created the folder ${folder}`);
+    const close = existing.map((f) => f.split("/").pop()!).filter((n) => editDistance(n, t) <= Math.max(1, Math.floor(t.length / 4))).slice(0, 3);
+    if (close.length) notes.push(`the topic is close to ${close.map((c) => `${scope}/${c}`).join(", ")}; use \`--topic\` with that name next time if it is the same topic`);
+  }
+  return folder;
+}
+
+export function planAdd(kb: Kb, input: AddInput): Plan<LessonWrite> {
+  let fm: Record<string, YamlValue> = {};
+  let body = input.text;
+  if (/^---\r?\n/.test(input.text)) {
+    const split = splitFrontmatter(input.text, "<stdin>");
+    fm = parseYamlMap(split.yaml, "<stdin>", 2);
+    body = split.body;
+  }
+  for (const key of FORBIDDEN_ON_ADD) {
+    if (key in fm) throw new RkbError("refused", `a new lesson must not set \`${key}\`; rkb sets it`, `remove \`${key}\` from the frontmatter`);
+  }
+  if (fm.verified_how === "checked") throw new RkbError("refused", "`verified_how: checked` is set only by a passing check", "use ran, read or told");
+  const type = String(fm.type ?? input.type ?? "");
+  if (input.type && fm.type && fm.type !== input.type) throw usageError(`--type ${input.type} disagrees with \`type: ${fm.type}\` in the lesson`, "drop one of them");
+  if (!isLessonType(type)) throw usageError(type ? `unknown lesson type \`${type}\`` : "the lesson has no type", "set `type:` in the frontmatter or --type to pitfall, recipe, fact, decision or preference");
+  body = body.replace(/^\s*\n/, "\n");
+  if (!body.startsWith("\n")) body = "\n" + body;
+  if (!body.endsWith("\n")) body += "\n";
+  const id = newId((candidate) => kb.lessons.some((l) => l.id === candidate));
+  const meta = isMap(fm.meta) ? { ...fm.meta } : {};
+  meta.source = input.source;
+  const frontmatter: Frontmatter = {
+    ...fm,
+    schema: 1,
+    id,
+    type,
+    status: "active",
+    verified: (fm.verified as string) ?? today(),
+    verified_how: (fm.verified_how as string) ?? "ran",
+    meta,
+  };
+  const text = serializeLesson(frontmatter, body);
+  const lesson = parseLesson(text, "<new>");
+  if (!lesson.title) throw new RkbError("invalid_lesson", "the lesson has no `# Title` line", "start the body with one `# Title` heading");
+  const notes: string[] = [];
+  const scope = scopeFolder(lesson.when);
+  const folder = topicFolder(kb, scope, input.topic, notes);
+  const slug = slugify(lesson.title);
+  let rel = `${folder}/${slug}.md`;
+  for (let n = 2; kb.files.includes(rel); n++) rel = `${folder}/${slug}-${n}.md`;
+  const sameTitle = kb.lessons.find((l) => l.title.toLowerCase() === lesson.title.toLowerCase());
+  if (sameTitle) notes.push(`looks like ${sameTitle.id} "${sameTitle.title}" (${sameTitle.path}); consider merging them with \`rkb edit\` and \`rkb supersede\``);
+  return {
+    changes: [{ rel, text }],
+    message: `add(${folder}): ${lesson.title} [${id}]`,
+    result: { action: "add", id, path: rel, title: lesson.title, notes },
+  };
+}
+
+export interface EditInput {
+  lesson: Lesson;
+  base: string;
+  text: string;
+  source: Record<string, string>;
+}
+
+export function planEdit(input: EditInput): Plan<LessonWrite | { unchanged: true; id: string; path: string }> {
+  const { lesson } = input;
+  const current = contentHash(lesson.raw);
+  if (input.base !== current) {
+    throw new RkbError("conflict", `${lesson.path} changed since you read it: its hash is now ${current}, not ${input.base}`, `run \`rkb show ${lesson.id}\` again, redo your edit on the new text and pass --base ${current}`);
+  }
+  if (input.text === lesson.raw) return { changes: [], message: "", result: { unchanged: true, id: lesson.id, path: lesson.path } };
+  const next = parseLesson(input.text, lesson.path);
+  const fm = { ...next.frontmatter };
+  for (const key of ["id", "schema"] as const) {
+    if (String(fm[key]) !== String(lesson.frontmatter[key])) throw new RkbError("refused", `\`${key}\` cannot change (it is ${lesson.frontmatter[key]})`, `keep \`${key}: ${lesson.frontmatter[key]}\``);
+  }
+  if (fm.verified_how === "checked" && lesson.frontmatter.verified_how !== "checked") {
+    throw new RkbError("refused", "`verified_how: checked` is set only by a passing check", "use ran, read or told");
+  }
+  const revive = lesson.status === "stale" && next.sections.get("Evidence") !== lesson.sections.get("Evidence");
+  for (const key of ["status", "superseded_by", "stale_reason"] as const) {
+    if (revive) continue;
+    if (JSON.stringify(fm[key]) !== JSON.stringify(lesson.frontmatter[key])) {
+      throw new RkbError("refused", `\`${key}\` cannot change with edit`, "use `rkb flag`, `rkb supersede`, `rkb archive` or `rkb unarchive`; a stale lesson becomes active again when its Evidence changes");
+    }
+  }
+  if (revive) {
+    fm.status = "active";
+    delete fm.stale_reason;
+  }
+  const meta = isMap(fm.meta) ? { ...fm.meta } : {};
+  meta.edited_by = input.source;
+  fm.meta = meta;
+  const text = serializeLesson(fm, next.body);
+  return {
+    changes: [{ rel: lesson.path, text }],
+    message: `edit(${dirname(lesson.path)}): ${next.title} [${lesson.id}]`,
+    result: { action: "edit", id: lesson.id, path: lesson.path, title: next.title, notes: revive ? ["the Evidence changed, so the lesson is active again"] : [] },
+  };
+}
+
+function appendSection(body: string, heading: string, text: string): string {
+  const base = body.endsWith("\n") ? body : body + "\n";
+  return `${base}\n## ${heading}\n${text.trim()}\n`;
+}
+
+function removeSection(body: string, heading: string): string {
+  const lines = body.split("\n");
+  const start = lines.findIndex((l) => l.trim() === `## ${heading}`);
+  if (start < 0) return body;
+  let end = lines.findIndex((l, i) => i > start && /^##\s/.test(l));
+  if (end < 0) end = lines.length;
+  const kept = [...lines.slice(0, start), ...lines.slice(end)];
+  return kept.join("\n").replace(/\n{3,}$/, "\n").replace(/\n*$/, "\n");
+}
+
+function requireCurrent(lesson: Lesson, verb: string): void {
+  if (lesson.status !== "active" && lesson.status !== "stale") {
+    throw new RkbError("refused", `${lesson.id} is ${lesson.status}; only active or stale lessons can be ${verb}`, lesson.status === "archived" ? `run \`rkb unarchive ${lesson.id}\` first` : "pick the lesson that replaced it");
+  }
+}
+
+function requireReason(reason: string | undefined, cmd: string): string {
+  if (!reason || !reason.trim()) throw usageError(`\`rkb ${cmd}\` needs --reason`, `say why, e.g. rkb ${cmd} <id> --reason "the flag was renamed in 2.0"`);
+  return reason.trim();
+}
+
+function statusChange(lesson: Lesson, action: string, fm: Frontmatter, body: string, notes: string[] = []): Plan<LessonWrite> {
+  return {
+    changes: [{ rel: lesson.path, text: serializeLesson(fm, body) }],
+    message: `${action}(${dirname(lesson.path)}): ${lesson.title} [${lesson.id}]`,
+    result: { action, id: lesson.id, path: lesson.path, title: lesson.title, notes },
+  };
+}
+
+export function planFlag(lesson: Lesson, reason: string | undefined): Plan<LessonWrite> {
+  const why = requireReason(reason, "flag");
+  requireCurrent(lesson, "flagged");
+  return statusChange(lesson, "flag", { ...lesson.frontmatter, status: "stale", stale_reason: why }, lesson.body);
+}
+
+export function planSupersede(old: Lesson, by: Lesson, reason: string | undefined): Plan<LessonWrite> {
+  const why = requireReason(reason, "supersede");
+  if (old.id === by.id) throw new RkbError("refused", "a lesson cannot supersede itself", "pass the id of the lesson that replaces it with --by");
+  requireCurrent(old, "superseded");
+  requireCurrent(by, "used as a replacement");
+  const fm: Frontmatter = { ...old.frontmatter, status: "superseded", superseded_by: by.id };
+  delete fm.stale_reason;
+  const link = relative(dirname(old.path), by.path);
+  const body = appendSection(old.body, "Why superseded", `${why}\n\nReplaced by [${by.title}](${link}).`);
+  return statusChange(old, "supersede", fm, body, [`${by.id} "${by.title}" replaces it`]);
+}
+
+export function planArchive(lesson: Lesson, reason: string | undefined): Plan<LessonWrite> {
+  const why = requireReason(reason, "archive");
+  requireCurrent(lesson, "archived");
+  const fm: Frontmatter = { ...lesson.frontmatter, status: "archived" };
+  delete fm.stale_reason;
+  return statusChange(lesson, "archive", fm, appendSection(lesson.body, "Why archived", why), ["the file stays where it is; search skips it"]);
+}
+
+export function planUnarchive(lesson: Lesson): Plan<LessonWrite> {
+  if (lesson.status !== "archived") throw new RkbError("refused", `${lesson.id} is ${lesson.status}, not archived`, "only archived lessons can be unarchived");
+  return statusChange(lesson, "unarchive", { ...lesson.frontmatter, status: "active" }, removeSection(lesson.body, "Why archived"), ["the lesson is back in search"]);
+}

@@ -1,0 +1,63 @@
+import { existsSync, readFileSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { loadKbConfig } from "./config.ts";
+import { git } from "./git.ts";
+import { PRE_COMMIT_HOOK } from "./init.ts";
+import { lintKb } from "./lint.ts";
+import { resolvePlace } from "./place.ts";
+import { loadKb } from "./store.ts";
+import { lockPath } from "./write.ts";
+import type { PlaceOptions } from "../commands/_shared.ts";
+
+// Health checks of the machine and the knowledge base, each with the fix to apply.
+
+export interface Check {
+  check: string;
+  status: "ok" | "warn" | "fail";
+  detail: string;
+  fix: string;
+}
+
+const ok = (check: string, detail: string): Check => ({ check, status: "ok", detail, fix: "" });
+
+function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env.PATH ?? "").split(delimiter)) if (dir && existsSync(join(dir, name))) return join(dir, name);
+  return undefined;
+}
+
+export function kbChecks(root: string, env: NodeJS.ProcessEnv, cwd: string, place: PlaceOptions): Check[] {
+  const checks: Check[] = [];
+  const gitVersion = git(cwd, ["--version"], { env });
+  checks.push(gitVersion.ok ? ok("git", gitVersion.stdout.trim()) : { check: "git", status: "fail", detail: "git is not installed", fix: "install git (e.g. `apt-get install git`)" });
+  const rkb = onPath("rkb", env);
+  checks.push(rkb ? ok("rkb on PATH", rkb) : { check: "rkb on PATH", status: "warn", detail: "rkb is not on PATH; the pre-commit hook needs it", fix: "put the rkb binary in a folder on PATH, e.g. ~/.local/bin" });
+  if (!existsSync(join(root, "kb.toml")) || !existsSync(join(root, ".git"))) {
+    checks.push({ check: "knowledge base", status: "fail", detail: `no knowledge base at ${root}`, fix: "run `rkb init`, `rkb init --clone <url>`, or set RKB_HOME" });
+    return checks;
+  }
+  checks.push(ok("knowledge base", root));
+  try {
+    loadKbConfig(root);
+    checks.push(ok("kb.toml", "valid"));
+  } catch (e) {
+    checks.push({ check: "kb.toml", status: "fail", detail: (e as Error).message, fix: "fix kb.toml; `rkb init` shows the default layout" });
+  }
+  const hook = join(root, ".git", "hooks", "pre-commit");
+  const hookOk = existsSync(hook) && readFileSync(hook, "utf8").includes("rkb lint --staged");
+  checks.push(hookOk ? ok("pre-commit hook", "runs rkb lint --staged") : { check: "pre-commit hook", status: "warn", detail: "lessons committed by hand are not linted", fix: `printf '%s' '${PRE_COMMIT_HOOK.replace(/'/g, "'\\''")}' > ${hook} && chmod +x ${hook}` });
+  const name = git(root, ["config", "user.name"], { env }).stdout.trim() || env.GIT_AUTHOR_NAME;
+  checks.push(name ? ok("git identity", name) : { check: "git identity", status: "fail", detail: "git has no user name or email", fix: 'git config --global user.name "Your Name" && git config --global user.email you@example.com' });
+  const deny = git(root, ["config", "receive.denyCurrentBranch"], { env }).stdout.trim();
+  checks.push(deny === "updateInstead" ? ok("push to this clone", "updateInstead") : { check: "push to this clone", status: "warn", detail: "other clones cannot push to this one", fix: `git -C ${root} config receive.denyCurrentBranch updateInstead` });
+  const findings = lintKb(root, { env });
+  const errors = findings.filter((f) => f.severity === "error").length;
+  const warnings = findings.length - errors;
+  checks.push(errors ? { check: "lint", status: "fail", detail: `${errors} errors, ${warnings} warnings`, fix: "run `rkb lint` and fix the errors" } : ok("lint", `0 errors, ${warnings} warnings`));
+  const dirty = git(root, ["status", "--porcelain"], { env }).stdout.split("\n").filter(Boolean).length;
+  checks.push(dirty ? { check: "uncommitted changes", status: "warn", detail: `${dirty} files`, fix: `review them with \`git -C ${root} status\` and commit or discard` } : ok("uncommitted changes", "none"));
+  const lock = lockPath(root);
+  checks.push(existsSync(lock) ? { check: "write lock", status: "warn", detail: `held: ${readFileSync(lock, "utf8").trim()}`, fix: `if no rkb process is running, remove ${lock}` } : ok("write lock", "free"));
+  const where = resolvePlace({ root, kb: loadKb(root), cwd, env, options: place });
+  checks.push(ok("place", `project ${where.project ? `${where.project.name} (${where.project.rule})` : "none"}, system ${where.system ? `${where.system.name} (${where.system.rule})` : "none"}`));
+  return checks;
+}

@@ -1,0 +1,46 @@
+import type { Lesson } from "./lesson.ts";
+import type { Place } from "./place.ts";
+import type { Kb } from "./store.ts";
+
+// Counting and grouping lessons for status, context and list.
+
+const CURRENT = new Set(["active", "stale"]);
+
+export interface HereCounts {
+  project: number;
+  system: number;
+  general: number;
+}
+
+export function countsHere(kb: Kb, place: Place): HereCounts {
+  const current = kb.lessons.filter((l) => CURRENT.has(l.status));
+  const under = (prefix: string) => current.filter((l) => l.path.startsWith(prefix)).length;
+  return {
+    project: place.project ? under(`projects/${place.project.name}/`) : 0,
+    system: place.system ? under(`systems/${place.system.name}/`) : 0,
+    general: under("general/"),
+  };
+}
+
+/** The topic folder a lesson sits in (`general/git`, `projects/p/cmake`). */
+export function topicOf(lesson: Lesson): string {
+  return lesson.path.split("/").slice(0, -1).join("/");
+}
+
+export function topicCounts(kb: Kb, prefix = ""): { folder: string; lessons: number }[] {
+  const counts = new Map<string, number>();
+  for (const l of kb.lessons) {
+    const folder = topicOf(l);
+    if (prefix && !(folder + "/").startsWith(prefix + "/")) continue;
+    counts.set(folder, (counts.get(folder) ?? 0) + 1);
+  }
+  return [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([folder, lessons]) => ({ folder, lessons }));
+}
+
+/** Lessons of a folder: current ones first, then grouped by first tag, then by title. */
+export function lessonsUnder(kb: Kb, folder: string): Lesson[] {
+  const rank = (l: Lesson) => (CURRENT.has(l.status) ? 0 : 1);
+  return kb.lessons
+    .filter((l) => (l.path + "/").startsWith(folder + "/"))
+    .sort((a, b) => rank(a) - rank(b) || (a.tags[0] ?? "").localeCompare(b.tags[0] ?? "") || a.title.localeCompare(b.title));
+}

@@ -1,0 +1,15 @@
+import type { LessonWrite } from "../kb/changes.ts";
+import type { Written } from "../kb/write.ts";
+import type { Output } from "./render.ts";
+
+/** The one shape every successful knowledge-base write reports. */
+export function writtenOutput(w: Written<LessonWrite>, help: string[] = []): Output {
+  const r = w.result;
+  const data = { status: "written", action: r.action, id: r.id, path: r.path, title: r.title, commit: w.commit, diff: w.diff, notes: r.notes, help };
+  const human = [`${r.action} ${r.path} [${r.id}] in commit ${w.commit}`, ...r.notes.map((n) => `note: ${n}`)].join("\n");
+  return { data, human };
+}
+
+export function unchangedOutput(id: string, path: string, message: string): Output {
+  return { data: { status: "unchanged", message, id, path }, human: `unchanged: ${message}` };
+}
