@@ -30,10 +30,12 @@ export async function runCli(argv: string[], io: CliIO = {}): Promise<CliResult>
   }
   try {
     if (argv[0] === "-v" || argv[0] === "-V" || argv[0] === "--version") return { stdout: VERSION_LINE + "\n", stderr: "", exit: 0 };
-    const { name, rest } = splitCommand(argv);
+    const { name, rest, implicit } = splitCommand(argv);
+    const wantsHelp = rest.includes("--help") || rest.includes("-h");
+    if (implicit && wantsHelp) return { stdout: await overviewHelp(), stderr: "", exit: 0 };
     const cmd = await loadCommand(name);
     if (!cmd) throw unknownCommand(name);
-    if (rest.includes("--help") || rest.includes("-h")) return { stdout: helpText(cmd), stderr: "", exit: 0 };
+    if (wantsHelp) return { stdout: helpText(cmd), stderr: "", exit: 0 };
     checkFlags(cmd, rest);
     const allArgs = { ...cmd.args, ...globalArgs } as ArgsDef;
     const args = parseArgs(rest, allArgs) as any;
@@ -80,7 +82,7 @@ function peekFormat(argv: string[]): { format?: string; toon?: boolean } {
 const globalValueFlags = new Set(["--format", "--project", "--system", "--with"]);
 
 /** The command is the first word that is not a flag or a global flag's value; none → status. */
-function splitCommand(argv: string[]): { name: string; rest: string[] } {
+function splitCommand(argv: string[]): { name: string; rest: string[]; implicit: boolean } {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (globalValueFlags.has(a)) {
@@ -88,9 +90,9 @@ function splitCommand(argv: string[]): { name: string; rest: string[] } {
       continue;
     }
     if (a.startsWith("-")) continue;
-    return { name: a, rest: [...argv.slice(0, i), ...argv.slice(i + 1)] };
+    return { name: a, rest: [...argv.slice(0, i), ...argv.slice(i + 1)], implicit: false };
   }
-  return { name: "status", rest: argv };
+  return { name: "status", rest: argv, implicit: true };
 }
 
 function unknownCommand(name: string): RkbError {
@@ -129,6 +131,13 @@ function checkFlags(cmd: RkbCommand, rest: string[]): void {
   }
 }
 type ArgsDefEntry = { type?: string };
+
+async function overviewHelp(): Promise<string> {
+  const lines = [`${VERSION_LINE}: lessons learned, for the pi and omp coding agents`, "", "Usage: rkb [command] [flags]   (no command: where rkb runs and what it holds)", "", "Commands:"];
+  for (const name of commandNames) lines.push(`  ${name.padEnd(12)} ${(await loadCommand(name))!.description}`);
+  lines.push("", "Every command takes --format human|json|toon (or --toon) and --help.", "", "Example:", '  rkb search "could not find zlib"', "");
+  return lines.join("\n");
+}
 
 function helpText(cmd: RkbCommand): string {
   const lines = [`rkb ${cmd.name} — ${cmd.description}`, "", "Usage:"];
