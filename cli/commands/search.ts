@@ -1,13 +1,104 @@
 import { defineRkbCommand } from "./_shared.ts";
-import { RkbError } from "../output/errors.ts";
+import { requireReadableKb } from "../kb/layout.ts";
+import { usageError } from "../output/errors.ts";
+import { kbRoot } from "../paths.ts";
+import { openSearch, searchKb, type SearchHit, type SearchMode, type SearchResult } from "../search/search.ts";
+import type { UsageCounts } from "../kb/usage.ts";
 
-// PLACEHOLDER: replaced by the real command.
+const SUMMARY_MAX = 160;
+
 export default defineRkbCommand({
   name: "search",
-  description: "(not built yet)",
-  examples: [],
-  args: {},
-  run: () => {
-    throw new RkbError("refused", "`rkb search` is not built yet", "wait for the next release");
+  description: "Find lessons by words, a literal text or a regular expression",
+  examples: ['rkb search "undefined reference to vtable"', 'rkb search --literal "--start-group" --toon', "rkb search --regex 'H5[A-Z]open' --all"],
+  args: {
+    query: { type: "positional", required: false, description: "Words to search for (ranked by BM25)" },
+    literal: { type: "string", description: "Find lessons containing this exact text", valueHint: "text" },
+    regex: { type: "string", description: "Find lessons with a line matching this regular expression", valueHint: "pattern" },
+    all: { type: "boolean", description: "Search every folder and show lessons that do not apply here" },
+    status: { type: "string", description: "`all` includes superseded and archived lessons", valueHint: "all" },
+    limit: { type: "string", description: "Show at most N results (default 10)", valueHint: "N" },
+  },
+  run({ args, env, cwd, place }) {
+    const given = [args.query ? "words" : "", args.literal !== undefined ? "--literal" : "", args.regex !== undefined ? "--regex" : ""].filter(Boolean);
+    if (given.length !== 1) {
+      throw usageError(given.length ? `give only one of words, --literal and --regex (got ${given.join(", ")})` : "`rkb search` needs words, --literal <text> or --regex <pattern>", 'e.g. rkb search "cmake cannot find hdf5"');
+    }
+    const mode: SearchMode = args.literal !== undefined ? "literal" : args.regex !== undefined ? "regex" : "ranked";
+    const query = String(args.literal ?? args.regex ?? args.query);
+    if (!query.trim()) throw usageError("the search text is empty", 'e.g. rkb search "cmake cannot find hdf5"');
+    if (args.status !== undefined && args.status !== "all") throw usageError(`--status ${args.status} is not known`, "use --status all, or leave it out for active and stale lessons");
+    const limit = args.limit === undefined ? 10 : Number(args.limit);
+    if (!Number.isInteger(limit) || limit < 1) throw usageError(`--limit ${args.limit} is not a whole number ≥ 1`, "e.g. --limit 5");
+    const root = kbRoot(env);
+    requireReadableKb(root);
+    const { index, place: here, usage } = openSearch(root, cwd, env, place);
+    const result = searchKb({ index, query, mode, place: here, all: Boolean(args.all), allStatuses: args.status === "all", limit, usage });
+    return { data: searchData(result, usage), human: searchHuman(result) };
   },
 });
+
+function cut(text: string, id: string): string {
+  return text.length <= SUMMARY_MAX ? text : `${text.slice(0, SUMMARY_MAX - 1).trimEnd()}… (rkb show ${id})`;
+}
+
+/** The search result as agents and scripts read it (reference §4: one row per lesson). */
+export function searchData(result: SearchResult, usage: Map<string, UsageCounts>) {
+  const rows = result.hits.map((h) => {
+    const u = usage.get(h.lesson.id);
+    const row: Record<string, unknown> = {
+      id: h.lesson.id,
+      type: h.lesson.type,
+      title: h.lesson.title,
+      path: h.lesson.path,
+      status: h.lesson.status,
+      applies: h.applies,
+      worked: u?.worked ?? 0,
+      failed: u?.failed ?? 0,
+      injected: u?.injected ?? 0,
+      irrelevant: u?.irrelevant ?? 0,
+    };
+    if (result.mode === "ranked") {
+      row.relevance = h.relevance ?? 0;
+      row.summary = cut(h.lesson.summary, h.lesson.id);
+    } else row.line = cut(h.line ?? "", h.lesson.id);
+    return row;
+  });
+  const data: Record<string, unknown> = { query: result.query, mode: result.mode };
+  if (result.mode === "ranked") data.ranked_by = "bm25";
+  data.results = rows;
+  data.hidden = result.hidden;
+  if (result.hidden) data.hidden_by = result.hiddenBy;
+  data.help = help(result);
+  return data;
+}
+
+function help(result: SearchResult): string[] {
+  const out: string[] = [];
+  if (result.hits.length) out.push(`Read a lesson with \`rkb show <id>\`; after using one, report it with \`rkb used <id> --worked\` (or --failed --reason …)`);
+  else out.push("Nothing matched: try other words (an error message, a tool name), or `--all` to search every folder");
+  if (result.hidden) out.push(`${result.hidden} lesson(s) that do not apply here are hidden; \`--all\` shows them`);
+  return out;
+}
+
+function marker(h: SearchHit): string {
+  return h.applies === "yes" ? "" : h.applies === "no" ? "  (does not apply here)" : "  (may apply: unknown)";
+}
+
+export function searchHuman(result: SearchResult): string {
+  if (!result.hits.length) {
+    const hidden = result.hidden ? `; ${result.hidden} hidden that do not apply here (--all shows them)` : "";
+    return `no lessons match \`${result.query}\`${hidden}\n`;
+  }
+  const lines: string[] = [];
+  result.hits.forEach((h, i) => {
+    const rel = h.relevance !== undefined ? `  relevance ${h.relevance.toFixed(2)}` : "";
+    lines.push(`${i + 1}. ${h.lesson.title}  [${h.lesson.type}${h.lesson.status === "active" ? "" : ", " + h.lesson.status}]${rel}${marker(h)}`);
+    lines.push(`   ${h.lesson.id}  ${h.lesson.path}`);
+    const text = result.mode === "ranked" ? h.lesson.summary : h.line;
+    if (text) lines.push(`   ${cut(text, h.lesson.id)}`);
+  });
+  if (result.hidden) lines.push("", `${result.hidden} hidden that do not apply here (${Object.entries(result.hiddenBy).map(([k, n]) => `${k}: ${n}`).join(", ")}); --all shows them`);
+  lines.push("", "Next: rkb show <id>");
+  return lines.join("\n") + "\n";
+}

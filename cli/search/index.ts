@@ -1,0 +1,439 @@
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { writeAtomic } from "../fsutil.ts";
+import { classify } from "../kb/layout.ts";
+import { summary, type Lesson } from "../kb/lesson.ts";
+import type { FolderNote } from "../kb/notes.ts";
+import { loadKb, type Kb } from "../kb/store.ts";
+import type { YamlValue } from "../kb/yaml.ts";
+import { cacheDir } from "../paths.ts";
+import { tokenize } from "./tokenize.ts";
+
+// The search index: per term, which lessons hold it and how strongly (term frequency weighted by
+// the field it occurs in). Building it means parsing every lesson, so it is cached in one binary
+// file per knowledge base under the cache folder and reused while no lesson or folder note has
+// changed (same paths, sizes and modification times). A search then reads one file and decodes
+// only the lessons it shows.
+
+/** How much one occurrence of a term counts in each part of a lesson. */
+export const FIELD_WEIGHTS = {
+  title: 3.0,
+  tags: 2.5,
+  queries: 2.0,
+  /** The topic folder and its aliases, the project or system folder and theirs. */
+  folder: 1.5,
+  when: 1.5,
+  headings: 1.0,
+  /** The lead section (Symptom, Statement, …): how the problem shows up. */
+  lead: 1.5,
+  body: 1.0,
+} as const;
+
+/** What a search shows of a lesson, decoded only for the lessons it returns. */
+export interface IndexedLesson {
+  id: string;
+  type: string;
+  status: string;
+  title: string;
+  path: string;
+  summary: string;
+  tags: string[];
+  when: Record<string, YamlValue>;
+  verified: string;
+  verifiedHow: string;
+  /** `general`, `projects/<name>` or `systems/<name>`. */
+  scope: string;
+}
+
+export interface SearchIndex {
+  root: string;
+  size: number;
+  avgLength: number;
+  lengths: Float32Array;
+  /** Index into `scopes` per lesson. */
+  docScope: Uint32Array;
+  /** Per lesson: 1 when its status is one search shows by default (active, stale), else 0. */
+  docCurrent: Uint32Array;
+  scopes: string[];
+  /** Sorted vocabulary; the postings of terms[i] are postDocs/postTf[termStart[i] .. termStart[i+1]). */
+  terms: string[];
+  termStart: Uint32Array;
+  postDocs: Uint32Array;
+  postTf: Float32Array;
+  /** Folder aliases (as typed, lowercased) → the terms of the folder name they stand for. */
+  aliases: Record<string, string[]>;
+  notes: FolderNote[];
+  /** Note paths and one path per project and system folder: enough for place matching. */
+  files: string[];
+  lesson(i: number): IndexedLesson;
+}
+
+const FORMAT = "rkb-search-index 1";
+export const CURRENT_STATUSES = ["active", "stale"];
+const MAGIC = new TextEncoder().encode("RKBIDX1\n");
+
+/** The index of the knowledge base at root, from the cache when it is current. */
+export function loadIndex(root: string, env: NodeJS.ProcessEnv = process.env): SearchIndex {
+  const signature = kbSignature(root);
+  const file = indexCacheFile(root, env);
+  const cached = readCache(file, root, signature);
+  if (cached) return cached;
+  const index = buildIndex(loadKb(root));
+  try {
+    writeAtomic(file, encodeIndex(index, signature));
+  } catch {
+    // A read-only cache folder costs speed, not correctness.
+  }
+  return index;
+}
+
+export function indexCacheFile(root: string, env: NodeJS.ProcessEnv = process.env): string {
+  const key = createHash("sha256").update(root).digest("hex").slice(0, 16);
+  return join(cacheDir(env), "search", `${key}.idx`);
+}
+
+/**
+ * A fingerprint of every lesson and folder note: path, size and modification time, from a walk
+ * that stats only Markdown files. Any added, removed or changed file changes it.
+ */
+export function kbSignature(root: string): string {
+  const parts: string[] = [FORMAT];
+  const visit = (dir: string, prefix: string) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const name = entry.name;
+      if (name.startsWith(".") || name === "node_modules") continue;
+      const rel = prefix ? `${prefix}/${name}` : name;
+      if (entry.isDirectory() || (entry.isSymbolicLink() && !name.endsWith(".md"))) {
+        visit(join(dir, name), rel);
+        continue;
+      }
+      const kind = classify(rel);
+      if (kind !== "lesson" && kind !== "note") continue;
+      try {
+        const st = statSync(join(dir, name));
+        parts.push(`${rel}\0${st.size}\0${st.mtimeMs}`);
+      } catch {}
+    }
+  };
+  visit(root, "");
+  return Bun.hash(parts.join("\n")).toString(16);
+}
+
+function scopeOf(path: string): string {
+  const parts = path.split("/");
+  return parts[0] === "general" ? "general" : `${parts[0]}/${parts[1]}`;
+}
+
+/** The folders a lesson sits in below its scope (`projects/p/cmake/x.md` → projects/p, projects/p/cmake). */
+function enclosingFolders(path: string): string[] {
+  const parts = path.split("/").slice(0, -1);
+  const out: string[] = [];
+  for (let i = 2; i <= parts.length; i++) out.push(parts.slice(0, i).join("/"));
+  return out;
+}
+
+function whenText(when: Record<string, YamlValue>): string {
+  return Object.entries(when)
+    .map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(" ") : String(v)}`)
+    .join(" ");
+}
+
+/** The weighted terms of one lesson, and its length (the number of terms, unweighted). */
+export function lessonTerms(lesson: Lesson, notes: Map<string, FolderNote>): { tf: Map<string, number>; length: number } {
+  const tf = new Map<string, number>();
+  let length = 0;
+  const add = (text: string, weight: number) => {
+    for (const term of tokenize(text)) {
+      tf.set(term, (tf.get(term) ?? 0) + weight);
+      length++;
+    }
+  };
+  add(lesson.title, FIELD_WEIGHTS.title);
+  add(lesson.tags.join(" "), FIELD_WEIGHTS.tags);
+  add(lesson.queries.join("\n"), FIELD_WEIGHTS.queries);
+  for (const folder of enclosingFolders(lesson.path)) {
+    const name = folder.split("/").pop()!;
+    add([name, ...(notes.get(folder)?.aliases ?? [])].join(" "), FIELD_WEIGHTS.folder);
+  }
+  add(whenText(lesson.when), FIELD_WEIGHTS.when);
+  add(lesson.scan.sections.map((s) => s.heading).join("\n"), FIELD_WEIGHTS.headings);
+  const lead = lesson.scan.sections[0];
+  for (const section of lesson.scan.sections) add(section.text, section === lead ? FIELD_WEIGHTS.lead : FIELD_WEIGHTS.body);
+  return { tf, length };
+}
+
+export function buildIndex(kb: Kb): SearchIndex {
+  const notes = new Map(kb.notes.map((n) => [n.folder, n]));
+  const lessons = [...kb.lessons].sort((a, b) => (a.path < b.path ? -1 : 1));
+  const postings = new Map<string, { docs: number[]; tf: number[] }>();
+  const lengths = new Float32Array(lessons.length);
+  const scopes: string[] = [];
+  const docScope = new Uint32Array(lessons.length);
+  const docCurrent = new Uint32Array(lessons.length);
+  const meta: IndexedLesson[] = [];
+  lessons.forEach((lesson, i) => {
+    const { tf, length } = lessonTerms(lesson, notes);
+    lengths[i] = length;
+    for (const [term, weight] of tf) {
+      let p = postings.get(term);
+      if (!p) postings.set(term, (p = { docs: [], tf: [] }));
+      p.docs.push(i);
+      p.tf.push(weight);
+    }
+    const scope = scopeOf(lesson.path);
+    if (!scopes.includes(scope)) scopes.push(scope);
+    docScope[i] = scopes.indexOf(scope);
+    docCurrent[i] = CURRENT_STATUSES.includes(lesson.status) ? 1 : 0;
+    meta.push({
+      id: lesson.id,
+      type: lesson.type,
+      status: lesson.status,
+      title: lesson.title,
+      path: lesson.path,
+      summary: summary(lesson),
+      tags: lesson.tags,
+      when: lesson.when,
+      verified: lesson.verified,
+      verifiedHow: lesson.verifiedHow,
+      scope,
+    });
+  });
+  const terms = [...postings.keys()].sort();
+  const termStart = new Uint32Array(terms.length + 1);
+  let total = 0;
+  terms.forEach((t, i) => {
+    termStart[i] = total;
+    total += postings.get(t)!.docs.length;
+  });
+  termStart[terms.length] = total;
+  const postDocs = new Uint32Array(total);
+  const postTf = new Float32Array(total);
+  terms.forEach((t, i) => {
+    const p = postings.get(t)!;
+    postDocs.set(p.docs, termStart[i]);
+    postTf.set(p.tf, termStart[i]);
+  });
+  const sum = lengths.reduce((a, b) => a + b, 0);
+  return {
+    root: kb.root,
+    size: lessons.length,
+    avgLength: Math.max(1, lessons.length ? sum / lessons.length : 1),
+    lengths,
+    docScope,
+    docCurrent,
+    scopes,
+    terms,
+    termStart,
+    postDocs,
+    postTf,
+    aliases: folderAliases(kb.notes),
+    notes: kb.notes,
+    files: placeFiles(kb),
+    lesson: (i) => meta[i]!,
+  };
+}
+
+function folderAliases(notes: FolderNote[]): Record<string, string[]> {
+  const aliases: Record<string, string[]> = {};
+  for (const note of notes) {
+    const terms = tokenize(note.folder.split("/").pop()!);
+    if (!terms.length) continue;
+    for (const alias of note.aliases) aliases[alias.toLowerCase()] = terms;
+  }
+  return aliases;
+}
+
+function placeFiles(kb: Kb): string[] {
+  const out = new Set<string>(kb.notes.map((n) => n.path));
+  for (const f of kb.files) {
+    const parts = f.split("/");
+    if ((parts[0] === "projects" || parts[0] === "systems") && parts.length > 2) out.add(`${parts[0]}/${parts[1]}/`);
+  }
+  return [...out];
+}
+
+/** A place-matching view of the knowledge base built from the index, without reading lessons. */
+export function placeKb(index: SearchIndex): Kb {
+  return { root: index.root, files: index.files, lessons: [], notes: index.notes, broken: [] };
+}
+
+/** Position of a term in the vocabulary, or -1. */
+export function termId(index: SearchIndex, term: string): number {
+  let lo = 0;
+  let hi = index.terms.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const t = index.terms[mid]!;
+    if (t === term) return mid;
+    if (t < term) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+export function docFrequency(index: SearchIndex, term: string): number {
+  const id = termId(index, term);
+  return id < 0 ? 0 : index.termStart[id + 1]! - index.termStart[id]!;
+}
+
+/** The weighted frequency of a term in a lesson (0 when absent). */
+export function termFrequency(index: SearchIndex, term: string, doc: number): number {
+  const id = termId(index, term);
+  if (id < 0) return 0;
+  let lo = index.termStart[id]!;
+  let hi = index.termStart[id + 1]! - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const d = index.postDocs[mid]!;
+    if (d === doc) return index.postTf[mid]!;
+    if (d < doc) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return 0;
+}
+
+// --- cache file: magic, header length, JSON header, then 4-byte aligned binary arrays ---
+
+interface Header {
+  format: string;
+  root: string;
+  signature: string;
+  size: number;
+  avgLength: number;
+  termCount: number;
+  postingCount: number;
+  termsBytes: number;
+  docsBytes: number;
+  scopes: string[];
+  aliases: Record<string, string[]>;
+  notes: FolderNote[];
+  files: string[];
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const align4 = (n: number) => (n + 3) & ~3;
+
+export function encodeIndex(index: SearchIndex, signature: string): Uint8Array {
+  const termsBlob = encoder.encode(index.terms.join("\n"));
+  const docLines: Uint8Array[] = [];
+  const docOffsets = new Uint32Array(index.size + 1);
+  let docsBytes = 0;
+  for (let i = 0; i < index.size; i++) {
+    const line = encoder.encode(JSON.stringify(index.lesson(i)));
+    docOffsets[i] = docsBytes;
+    docsBytes += line.length;
+    docLines.push(line);
+  }
+  docOffsets[index.size] = docsBytes;
+  const header: Header = {
+    format: FORMAT,
+    root: index.root,
+    signature,
+    size: index.size,
+    avgLength: index.avgLength,
+    termCount: index.terms.length,
+    postingCount: index.postDocs.length,
+    termsBytes: termsBlob.length,
+    docsBytes,
+    scopes: index.scopes,
+    aliases: index.aliases,
+    notes: index.notes,
+    files: index.files,
+  };
+  const headerBytes = encoder.encode(JSON.stringify(header));
+  const arrays: ArrayBufferView[] = [index.termStart, index.postDocs, index.postTf, index.lengths, index.docScope, index.docCurrent, docOffsets];
+  const start = align4(MAGIC.length + 4 + headerBytes.length + termsBlob.length + docsBytes);
+  const total = start + arrays.reduce((n, a) => n + a.byteLength, 0);
+  const out = new Uint8Array(total);
+  out.set(MAGIC, 0);
+  new DataView(out.buffer).setUint32(MAGIC.length, headerBytes.length, true);
+  let at = MAGIC.length + 4;
+  for (const part of [headerBytes, termsBlob, ...docLines]) {
+    out.set(part, at);
+    at += part.length;
+  }
+  at = start;
+  for (const a of arrays) {
+    out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);
+    at += a.byteLength;
+  }
+  return out;
+}
+
+function readCache(file: string, root: string, signature: string): SearchIndex | undefined {
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(file);
+  } catch {
+    return undefined;
+  }
+  try {
+    return decodeIndex(bytes, root, signature);
+  } catch {
+    return undefined; // a damaged or foreign cache file is rebuilt
+  }
+}
+
+export function decodeIndex(bytes: Uint8Array, root: string, signature: string): SearchIndex | undefined {
+  if (bytes.length < MAGIC.length + 4 || !MAGIC.every((b, i) => bytes[i] === b)) return undefined;
+  // Typed arrays need 4-byte aligned views; copy when the file buffer does not start aligned.
+  if (bytes.byteOffset % 4 !== 0) bytes = bytes.slice();
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const headerLength = view.getUint32(MAGIC.length, true);
+  let at = MAGIC.length + 4;
+  const header = JSON.parse(decoder.decode(bytes.subarray(at, at + headerLength))) as Header;
+  if (header.format !== FORMAT || header.signature !== signature || header.root !== root) return undefined;
+  at += headerLength;
+  const terms = header.termCount ? decoder.decode(bytes.subarray(at, at + header.termsBytes)).split("\n") : [];
+  at += header.termsBytes;
+  const docsAt = at;
+  at = align4(at + header.docsBytes);
+  const take = <T>(make: (buf: ArrayBuffer, offset: number, length: number) => T, length: number): T => {
+    const arr = make(bytes.buffer as ArrayBuffer, bytes.byteOffset + at, length);
+    at += length * 4;
+    return arr;
+  };
+  const u32 = (b: ArrayBuffer, o: number, n: number) => new Uint32Array(b, o, n);
+  const f32 = (b: ArrayBuffer, o: number, n: number) => new Float32Array(b, o, n);
+  const termStart = take(u32, header.termCount + 1);
+  const postDocs = take(u32, header.postingCount);
+  const postTf = take(f32, header.postingCount);
+  const lengths = take(f32, header.size);
+  const docScope = take(u32, header.size);
+  const docCurrent = take(u32, header.size);
+  const docOffsets = take(u32, header.size + 1);
+  const decoded = new Map<number, IndexedLesson>();
+  return {
+    root,
+    size: header.size,
+    avgLength: header.avgLength,
+    lengths,
+    docScope,
+    docCurrent,
+    scopes: header.scopes,
+    terms,
+    termStart,
+    postDocs,
+    postTf,
+    aliases: header.aliases,
+    notes: header.notes,
+    files: header.files,
+    lesson(i) {
+      let l = decoded.get(i);
+      if (!l) {
+        l = JSON.parse(decoder.decode(bytes.subarray(docsAt + docOffsets[i]!, docsAt + docOffsets[i + 1]!))) as IndexedLesson;
+        decoded.set(i, l);
+      }
+      return l;
+    },
+  };
+}

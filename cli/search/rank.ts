@@ -1,0 +1,168 @@
+import { docFrequency, termId, type SearchIndex } from "./index.ts";
+import { isVersion, tokenGroups } from "./tokenize.ts";
+
+// Ranked search: BM25 over the field-weighted term frequencies of the index. A query word the
+// knowledge base does not know is matched to the closest known words (a typo), a folder alias
+// brings in its folder's name, and a lesson's score is scaled by where it lives (the current
+// project and system first) and by how it has worked before.
+
+export const K1 = 1.2;
+export const B = 0.75;
+
+/** Weight of a part of a compound whose whole form is already known (`hdf5::File` → file). */
+const PART_WEIGHT = 0.5;
+/** Weight of a known word standing in for a misspelled one. */
+const TYPO_WEIGHT = 0.5;
+const MAX_TYPO_CANDIDATES = 3;
+
+/** A term the ranking looks for, with the query word (group) it came from. */
+export interface QueryTerm {
+  term: string;
+  weight: number;
+  /** Index of the query word this term belongs to. */
+  group: number;
+  kind: "word" | "part" | "typo" | "alias";
+}
+
+export interface QueryWord {
+  /** The word's main term (its whole form, or its first part). */
+  term: string;
+  /** True when the knowledge base has the word itself (or, for a compound, all of its parts). */
+  known: boolean;
+}
+
+export interface ParsedQuery {
+  terms: QueryTerm[];
+  words: QueryWord[];
+}
+
+export function idf(index: SearchIndex, df: number): number {
+  return Math.log(1 + (index.size - df + 0.5) / (df + 0.5));
+}
+
+/** Damerau edit distance of a and b, or max + 1 once it is certain to exceed max. */
+export function boundedDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  const rows: number[][] = [];
+  for (let i = 0; i <= a.length; i++) rows.push([i]);
+  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    let rowMin = Infinity;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = v;
+      rowMin = Math.min(rowMin, v);
+    }
+    if (rowMin > max) return max + 1;
+  }
+  return rows[a.length]![b.length]!;
+}
+
+/** Known terms close to an unknown one: distance 1 for 4–7 characters, 2 from 8 on; none below 4. */
+export function typoCandidates(index: SearchIndex, term: string): string[] {
+  if (term.length < 4 || !/^[a-z]+$/.test(term)) return [];
+  const max = term.length >= 8 ? 2 : 1;
+  const found: { term: string; distance: number }[] = [];
+  for (const candidate of index.terms) {
+    if (Math.abs(candidate.length - term.length) > max) continue;
+    const distance = boundedDistance(term, candidate, max);
+    if (distance <= max) found.push({ term: candidate, distance });
+  }
+  found.sort((a, b) => a.distance - b.distance || (a.term < b.term ? -1 : 1));
+  return found.slice(0, MAX_TYPO_CANDIDATES).map((f) => f.term);
+}
+
+/** The query's terms and weights: known words, compound parts, typo stand-ins and folder aliases. */
+export function parseQuery(index: SearchIndex, text: string): ParsedQuery {
+  const weights = new Map<string, QueryTerm>();
+  const words: QueryWord[] = [];
+  const put = (term: string, weight: number, group: number, kind: QueryTerm["kind"]) => {
+    const prev = weights.get(term);
+    if (!prev || prev.weight < weight) weights.set(term, { term, weight, group: prev?.group ?? group, kind });
+  };
+  const seen = new Set<string>();
+  for (const g of tokenGroups(text)) {
+    const main = g.whole ?? g.parts[0]!;
+    if (seen.has(main)) continue;
+    seen.add(main);
+    const group = words.length;
+    const wholeKnown = g.whole !== undefined && (docFrequency(index, g.whole) > 0 || isVersion(g.whole));
+    const knownParts = g.parts.filter((p) => docFrequency(index, p) > 0);
+    words.push({ term: main, known: wholeKnown || (g.parts.length > 0 && knownParts.length === g.parts.length) });
+    if (g.whole && (wholeKnown || !g.parts.length)) put(g.whole, 1, group, "word");
+    for (const part of g.parts) put(part, wholeKnown ? PART_WEIGHT : 1, group, "part");
+    for (const term of [g.whole, ...g.parts]) {
+      if (term === undefined || isVersion(term) || docFrequency(index, term) > 0) continue;
+      for (const near of typoCandidates(index, term)) put(near, TYPO_WEIGHT, group, "typo");
+    }
+  }
+  for (const piece of text.toLowerCase().split(/\s+/)) {
+    const alias = index.aliases[piece.replace(/^[^\w+#]+|[^\w+#]+$/g, "")];
+    if (!alias) continue;
+    const group = words.length;
+    words.push({ term: alias[0]!, known: true });
+    for (const term of alias) put(term, 1, group, "alias");
+  }
+  return { terms: [...weights.values()].filter((t) => termId(index, t.term) >= 0), words };
+}
+
+export interface RankOptions {
+  /** Lessons in these scopes (`general`, `projects/x`, `systems/y`) are candidates; undefined = all. */
+  scopes?: Set<string>;
+  /** Include superseded and archived lessons too. */
+  allStatuses?: boolean;
+  /** Score multiplier per scope (the matched project and system rank first). */
+  scopeBoost?: (scope: string) => number;
+  /** Score multiplier per lesson id from its use records (0.9–1.1). */
+  usage?: (id: string) => number;
+}
+
+export interface Ranked {
+  doc: number;
+  score: number;
+}
+
+/** The range of the use-record factor (kb/usage.ts). */
+const USAGE_MIN = 0.9;
+const USAGE_MAX = 1.1;
+
+/** Results whose score is below this share of the best one are noise, not answers. */
+const MIN_SHARE_OF_BEST = 0.3;
+
+export function rank(index: SearchIndex, query: ParsedQuery, opts: RankOptions = {}): Ranked[] {
+  const allowed = new Uint8Array(index.scopes.length);
+  const boost = new Float64Array(index.scopes.length);
+  index.scopes.forEach((s, i) => {
+    allowed[i] = !opts.scopes || opts.scopes.has(s) ? 1 : 0;
+    boost[i] = opts.scopeBoost?.(s) ?? 1;
+  });
+  const scores = new Map<number, number>();
+  for (const q of query.terms) {
+    const id = termId(index, q.term);
+    const from = index.termStart[id]!;
+    const to = index.termStart[id + 1]!;
+    const w = q.weight * idf(index, to - from);
+    for (let p = from; p < to; p++) {
+      const doc = index.postDocs[p]!;
+      if (!allowed[index.docScope[doc]!] || (!opts.allStatuses && !index.docCurrent[doc])) continue;
+      const tf = index.postTf[p]!;
+      const norm = K1 * (1 - B + (B * index.lengths[doc]!) / index.avgLength);
+      scores.set(doc, (scores.get(doc) ?? 0) + (w * tf * (K1 + 1)) / (tf + norm));
+    }
+  }
+  const ranked: Ranked[] = [];
+  for (const [doc, raw] of scores) ranked.push({ doc, score: raw * boost[index.docScope[doc]!]! });
+  const byScore = (a: Ranked, b: Ranked) => b.score - a.score || (index.lesson(a.doc).title < index.lesson(b.doc).title ? -1 : 1);
+  ranked.sort(byScore);
+  // Use records move a score by at most ±10 %, so only lessons within that reach of the cut need them.
+  const reach = opts.usage ? USAGE_MIN / USAGE_MAX : 1;
+  const kept = ranked.filter((r) => r.score >= MIN_SHARE_OF_BEST * reach * (ranked[0]?.score ?? 0));
+  if (opts.usage) {
+    for (const r of kept) r.score *= opts.usage(index.lesson(r.doc).id);
+    kept.sort(byScore);
+  }
+  const best = kept[0]?.score ?? 0;
+  return kept.filter((r) => r.score >= MIN_SHARE_OF_BEST * best);
+}

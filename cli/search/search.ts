@@ -1,0 +1,131 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { PlaceOptions } from "../commands/_shared.ts";
+import { resolvePlace, type Place } from "../kb/place.ts";
+import { readUsage, usageFactor, type UsageCounts } from "../kb/usage.ts";
+import { evaluateWhen, type KeyVerdict, type Verdict } from "../kb/when.ts";
+import { usageError } from "../output/errors.ts";
+import { loadIndex, placeKb, type IndexedLesson, type SearchIndex } from "./index.ts";
+import { parseQuery, rank, type ParsedQuery, type Ranked } from "./rank.ts";
+import { relevances } from "./relevance.ts";
+
+// The search the `search` command, the agent tool, the hooks and eval all run: ranked (BM25),
+// literal or regex, over the lessons in scope (general plus the matched project and system, or
+// every folder with `all`), with `applies` per result and the results that do not apply hidden.
+
+export type SearchMode = "ranked" | "literal" | "regex";
+
+export interface SearchInput {
+  index: SearchIndex;
+  query: string;
+  mode?: SearchMode;
+  place: Place;
+  /** Search every folder and show lessons that do not apply here. */
+  all?: boolean;
+  /** Include superseded and archived lessons. */
+  allStatuses?: boolean;
+  limit?: number;
+  usage?: Map<string, UsageCounts>;
+}
+
+export interface SearchHit {
+  lesson: IndexedLesson;
+  applies: Verdict;
+  applyKeys: KeyVerdict[];
+  /** Ranked mode: the BM25 score with place and use factors. */
+  score?: number;
+  /** Ranked mode: how well the lesson fits the query (0..1). */
+  relevance?: number;
+  /** Literal and regex modes: the first matching line, `<n>: <text>`. */
+  line?: string;
+}
+
+export interface SearchResult {
+  query: string;
+  mode: SearchMode;
+  hits: SearchHit[];
+  hidden: number;
+  hiddenBy: Record<string, number>;
+  /** Ranked mode: the parsed query and the full ranking before `applies` and the limit. */
+  parsed?: ParsedQuery;
+  ranked?: Ranked[];
+}
+
+/** Score multipliers for lessons of the matched project and system. */
+export const PLACE_BOOST = { project: 1.3, system: 1.15 } as const;
+
+/** Loads the index and resolves the place once, for callers that search the live knowledge base. */
+export function openSearch(root: string, cwd: string, env: NodeJS.ProcessEnv, options: PlaceOptions): { index: SearchIndex; place: Place; usage: Map<string, UsageCounts> } {
+  const index = loadIndex(root, env);
+  const place = resolvePlace({ root, kb: placeKb(index), cwd, env, options });
+  return { index, place, usage: readUsage(root) };
+}
+
+function scopeOrder(place: Place): (scope: string) => number {
+  return (scope) => (place.project && scope === `projects/${place.project.name}` ? 0 : place.system && scope === `systems/${place.system.name}` ? 1 : 2);
+}
+
+export function searchKb(input: SearchInput): SearchResult {
+  const { index, place } = input;
+  const mode = input.mode ?? "ranked";
+  const limit = input.limit ?? 10;
+  const scopes = input.all ? undefined : new Set(["general", ...(place.project ? [`projects/${place.project.name}`] : []), ...(place.system ? [`systems/${place.system.name}`] : [])]);
+  const result: SearchResult = { query: input.query, mode, hits: [], hidden: 0, hiddenBy: {} };
+  let candidates: { doc: number; score?: number; line?: string }[];
+  if (mode === "ranked") {
+    const parsed = parseQuery(index, input.query);
+    const usage = input.usage;
+    const ranked = rank(index, parsed, {
+      scopes,
+      allStatuses: input.allStatuses,
+      scopeBoost: (s) => (place.project && s === `projects/${place.project.name}` ? PLACE_BOOST.project : place.system && s === `systems/${place.system.name}` ? PLACE_BOOST.system : 1),
+      usage: usage?.size ? (id) => usageFactor(usage.get(id)) : undefined,
+    });
+    result.parsed = parsed;
+    result.ranked = ranked;
+    candidates = ranked;
+  } else candidates = matchLines(index, input.query, mode, scopes, input.allStatuses, scopeOrder(place));
+  for (const c of candidates) {
+    if (result.hits.length >= limit) break;
+    const lesson = index.lesson(c.doc);
+    const verdict = evaluateWhen(lesson.when, place.facts, { isAncestor: place.isAncestor });
+    if (verdict.result === "no" && !input.all) {
+      result.hidden++;
+      for (const k of verdict.keys) if (k.result === "no") result.hiddenBy[k.key] = (result.hiddenBy[k.key] ?? 0) + 1;
+      continue;
+    }
+    result.hits.push({ lesson, applies: verdict.result, applyKeys: verdict.keys, score: c.score, line: c.line });
+  }
+  if (mode === "ranked" && result.ranked && result.parsed) {
+    const shown = result.hits.map((h) => result.ranked!.findIndex((r) => index.lesson(r.doc) === h.lesson));
+    const rel = relevances(index, result.parsed, result.ranked, Math.max(...shown, -1) + 1);
+    result.hits.forEach((h, i) => (h.relevance = rel[shown[i]!]));
+  }
+  return result;
+}
+
+function matchLines(index: SearchIndex, text: string, mode: "literal" | "regex", scopes: Set<string> | undefined, allStatuses: boolean | undefined, order: (scope: string) => number) {
+  let pattern: RegExp;
+  try {
+    pattern = new RegExp(mode === "literal" ? text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : text);
+  } catch (e) {
+    throw usageError(`\`${text}\` is not a valid regular expression: ${(e as Error).message}`, "fix the pattern, or use --literal to search for the text as it is");
+  }
+  const found: { doc: number; line: string; scope: string; title: string }[] = [];
+  for (let doc = 0; doc < index.size; doc++) {
+    const scope = index.scopes[index.docScope[doc]!]!;
+    if ((scopes && !scopes.has(scope)) || (!allStatuses && !index.docCurrent[doc])) continue;
+    const lesson = index.lesson(doc);
+    let raw: string;
+    try {
+      raw = readFileSync(join(index.root, lesson.path), "utf8");
+    } catch {
+      continue;
+    }
+    const lines = raw.split("\n");
+    const n = lines.findIndex((l) => pattern.test(l));
+    if (n >= 0) found.push({ doc, line: `${n + 1}: ${lines[n]!.trim()}`, scope, title: lesson.title });
+  }
+  found.sort((a, b) => order(a.scope) - order(b.scope) || (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));
+  return found;
+}

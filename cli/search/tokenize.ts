@@ -1,0 +1,111 @@
+import { stem } from "./stem.ts";
+
+// The one tokenizer: the search index, queries, the failure query and relevance coverage all read
+// text through it, so a word means the same thing everywhere.
+//
+// Text splits at whitespace and punctuation except the characters that hold code-ish names
+// together (`_ . / : - @`). A plain word is lowercased and stemmed. A version (`1.14.2`, `v1.14`)
+// stays whole. A compound (`hdf5::File`, `H5Fopen`, `snake_case`, `--start-group`, `src/main.rs`)
+// gives its whole lowercased form, then its parts split at the joining characters and at camel-case
+// boundaries, so both the exact name and its words match. Linker names get their library name too:
+// `-lfoo` and `libfoo.so` also give `foo`.
+
+/** One token of the text: its whole form and, for compounds, the words inside it. */
+export interface TokenGroup {
+  /** The token as one term, or undefined when it is a stop word or too short. */
+  whole?: string;
+  /** The words inside a compound (empty for a plain word or a version). */
+  parts: string[];
+}
+
+// Function words that say nothing about a topic. Negations (`no`, `not`, `cannot`) stay: error
+// messages hinge on them ("not found", "no such file").
+const STOP_WORDS = new Set(
+  `a about above after again all also am an and any are as at be been before being below between both but by can could
+  did do does doing don doesn didn down during each else even ever every few for from further get gets got had has have
+  having he her here hers him his how however i if in into is isn it its itself just let ll me more most much must my
+  need needs of off on once one only or other our out over own re same she should so some still such than that the their
+  them then there these they this those though through to too under until up us ve very was way we were what when where
+  which while who whom why will with without would yet you your yours`.split(/\s+/),
+);
+
+const JOINERS = /[_./:\-@]+/;
+const SPLIT = /[^A-Za-z0-9_./:\-@]+/;
+const TRIM = /^[_./:\-@]+|[_./:\-@]+$/g;
+const PLAIN = /^[A-Za-z0-9]?[a-z0-9]*$/;
+const VERSION = /^[vV]?\d+(?:[._-][0-9A-Za-z]+)+$/;
+const LINKER_FLAG = /^-l([a-z][a-z0-9_+]*)$/;
+const LIBRARY_FILE = /^lib([a-z][a-z0-9_+]*)\.(?:so|a|dylib|dll)(?:\.[0-9.]+)?$/i;
+
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word);
+}
+
+function keep(word: string): string | undefined {
+  return word.length >= 2 && !STOP_WORDS.has(word) ? word : undefined;
+}
+
+/** Splits at joining characters and camel-case boundaries: `H5Fopen` → H5, Fopen; `HTTPServer` → HTTP, Server. */
+function camelParts(token: string): string[] {
+  const out: string[] = [];
+  for (const piece of token.split(JOINERS)) {
+    if (!piece) continue;
+    out.push(
+      ...piece
+        .replace(/([a-z])([A-Z])/g, "$1 $2")
+        .replace(/([0-9])([A-Z])/g, "$1 $2")
+        .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+        .split(" "),
+    );
+  }
+  return out;
+}
+
+function group(raw: string): TokenGroup | undefined {
+  const token = raw.replace(TRIM, "");
+  if (!token) return undefined;
+  const flag = LINKER_FLAG.exec(raw);
+  if (flag) return { whole: token.toLowerCase(), parts: [flag[1]!] };
+  const split = camelParts(token);
+  if (PLAIN.test(token) || (split.length === 1 && split[0] === token)) {
+    const word = keep(token.toLowerCase());
+    return word ? { whole: stem(word), parts: [] } : undefined;
+  }
+  if (VERSION.test(token)) return { whole: token.toLowerCase(), parts: [] };
+  const whole = keep(token.toLowerCase());
+  const parts: string[] = [];
+  for (const part of split) {
+    const word = keep(part.toLowerCase());
+    if (word && word !== whole && !parts.includes(stem(word))) parts.push(stem(word));
+  }
+  const library = LIBRARY_FILE.exec(token.slice(token.lastIndexOf("/") + 1));
+  if (library) parts.push(library[1]!.toLowerCase());
+  if (!whole && !parts.length) return undefined;
+  return whole ? { whole, parts } : { parts };
+}
+
+/** The tokens of a text, in order, each with its whole form and parts. */
+export function tokenGroups(text: string): TokenGroup[] {
+  const out: TokenGroup[] = [];
+  for (const raw of text.split(SPLIT)) {
+    if (!raw) continue;
+    const g = group(raw);
+    if (g) out.push(g);
+  }
+  return out;
+}
+
+/** All terms of a text in order (whole forms, then parts, per token). */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  for (const g of tokenGroups(text)) {
+    if (g.whole) out.push(g.whole);
+    out.push(...g.parts);
+  }
+  return out;
+}
+
+/** Whether a term is a version number (`1.14.2`, `v2.0`): versions match exactly or not at all. */
+export function isVersion(term: string): boolean {
+  return VERSION.test(term);
+}
