@@ -1,0 +1,167 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { failedBashCommands, readSession } from "../../cli/sessions/reader.ts";
+import { SessionWriter } from "./session-writer.ts";
+
+const FIXTURES = join(import.meta.dir, "../fixtures/sessions");
+const tmp = mkdtempSync(join(tmpdir(), "rkb-reader-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+let n = 0;
+const file = (text: string | Buffer) => {
+  const path = join(tmp, `s${++n}.jsonl`);
+  writeFileSync(path, text);
+  return path;
+};
+
+describe("fixture sessions", () => {
+  test.each([
+    // file, harness, messages, tool calls, bash, failed bash, compactions
+    ["pi-cmake-zlib.jsonl", "pi", 21, 7, 6, 3, 1],
+    ["omp-pytest.jsonl", "omp", 12, 4, 3, 1, 0],
+    ["pi-branched.jsonl", "pi", 6, 2, 2, 1, 0],
+    ["pi-quiet.jsonl", "pi", 5, 1, 1, 0, 0],
+  ])("%s", async (name, harness, messages, toolCalls, bash, failed, compactions) => {
+    const r = await readSession(join(FIXTURES, name));
+    expect(r.kind).toBe("session");
+    expect(r.harness).toBe(harness as any);
+    expect(r.skipped).toEqual([]);
+    expect(r.counts).toMatchObject({ messages, toolCalls, bashCommands: bash, failedBash: failed, compactions });
+  });
+
+  test("thinking, harness reminders, file contents and rkb's own lessons never reach an event", async () => {
+    const r = await readSession(join(FIXTURES, "pi-cmake-zlib.jsonl"));
+    const all = JSON.stringify(r.events);
+    for (const hidden of ["PRIVATE REASONING", "HARNESS REMINDER", "FILE CONTENT", "INJECTED LESSON", "rkb-lesson", "reference data from the user's knowledge base", "SUCCESS OUTPUT"]) {
+      expect(all).not.toContain(hidden);
+    }
+    const failed = r.events.filter((e) => e.kind === "command" && !e.ok);
+    expect(failed.map((e) => (e as any).exitCode)).toEqual([1, 1, 1]);
+    expect((failed[0] as any).output).toEndWith("-- Configuring incomplete, errors occurred!");
+  });
+
+  test("the branch that leads to the last entry is read, the abandoned one is not", async () => {
+    const r = await readSession(join(FIXTURES, "pi-branched.jsonl"));
+    const commands = r.events.filter((e) => e.kind === "command").map((e) => (e as any).command);
+    expect(commands).toEqual(["make", "make -f Makefile.linux"]);
+    expect(JSON.stringify(r.events)).not.toContain("ABANDONED");
+  });
+
+  test("failedBashCommands lists each failure with its line", async () => {
+    const got = [];
+    for await (const f of failedBashCommands(join(FIXTURES, "omp-pytest.jsonl"))) got.push(f);
+    expect(got).toEqual([
+      {
+        command: "python -m pytest tests/",
+        error: "ImportError while loading conftest '/home/dev/pyproj/tests/conftest.py'.\nModuleNotFoundError: No module named 'requests'",
+        exitCode: 4,
+        entryId: expect.any(String),
+        line: 8,
+      },
+    ]);
+  });
+});
+
+describe("bad input is skipped, counted and reported by line", () => {
+  const good = new SessionWriter("pi");
+  good.user("hello");
+  good.bash("make", "make: *** No targets.  Stop.", 2);
+  good.bash("make all", "ok");
+  const lines = good.text().trimEnd().split("\n");
+
+  test("not JSON, not an object, unknown type, unknown role, invalid UTF-8, truncated last line", async () => {
+    const bad = [
+      lines[0],
+      "this is not json",
+      lines[1],
+      "[1,2,3]",
+      '{"type":"frobnicate","id":"ffff0001","parentId":null}',
+      lines[2],
+      '{"type":"message","id":"ffff0002","parentId":null,"message":{"role":"wizard","content":"x"}}',
+      lines[3],
+      lines[4],
+      lines[5],
+      lines[6],
+    ];
+    const bytes = Buffer.concat([
+      Buffer.from(bad.join("\n") + "\n"),
+      Buffer.from([0x7b, 0x22, 0x74, 0xff, 0xfe, 0x22, 0x7d, 0x0a]), // {"t<invalid>"}
+      Buffer.from('{"type":"message","id":"ab'),
+    ]);
+    const r = await readSession(file(bytes));
+    expect(r.skipped).toEqual([
+      { line: 2, reason: "not valid JSON" },
+      { line: 4, reason: "not a JSON object" },
+      { line: 5, reason: 'unknown entry type "frobnicate"' },
+      { line: 7, reason: 'unknown message role "wizard"' },
+      { line: 12, reason: "invalid UTF-8" },
+      { line: 13, reason: "truncated last line (no newline, not valid JSON)" },
+    ]);
+    // The rest of the file is still read: the failure and its fix are there.
+    expect(r.counts.failedBash).toBe(1);
+    expect(r.events.filter((e) => e.kind === "command").length).toBe(2);
+    // The cursor stops before the truncated line so it is read again once complete.
+    expect(r.endLine).toBe(12);
+  });
+
+  test("a 50 MB line is skipped without holding it, and reading goes on", async () => {
+    const path = file(lines.slice(0, 3).join("\n") + "\n");
+    const chunk = "x".repeat(1024 * 1024);
+    appendFileSync(path, '{"type":"message","id":"big","parentId":null,"message":{"role":"user","content":"');
+    for (let i = 0; i < 50; i++) appendFileSync(path, chunk);
+    appendFileSync(path, '"}}\n' + lines.slice(3).join("\n") + "\n");
+    const r = await readSession(path);
+    expect(r.skipped).toEqual([{ line: 4, reason: "line longer than 16 MB" }]);
+    expect(r.counts.bashCommands).toBe(2);
+  });
+
+  test("reading from an offset numbers lines from there and sees only new entries", async () => {
+    const path = file(lines.slice(0, 4).join("\n") + "\n");
+    const first = await readSession(path);
+    appendFileSync(path, lines.slice(4).join("\n") + "\n");
+    const next = await readSession(path, { fromOffset: first.endOffset, fromLine: first.endLine, harness: first.harness, pendingCalls: first.pendingCalls });
+    expect(first.events.map((e) => e.kind)).toEqual(["model_change", "user"]);
+    // The call was read the first time, its result now: the pair is still matched.
+    expect(next.events.map((e) => [e.kind, e.line])).toEqual([
+      ["command", 5],
+      ["command", 7],
+    ]);
+  });
+
+  test("event logs and RPC frames are no session: every line is reported, nothing is found", async () => {
+    const r = await readSession(file('{"t":"2026-11-29T19:09:11.146Z","pid":1,"kind":"factory"}\n{"type":"ready","protocolVersion":1}\n{"type":"agent_start"}\n'));
+    expect(r.kind).toBe("not-session");
+    expect(r.skipped.map((s) => s.line)).toEqual([1, 2, 3]);
+    expect(r.events).toEqual([]);
+  });
+
+  test("an empty file is empty, not an error", async () => {
+    const r = await readSession(file(""));
+    expect(r.kind).toBe("empty");
+    expect(r.skipped).toEqual([]);
+  });
+});
+
+describe("Claude Code transcripts", () => {
+  test("prompts, Bash calls matched to results by id, meta and sidechain entries left out", async () => {
+    const entries = [
+      { type: "summary", summary: "old" },
+      { type: "user", uuid: "u1", parentUuid: null, sessionId: "c1", cwd: "/w", message: { role: "user", content: "Fix the build" }, timestamp: "2026-01-01T00:00:00Z" },
+      { type: "user", uuid: "u2", parentUuid: "u1", isMeta: true, message: { role: "user", content: "META must not appear" } },
+      { type: "assistant", uuid: "a1", parentUuid: "u2", message: { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "make" } }] } },
+      { type: "assistant", uuid: "s1", parentUuid: "a1", isSidechain: true, message: { role: "assistant", content: [{ type: "text", text: "SIDECHAIN must not appear" }] } },
+      { type: "user", uuid: "r1", parentUuid: "a1", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", is_error: true, content: "Exit code 2\nmake: *** No rule to make target 'x'" }] } },
+      { type: "system", uuid: "c0", parentUuid: "r1", subtype: "compact_boundary" },
+      { type: "assistant", uuid: "a2", parentUuid: "c0", message: { role: "assistant", content: [{ type: "tool_use", id: "t2", name: "Bash", input: { command: "make x" } }] } },
+      { type: "user", uuid: "r2", parentUuid: "a2", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t2", content: "done" }] } },
+    ];
+    const r = await readSession(file(entries.map((e) => JSON.stringify(e)).join("\n") + "\n"));
+    expect(r.harness).toBe("claude-code");
+    expect(r.sessionId).toBe("c1");
+    expect(r.counts).toMatchObject({ toolCalls: 2, bashCommands: 2, failedBash: 1, compactions: 1 });
+    expect(r.events.map((e) => e.kind)).toEqual(["user", "command", "compaction", "command"]);
+    expect(r.events[1]).toMatchObject({ command: "make", ok: false, exitCode: 2, output: "make: *** No rule to make target 'x'" });
+    expect(JSON.stringify(r.events)).not.toMatch(/META|SIDECHAIN/);
+  });
+});
