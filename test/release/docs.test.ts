@@ -7,7 +7,7 @@ import { BIN, ROOT, sandbox } from "../helpers.ts";
 import { TARGETS } from "../../scripts/release.ts";
 
 const read = (rel: string) => readFileSync(join(ROOT, rel), "utf8");
-const docs = read("docs/install-and-ci.md");
+const docs = read("README.md");
 const example = read("examples/github-actions/rkb-sessions.yml");
 const installSh = read("install.sh");
 const releaseYml = read(".github/workflows/release.yml");
@@ -80,7 +80,7 @@ describe("commands in the docs", () => {
   }
 
   test("the docs show extract, eval, install and init", () => {
-    expect([...uses.keys()].sort()).toEqual(["eval", "extract", "init", "install"]);
+    for (const command of ["eval", "extract", "init", "install"]) expect([...uses.keys()]).toContain(command);
   });
 
   for (const [command, flags] of uses) {
