@@ -38,7 +38,12 @@ export async function runCli(argv: string[], io: CliIO = {}): Promise<CliResult>
     if (wantsHelp) return { stdout: helpText(cmd), stderr: "", exit: 0 };
     checkFlags(cmd, rest);
     const allArgs = { ...cmd.args, ...globalArgs } as ArgsDef;
-    const args = parseArgs(rest, allArgs) as any;
+    let args: any;
+    try {
+      args = parseArgs(rest, allArgs);
+    } catch (e) {
+      throw usageError(`${(e as Error).message} for \`rkb ${cmd.name}\``, `see \`rkb ${cmd.name} --help\``);
+    }
     for (const [key, def] of Object.entries(cmd.args)) {
       if ((def as any).required && (args[key] === undefined || args[key] === "")) {
         throw usageError(`\`rkb ${cmd.name}\` needs ${(def as any).type === "positional" ? `<${key}>` : `--${key}`}`, `see \`rkb ${cmd.name} --help\``);

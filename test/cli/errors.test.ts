@@ -67,7 +67,7 @@ describe("errors are one record, with a fix, never a stack trace", () => {
       const r = await rkb([name, "--help"], { env: box.env });
       expect(r.exit).toBe(0);
       expect(r.stdout).toContain(`rkb ${name}`);
-      expect(r.stdout).toMatch(/Example:\n  .*rkb /);
+      expect(r.stdout).toMatch(/Example:\n  .*rkb\b/);
     }
   });
 });
