@@ -1,13 +1,27 @@
 import { defineRkbCommand } from "./_shared.ts";
-import { RkbError } from "../output/errors.ts";
+import { ARGUMENTS_TOKEN, SLASH_COMMANDS } from "../install/prompts.ts";
+import { TOOLS, toolDefinition } from "../tools/schemas.ts";
 
-// PLACEHOLDER: replaced by the real command.
+// Everything the pi/omp extension registers comes from here, so the extension never holds a copy.
 export default defineRkbCommand({
   name: "tools",
-  description: "(not built yet)",
-  examples: [],
+  description: "Print the agent tool definitions (JSON Schema) and the slash commands for agent extensions",
+  examples: ["rkb tools --format json", "rkb tools --toon"],
   args: {},
   run: () => {
-    throw new RkbError("refused", "`rkb tools` is not built yet", "wait for the next release");
+    const tools = TOOLS.map(toolDefinition);
+    const data = {
+      tools,
+      commands: SLASH_COMMANDS.map((c) => ({ ...c, arguments_token: ARGUMENTS_TOKEN })),
+      help: ["Run a tool with `rkb tool <name>` and its arguments as one JSON object on stdin"],
+    };
+    const human = [
+      "Tools (run with `rkb tool <name>`, arguments as JSON on stdin):",
+      ...tools.map((t) => `  ${t.name.padEnd(12)} ${t.snippet}`),
+      "",
+      "Slash commands (pi and omp):",
+      ...SLASH_COMMANDS.map((c) => `  /${c.name.padEnd(12)} ${c.description}`),
+    ].join("\n");
+    return { data, human };
   },
 });
