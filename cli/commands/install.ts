@@ -1,13 +1,43 @@
+import { existsSync } from "node:fs";
 import { defineRkbCommand } from "./_shared.ts";
-import { RkbError } from "../output/errors.ts";
+import { agentDir, HARNESSES, install, thisBinary, uninstall, type Harness, type InstallReport } from "../install/index.ts";
+import { RkbError, usageError } from "../output/errors.ts";
+import { tildify } from "../paths.ts";
 
-// PLACEHOLDER: replaced by the real command.
 export default defineRkbCommand({
   name: "install",
-  description: "(not built yet)",
-  examples: [],
-  args: {},
-  run: () => {
-    throw new RkbError("refused", "`rkb install` is not built yet", "wait for the next release");
+  description: "Install (or remove) the rkb extension and skill for pi or omp",
+  examples: ["rkb install pi", "rkb install omp", "rkb install pi --uninstall"],
+  args: {
+    harness: { type: "positional", required: false, description: "pi or omp (default: each one found in your home folder)" },
+    uninstall: { type: "boolean", description: "Remove the files rkb installed, and nothing else" },
+  },
+  run: (ctx) => {
+    const named = ctx.args.harness as string | undefined;
+    if (named !== undefined && !(HARNESSES as readonly string[]).includes(named)) {
+      throw usageError(`\`${named}\` is not a harness rkb installs into`, `use one of ${HARNESSES.join(", ")}`);
+    }
+    const harnesses: Harness[] = named ? [named as Harness] : HARNESSES.filter((h) => existsSync(agentDir(h, ctx.env)));
+    if (!harnesses.length) {
+      throw usageError("found neither ~/.pi nor ~/.omp", `name the harness: \`rkb install ${HARNESSES.join("` or `rkb install ")}\``);
+    }
+    let reports: InstallReport[];
+    if (ctx.args.uninstall) reports = harnesses.map((h) => uninstall(h, ctx.env));
+    else {
+      const bin = thisBinary();
+      if (!bin) throw new RkbError("refused", "rkb runs from source, so there is no binary for the extension to call", "build it (`bun run build`) and run `dist/rkb install` instead");
+      reports = harnesses.map((h) => install(h, bin, ctx.env));
+    }
+    const changed = reports.some((r) => r.files.some((f) => f.action === "written" || f.action === "removed"));
+    const help = ctx.args.uninstall
+      ? ["Files rkb did not write were left alone"]
+      : changed
+        ? [`Restart ${harnesses.join(" and ")} (or run /reload) to load the extension`]
+        : ["Already installed and current"];
+    const human = [
+      ...reports.flatMap((r) => [`${r.harness}:`, ...r.files.map((f) => `  ${f.action.padEnd(9)} ${tildify(f.path)}`)]),
+      ...help,
+    ].join("\n");
+    return { data: { installs: reports.map((r) => ({ ...r, files: r.files.map((f) => ({ ...f, path: tildify(f.path) })) })), help }, human };
   },
 });

@@ -1,0 +1,3 @@
+/** The source of extension/rkb.ts, with its placeholders still in. */
+declare const text: string;
+export default text;

@@ -1,0 +1,255 @@
+// rkb for pi and omp: maps agent events to the rkb binary. Every decision (what to search, what to
+// inject, what to capture) lives in the binary; this file only knows the binary's path, which event
+// calls which `rkb` command, how long it may wait, and how an exit code becomes a result or an error.
+// `rkb install pi|omp` writes a copy with the two constants below filled in.
+import type { ExtensionAPI, ExtensionContext, ToolDefinition } from "@earendil-works/pi-coding-agent";
+import { Type } from "typebox";
+import { execFileSync, spawn } from "node:child_process";
+
+const RKB: string = "__RKB_BIN__";
+const HARNESS: string = "__RKB_HARNESS__";
+
+// Budgets: a hook may hold up the agent this long at most (omp kills shutdown handlers after 2 s,
+// so shutdown does not wait at all); a tool call may take longer because the model waits for it.
+const HOOK_MS = 5_000;
+const TOOL_MS = 60_000;
+
+const NOT_INSTALLED = `rkb is not installed at ${RKB}. Install rkb, then run \`rkb install ${HARNESS}\` so this extension points at it.`;
+
+interface Surface {
+  tools: { name: string; label: string; description: string; snippet: string; inputSchema: Record<string, unknown> }[];
+  commands: { name: string; description: string; prompt: string; arguments_token: string }[];
+}
+
+// omp-only parts, typed here because pi's types do not have them.
+interface OmpSessionStopEvent {
+  type: "session_stop";
+  stop_hook_active: boolean;
+}
+interface OmpSessionStopResult {
+  continue?: boolean;
+  additionalContext?: string;
+}
+interface OmpEvents {
+  on(event: "session_stop", handler: (event: OmpSessionStopEvent, ctx: ExtensionContext) => Promise<OmpSessionStopResult | undefined>): void;
+}
+type OmpToolDefinition = ToolDefinition & { loadMode: "essential" };
+
+const childEnv = () => ({ ...process.env, RKB_HARNESS: HARNESS });
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  /** Set when the binary could not be started or was stopped. */
+  problem?: string;
+}
+
+/** Runs `rkb <args>` with `input` on stdin; kills it when the budget or the signal ends it. Never rejects. */
+function run(args: string[], input: string, budgetMs: number, signal?: AbortSignal): Promise<Ran> {
+  return new Promise((resolve) => {
+    let stdout = "";
+    let done = false;
+    const finish = (r: Ran) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      resolve(r);
+    };
+    const child = spawn(RKB, args, { stdio: ["pipe", "pipe", "ignore"], env: childEnv() });
+    const stop = (problem: string) => {
+      child.kill("SIGKILL");
+      finish({ code: null, stdout, problem });
+    };
+    const timer = setTimeout(() => stop(`rkb ${args[0]} did not finish within ${budgetMs / 1000} s`), budgetMs);
+    const onAbort = () => stop("cancelled");
+    signal?.addEventListener("abort", onAbort);
+    child.on("error", (e: NodeJS.ErrnoException) => finish({ code: null, stdout, problem: e.code === "ENOENT" ? NOT_INSTALLED : `rkb did not run: ${e.message}` }));
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
+    child.on("close", (code) => finish({ code, stdout }));
+    child.stdin.on("error", () => {}); // the binary may exit before reading everything
+    child.stdin.end(input);
+  });
+}
+
+/** The session fields every hook payload carries. */
+function session(ctx: ExtensionContext) {
+  return {
+    session_id: ctx.sessionManager.getSessionId(),
+    session_file: ctx.sessionManager.getSessionFile(), // undefined with --no-session
+    cwd: ctx.cwd,
+    harness: HARNESS,
+  };
+}
+
+/** `rkb hook <event>` with a JSON payload; its output is text for the model, or "" for nothing. */
+async function hook(event: string, payload: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
+  const r = await run(["hook", event], JSON.stringify(payload), HOOK_MS, signal);
+  return r.code === 0 ? r.stdout.trim() : "";
+}
+
+/**
+ * Capture hooks get the payload as flags from a detached child that outlives the agent; waits up to
+ * `waitMs` for it (0: not at all), then leaves it running.
+ */
+function capture(event: string, ctx: ExtensionContext, sessionFile: string, waitMs: number, reason?: string): Promise<void> {
+  const s = session(ctx);
+  const flags = ["--session-file", sessionFile, "--session-id", s.session_id, "--cwd", s.cwd, "--harness", HARNESS, ...(reason ? ["--reason", reason] : [])];
+  const child = spawn(RKB, ["hook", event, ...flags], { detached: true, stdio: "ignore", env: childEnv() });
+  child.on("error", () => {}); // a missing binary is reported when a tool is used
+  child.unref();
+  if (waitMs <= 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, waitMs);
+    child.on("close", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.on("error", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** A handler that never throws into the agent: rkb trouble must not break a session. */
+function guard<E, R>(fn: (event: E, ctx: ExtensionContext) => Promise<R> | R) {
+  return async (event: E, ctx: ExtensionContext): Promise<R | undefined> => {
+    try {
+      return await fn(event, ctx);
+    } catch {
+      return;
+    }
+  };
+}
+
+function readSurface(): Surface | undefined {
+  try {
+    const text = execFileSync(RKB, ["tools", "--format", "json"], { encoding: "utf8", timeout: HOOK_MS, stdio: ["ignore", "pipe", "ignore"], env: childEnv() });
+    return JSON.parse(text) as Surface;
+  } catch {
+    return undefined; // no tools then; session_start tells the user how to install rkb
+  }
+}
+
+export default function rkb(pi: ExtensionAPI) {
+  const surface = readSurface();
+
+  for (const t of surface?.tools ?? []) {
+    const tool: OmpToolDefinition = {
+      name: t.name,
+      label: t.label,
+      description: t.description,
+      promptSnippet: t.snippet,
+      parameters: Type.Unsafe(t.inputSchema),
+      loadMode: "essential", // omp keeps extension tools away from the model otherwise
+      async execute(_id, params, signal, _onUpdate, ctx) {
+        const s = session(ctx);
+        const args = ["tool", t.name, "--toon", "--session-id", s.session_id, "--cwd", s.cwd, "--harness", HARNESS];
+        if (s.session_file) args.push("--session-file", s.session_file);
+        const r = await run(args, JSON.stringify(params ?? {}), TOOL_MS, signal);
+        // Exit 3 asks the user a question: a normal answer for the model, not an error.
+        if (r.code === 0 || r.code === 3) return { content: [{ type: "text", text: r.stdout.trim() }], details: {} };
+        // Throwing is how pi and omp mark a tool result as an error the model sees.
+        throw new Error(r.problem ?? (r.stdout.trim() || `rkb tool ${t.name} failed with exit code ${r.code}`));
+      },
+    };
+    pi.registerTool(tool);
+  }
+
+  for (const c of surface?.commands ?? []) {
+    pi.registerCommand(c.name, {
+      description: c.description,
+      handler: async (args, ctx) => {
+        try {
+          const prompt = c.prompt.replace(c.arguments_token, args.trim() || "none");
+          if (ctx.isIdle()) pi.sendUserMessage(prompt);
+          else pi.sendUserMessage(prompt, { deliverAs: "followUp" });
+        } catch {
+          // a command that cannot send leaves the session as it was
+        }
+      },
+    });
+  }
+
+  // Context for the model goes into the next turn as a custom message; putting it in the system
+  // prompt would change the prompt and spoil the provider's prompt cache.
+  let startText = "";
+  // True after rkb's stop nudge made the agent continue, so the next stop does not nudge again.
+  let nudged = false;
+
+  pi.on(
+    "session_start",
+    guard(async (_event, ctx) => {
+      if (!surface && ctx.hasUI) ctx.ui.notify(NOT_INSTALLED, "warning");
+      startText = await hook("session-start", session(ctx));
+    }),
+  );
+
+  pi.on(
+    "before_agent_start",
+    guard(async (event, ctx) => {
+      // Recall runs here rather than on `input`: omp fires `input` only in its interactive UI.
+      const prompt = "prompt" in event && typeof event.prompt === "string" ? event.prompt : "";
+      const recall = prompt ? await hook("prompt", { ...session(ctx), prompt }) : "";
+      const content = [startText, recall].filter(Boolean).join("\n\n");
+      startText = "";
+      if (!content) return;
+      return { message: { customType: "rkb", content, display: false } };
+    }),
+  );
+
+  pi.on(
+    "tool_result",
+    guard(async (event, ctx) => {
+      if (event.toolName !== "bash" || typeof event.input.command !== "string") return;
+      const payload = { ...session(ctx), command: event.input.command };
+      if (!event.isError) {
+        void hook("tool-ok", payload); // bookkeeping only: the agent need not wait
+        return;
+      }
+      const error = event.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+      const block = await hook("tool-failed", { ...payload, error });
+      if (!block) return;
+      return { content: [...event.content, { type: "text" as const, text: block }] };
+    }),
+  );
+
+  pi.on(
+    "session_before_compact",
+    guard(async (_event, ctx) => {
+      const file = ctx.sessionManager.getSessionFile();
+      if (file) await capture("pre-compact", ctx, file, HOOK_MS);
+      // returning nothing leaves the compaction as the agent planned it
+    }),
+  );
+
+  pi.on(
+    "session_shutdown",
+    guard((event, ctx) => {
+      const file = ctx.sessionManager.getSessionFile();
+      if (!file) return; // --no-session: nothing to capture
+      const reason = "reason" in event && typeof event.reason === "string" ? event.reason : undefined; // omp gives none
+      void capture("session-end", ctx, file, 0, reason);
+    }),
+  );
+
+  // Optional stop nudge (off unless the user turns it on in rkb's config; the binary decides).
+  pi.on(
+    "agent_before_settle",
+    guard(async (event, ctx) => {
+      if (event.outcome !== "completed" || !event.context.canContinue) return;
+      const note = await hook("stop", { ...session(ctx), stop_hook_active: nudged });
+      nudged = Boolean(note);
+      if (!note) return;
+      return { entries: [...event.entries, { type: "custom_message" as const, customType: "rkb", content: note, display: false }], continue: true };
+    }),
+  );
+  (pi as unknown as OmpEvents).on(
+    "session_stop",
+    guard(async (event: OmpSessionStopEvent, ctx) => {
+      const note = await hook("stop", { ...session(ctx), stop_hook_active: event.stop_hook_active });
+      return note ? { continue: true, additionalContext: note } : undefined;
+    }),
+  );
+}
