@@ -1,0 +1,93 @@
+import type { KbConfig } from "./config.ts";
+
+// Personal data that must not land in a knowledge base others may read: user names, e-mail
+// addresses, paths into someone's home or scratch space, and batch job ids. Scanned line by line
+// over whole files (frontmatter and code blocks included), because code is where paths leak most.
+
+export type LeakRule = "leak/username" | "leak/email" | "leak/path" | "leak/job-id";
+
+export interface Leak {
+  rule: LeakRule;
+  /** 1-based line in the scanned text. */
+  line: number;
+  text: string;
+}
+
+export interface LeakOptions {
+  usernames: string[];
+  /** Path prefixes that belong to a person or a site. */
+  pathRoots: string[];
+  /** Exact strings that are never a leak. */
+  allow: string[];
+}
+
+/** Site file systems whose next path part is usually a user name or a project's private area. */
+const SITE_PATH_ROOTS = ["/home/", "/Users/", "/g/g", "/p/lustre", "/p/vast", "/usr/workspace/", "/scratch/", "/lustre/"];
+
+/** `root` is an administrator account, not a person, and "root" is an everyday word in lessons. */
+const SHARED_ACCOUNTS = new Set(["root"]);
+
+export function leakOptions(leak: KbConfig["leak"], env: NodeJS.ProcessEnv): LeakOptions {
+  const usernames = [...leak.usernames];
+  if (env.USER && !SHARED_ACCOUNTS.has(env.USER)) usernames.push(env.USER);
+  const pathRoots = [...SITE_PATH_ROOTS, ...leak.paths];
+  if (env.HOME && env.HOME !== "/") pathRoots.push(env.HOME.replace(/\/*$/, "/"));
+  return { usernames: usernames.filter((u) => u.length >= 2), pathRoots, allow: leak.allow };
+}
+
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+const EMAIL = /[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g;
+const PATH_CHARS = "[^\\s\"'`<>()\\[\\]{},;|]*";
+const JOB_IDS = [
+  /\b(?:SLURM_JOB_ID|job[ _]?id)\s*[=:]\s*\d+/gi,
+  /\bSubmitted batch job \d+/g,
+  // Flux job ids: `ƒ` + base58, or an `f` + base58 word that mixes digits and capitals.
+  /ƒ[1-9A-HJ-NP-Za-km-z]{3,}/g,
+  /\bf(?=[1-9A-HJ-NP-Za-km-z]*[0-9])(?=[1-9A-HJ-NP-Za-km-z]*[A-Z])[1-9A-HJ-NP-Za-km-z]{5,}\b/g,
+];
+
+export function findLeaks(text: string, opts: LeakOptions): Leak[] {
+  const usernames = opts.usernames.map((u) => new RegExp(`(?<![A-Za-z0-9_])${escapeRegex(u)}(?![A-Za-z0-9_])`, "g"));
+  const paths = opts.pathRoots.map((root) => ({ root, re: new RegExp(`(?<![\\w.~/$-])${escapeRegex(root)}${PATH_CHARS}`, "g") }));
+  const leaks: Leak[] = [];
+  text.split("\n").forEach((line, i) => {
+    const inLine: { at: number; leak: Leak }[] = [];
+    const found = (rule: LeakRule, m: RegExpMatchArray) => {
+      // Sentence punctuation after a path is not part of it.
+      const match = rule === "leak/path" ? m[0].replace(/[.:!?]+$/, "") : m[0];
+      if (!allowed(line, m.index!, match, opts.allow)) inLine.push({ at: m.index!, leak: { rule, line: i + 1, text: match } });
+    };
+    for (const re of usernames) for (const m of line.matchAll(re)) found("leak/username", m);
+    for (const m of line.matchAll(EMAIL)) if (!m[0].startsWith("git@")) found("leak/email", m);
+    for (const { root, re } of paths) for (const m of line.matchAll(re)) if (namesSomeone(root, m[0].slice(root.length))) found("leak/path", m);
+    for (const re of JOB_IDS) for (const m of line.matchAll(re)) found("leak/job-id", m);
+    leaks.push(...inLine.sort((a, b) => a.at - b.at).map((x) => x.leak));
+  });
+  return leaks;
+}
+
+/**
+ * Whether the rest of a path after its root names a real place: a bare root names no one, and
+ * `/home/$USER/…` is a placeholder. A root without a trailing `/` (`/g/g`) ends inside a path part
+ * (`/g/g0/alice`), so the part to look at is the one after that.
+ */
+function namesSomeone(root: string, rest: string): boolean {
+  let next = rest;
+  if (!root.endsWith("/")) {
+    const slash = rest.indexOf("/");
+    if (slash === -1) return false;
+    next = rest.slice(slash + 1);
+  }
+  return next !== "" && !next.startsWith("$");
+}
+
+function allowed(line: string, at: number, match: string, allow: string[]): boolean {
+  for (const a of allow) {
+    if (a === "") continue;
+    for (let from = line.indexOf(a); from !== -1; from = line.indexOf(a, from + 1)) {
+      if (from <= at && at + match.length <= from + a.length) return true;
+    }
+  }
+  return false;
+}
