@@ -1,13 +1,53 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { defineRkbCommand } from "./_shared.ts";
-import { RkbError } from "../output/errors.ts";
+import { loadKbConfig } from "../kb/config.ts";
+import { requireReadableKb } from "../kb/layout.ts";
+import { fixFlowStyle, lintKb, lintStaged, type Finding } from "../kb/lint.ts";
+import { lockPath } from "../kb/write.ts";
+import { withLock } from "../lock.ts";
+import { EXIT, usageError } from "../output/errors.ts";
+import { kbRoot } from "../paths.ts";
 
-// PLACEHOLDER: replaced by the real command.
 export default defineRkbCommand({
   name: "lint",
-  description: "(not built yet)",
-  examples: [],
-  args: {},
-  run: () => {
-    throw new RkbError("refused", "`rkb lint` is not built yet", "wait for the next release");
+  description: "Check lessons, folder notes, links, assets and kb.toml against the knowledge-base rules",
+  examples: ["rkb lint", "rkb lint --fix            # rewrite flow-style frontmatter to block style first", "rkb lint --staged         # what the pre-commit hook runs"],
+  args: {
+    staged: { type: "boolean", description: "Lint the files staged in git (the pre-commit hook) instead of the working tree" },
+    fix: { type: "boolean", description: "Rewrite flow-style frontmatter (`[a, b]`, `{k: v}`) to block style, then lint" },
+  },
+  async run({ args, env }) {
+    if (args.staged && args.fix) {
+      throw usageError("`--fix` cannot be used with `--staged`", "run `rkb lint --fix`, `git add` the fixed files, then commit again");
+    }
+    const root = kbRoot(env);
+    requireReadableKb(root);
+    const fixed = args.fix ? await fixUnderLock(root) : undefined;
+    const findings = args.staged ? await lintStaged(root, env) : lintKb(root, { env });
+    const errors = findings.filter((f) => f.severity === "error").length;
+    const warnings = findings.length - errors;
+    const help: string[] = [];
+    if (!args.fix && findings.some((f) => f.rule === "format/flow-style")) help.push("Run `rkb lint --fix` to rewrite flow-style frontmatter to block style.");
+    if (errors) help.push("Fix each error as its message says, then run `rkb lint` again.");
+    return {
+      data: { errors, warnings, findings, ...(help.length ? { help } : {}), ...(fixed ? { fixed } : {}) },
+      human: humanReport(findings, errors, warnings, fixed),
+      exit: errors ? EXIT.error : EXIT.ok,
+    };
   },
 });
+
+/** Fixing rewrites lessons, so it must not interleave with a write; a plain folder (no git) has no writers to wait for. */
+async function fixUnderLock(root: string): Promise<string[]> {
+  if (!existsSync(join(root, ".git"))) return fixFlowStyle(root);
+  const { lock } = loadKbConfig(root);
+  return withLock(lockPath(root), { staleMs: lock.staleMs, waitMs: lock.waitMs, what: "the knowledge base" }, () => fixFlowStyle(root));
+}
+
+function humanReport(findings: Finding[], errors: number, warnings: number, fixed: string[] | undefined): string {
+  const lines = (fixed ?? []).map((path) => `${path}  fixed  format/flow-style  rewrote the frontmatter in block style`);
+  for (const f of findings) lines.push(`${f.path}${f.line ? `:${f.line}` : ""}  ${f.severity}  ${f.rule}  ${f.message}`);
+  lines.push(`${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}`);
+  return lines.join("\n");
+}
