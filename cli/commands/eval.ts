@@ -1,13 +1,76 @@
+import { join, resolve } from "node:path";
 import { defineRkbCommand } from "./_shared.ts";
-import { RkbError } from "../output/errors.ts";
+import { requireReadableKb } from "../kb/layout.ts";
+import { loadKb } from "../kb/store.ts";
+import { usageError } from "../output/errors.ts";
+import { kbRoot } from "../paths.ts";
+import { evalFailures, evalQueries, readFailures, readQueries, selfQueries, type EvalReport } from "../search/eval.ts";
+import { replayFailures, type ReplayReport } from "../search/replay.ts";
+import { openSearch } from "../search/search.ts";
 
-// PLACEHOLDER: replaced by the real command.
 export default defineRkbCommand({
   name: "eval",
-  description: "(not built yet)",
-  examples: [],
-  args: {},
-  run: () => {
-    throw new RkbError("refused", "`rkb eval` is not built yet", "wait for the next release");
+  description: "Measure search: rank of the expected lesson, recall@5, MRR, and right/wrong/silent injections",
+  examples: ["rkb eval --queries eval/queries.toml --min-recall 0.9", "rkb eval --failures failures.toml --format json", "rkb eval --self", "rkb eval --replay ~/.pi/agent/sessions/*.jsonl"],
+  args: {
+    queries: { type: "string", description: "Query file (default $RKB_HOME/eval/queries.toml)", valueHint: "FILE" },
+    failures: { type: "string", description: "Failed-command file ([[failure]] command, error, expect)", valueHint: "FILE" },
+    self: { type: "boolean", description: "One query per lesson from the first line of its Symptom or Statement" },
+    replay: { type: "boolean", description: "Apply the failure rule to every failed bash command in the given session files" },
+    "min-recall": { type: "string", description: "Exit 1 when recall@5 is below this (0..1)", valueHint: "F" },
+  },
+  async run({ args, env, cwd, place }) {
+    const chosen = [args.queries !== undefined && "--queries", args.failures !== undefined && "--failures", args.self && "--self", args.replay && "--replay"].filter(Boolean);
+    if (chosen.length > 1) throw usageError(`${chosen.join(" and ")} cannot be combined`, "run one evaluation at a time");
+    const minRecall = args["min-recall"] === undefined ? undefined : Number(args["min-recall"]);
+    if (minRecall !== undefined && !(minRecall >= 0 && minRecall <= 1)) throw usageError(`--min-recall ${args["min-recall"]} is not a number between 0 and 1`, "e.g. --min-recall 0.9");
+    const root = kbRoot(env);
+    requireReadableKb(root);
+    const { index, place: here, usage } = openSearch(root, cwd, env, place);
+    const ctx = { index, here, usage, cwd, env };
+    if (args.replay) {
+      const paths = (args._ as string[]).map(String);
+      if (!paths.length) throw usageError("`rkb eval --replay` needs session files", "e.g. rkb eval --replay ~/.pi/agent/sessions/*/*.jsonl");
+      const report = await replayFailures(ctx, paths.map((p) => resolve(cwd, p)));
+      return { data: report, human: replayHuman(report) };
+    }
+    const report = args.failures !== undefined
+      ? evalFailures(ctx, readFailures(resolve(cwd, String(args.failures))))
+      : evalQueries(ctx, args.self ? selfQueries(loadKb(root)) : readQueries(args.queries !== undefined ? resolve(cwd, String(args.queries)) : join(root, "eval", "queries.toml")));
+    const below = minRecall !== undefined && report.recall_at_5 < minRecall;
+    return { data: { ...report, ranked_by: "bm25", help: help(report, minRecall) }, human: evalHuman(report, minRecall), exit: below ? 1 : 0 };
   },
 });
+
+function help(report: EvalReport, minRecall: number | undefined): string[] {
+  const out: string[] = [];
+  if (minRecall !== undefined) out.push(report.recall_at_5 >= minRecall ? `recall@5 meets the minimum ${minRecall}` : `recall@5 is BELOW the minimum ${minRecall}`);
+  if (report.missed.length) out.push(`Look at the missed lessons with \`rkb show <id>\`: add the words people use for the problem to their title, tags or queries`);
+  if (report.wrong) out.push("A wrong injection is worse than silence: check the rows with verdict `wrong`");
+  return out;
+}
+
+function evalHuman(report: EvalReport, minRecall: number | undefined): string {
+  const lines = ["rank  verdict  " + (report.rows[0]?.command !== undefined ? "command" : "query")];
+  for (const r of report.rows) {
+    const rank = r.answerable ? String(r.rank || "-").padStart(4) : "   n";
+    const top = r.top.map((t) => `${t.id} ${t.relevance.toFixed(2)}`).join(", ");
+    lines.push(`${rank}  ${r.verdict.padEnd(7)}  ${r.query ?? r.command}${top ? `   [${top}]` : ""}`);
+  }
+  lines.push("");
+  lines.push(`${report.queries} queries (${report.queries - report.answerable} with no answer)  recall@5 ${report.recall_at_5.toFixed(2)}  mrr ${report.mrr.toFixed(2)}  ranked by: bm25`);
+  lines.push(`injections: ${report.right} right, ${report.wrong} wrong, ${report.silent} silent`);
+  if (minRecall !== undefined) lines.push(report.recall_at_5 >= minRecall ? `(meets the minimum ${minRecall})` : `(BELOW the minimum ${minRecall})`);
+  if (report.missed.length) lines.push(`not in the first 5: ${report.missed.join(", ")}`);
+  return lines.join("\n") + "\n";
+}
+
+function replayHuman(report: ReplayReport): string {
+  const lines = [`${report.failures} failed commands in ${report.files} session file(s): ${report.covered} would get a lesson (${Math.round(report.coverage * 100)}%)`];
+  for (const l of report.lessons) lines.push(`  ${String(l.count).padStart(4)}  ${l.id}  ${l.title}`);
+  if (report.uncovered.length) {
+    lines.push("", "Not covered (most frequent first):");
+    for (const u of report.uncovered) lines.push(`  ${String(u.count).padStart(4)}  ${u.program}: ${u.example}`);
+  }
+  return lines.join("\n") + "\n";
+}

@@ -1,0 +1,190 @@
+import { existsSync, readFileSync } from "node:fs";
+import { RkbError } from "../output/errors.ts";
+import { resolvePlace, type Place } from "../kb/place.ts";
+import type { Kb } from "../kb/store.ts";
+import type { UsageCounts } from "../kb/usage.ts";
+import { decideFailureIn } from "./failure.ts";
+import { placeKb, type SearchIndex } from "./index.ts";
+import { recallDecision, recallGate } from "./recall.ts";
+import { searchKb } from "./search.ts";
+
+// `rkb eval`: how well search ranks the lesson that answers each query, and how often the recall
+// and failure rules inject the right lesson, a wrong one, or stay silent.
+
+export interface EvalQuery {
+  text: string;
+  expect: string[];
+  mode?: "search" | "literal";
+  with?: Record<string, string>;
+  project?: string;
+  system?: string;
+}
+
+export interface EvalFailure {
+  command: string;
+  error: string;
+  expect: string[];
+}
+
+export type Verdict = "right" | "wrong" | "silent";
+
+export interface EvalRow {
+  query?: string;
+  command?: string;
+  answerable: boolean;
+  /** 1-based position of the first expected lesson in the top 10; 0 when absent (or unanswerable). */
+  rank: number;
+  verdict: Verdict;
+  injected?: string;
+  top: { id: string; relevance: number }[];
+}
+
+export interface EvalReport {
+  queries: number;
+  answerable: number;
+  recall_at_5: number;
+  mrr: number;
+  right: number;
+  wrong: number;
+  silent: number;
+  rows: EvalRow[];
+  /** The first expected id of each answerable row that is not in the top 5. */
+  missed: string[];
+}
+
+const QUERY_KEYS = new Set(["text", "expect", "mode", "with", "project", "system"]);
+const FAILURE_KEYS = new Set(["command", "error", "expect"]);
+const RANK_DEPTH = 10;
+
+function readToml(path: string): Record<string, unknown> {
+  if (!existsSync(path)) throw new RkbError("not_found", `no query file at ${path}`, "pass --queries FILE, or write eval/queries.toml in the knowledge base ([[query]] text = \"…\", expect = [\"<id>\"])");
+  try {
+    return Bun.TOML.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  } catch (e) {
+    throw new RkbError("invalid_lesson", `${path} is not valid TOML: ${(e as Error).message}`, "fix the TOML syntax");
+  }
+}
+
+function entries(path: string, table: string, keys: Set<string>): Record<string, unknown>[] {
+  const data = readToml(path);
+  const list = data[table];
+  if (!Array.isArray(list) || !list.length) throw new RkbError("invalid_lesson", `${path} has no [[${table}]] entries`, `add entries like [[${table}]] with the fields ${[...keys].join(", ")}`);
+  list.forEach((entry, i) => {
+    for (const key of Object.keys(entry)) {
+      if (!keys.has(key)) throw new RkbError("invalid_lesson", `${path}: [[${table}]] number ${i + 1} has the unknown key \`${key}\``, `allowed keys: ${[...keys].join(", ")}`);
+    }
+    if (!Array.isArray(entry.expect)) throw new RkbError("invalid_lesson", `${path}: [[${table}]] number ${i + 1} has no \`expect\` list`, "write expect = [\"<id>\"], or expect = [] when no lesson should answer");
+  });
+  return list as Record<string, unknown>[];
+}
+
+export function readQueries(path: string): EvalQuery[] {
+  return entries(path, "query", QUERY_KEYS).map((q, i) => {
+    if (typeof q.text !== "string" || !q.text.trim()) throw new RkbError("invalid_lesson", `${path}: [[query]] number ${i + 1} has no text`, 'write text = "<what the user would type>"');
+    if (q.mode !== undefined && q.mode !== "search" && q.mode !== "literal") throw new RkbError("invalid_lesson", `${path}: [[query]] number ${i + 1} has mode \`${q.mode}\``, 'use mode = "search" (the default) or "literal"');
+    return q as unknown as EvalQuery;
+  });
+}
+
+export function readFailures(path: string): EvalFailure[] {
+  return entries(path, "failure", FAILURE_KEYS).map((f, i) => {
+    if (typeof f.command !== "string" || typeof f.error !== "string") throw new RkbError("invalid_lesson", `${path}: [[failure]] number ${i + 1} needs a command and an error`, "write command = \"…\" and error = '''…''' (the output as printed)");
+    return f as unknown as EvalFailure;
+  });
+}
+
+/** One query per lesson with a Symptom or Statement: its first line, answered by that lesson. */
+export function selfQueries(kb: Kb): EvalQuery[] {
+  const out: EvalQuery[] = [];
+  for (const lesson of kb.lessons) {
+    const section = lesson.sections.get("Symptom") ?? lesson.sections.get("Statement");
+    const line = section?.split("\n").find((l) => l.trim() && !/^(`{3,}|~{3,})/.test(l.trim()));
+    if (line) out.push({ text: line.trim(), expect: [lesson.id] });
+  }
+  return out;
+}
+
+/** Every expected id must be a lesson of the knowledge base, or the numbers mean nothing. */
+function checkIds(index: SearchIndex, expected: string[][]): void {
+  const ids = new Set<string>();
+  for (let i = 0; i < index.size; i++) ids.add(index.lesson(i).id);
+  const missing = [...new Set(expected.flat().filter((id) => !ids.has(id)))];
+  if (missing.length) throw new RkbError("refused", `expected lesson(s) not in the knowledge base: ${missing.join(", ")}`, "fix the ids in the query file, or point RKB_HOME at the knowledge base it was written for");
+}
+
+function verdict(injected: string | undefined, expect: string[]): Verdict {
+  return injected === undefined ? "silent" : expect.includes(injected) ? "right" : "wrong";
+}
+
+function summarize(rows: EvalRow[], expects: string[][]): EvalReport {
+  const answerable = rows.filter((r) => r.answerable);
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+  const count = (v: Verdict) => rows.filter((r) => r.verdict === v).length;
+  return {
+    queries: rows.length,
+    answerable: answerable.length,
+    recall_at_5: round(answerable.length ? answerable.filter((r) => r.rank >= 1 && r.rank <= 5).length / answerable.length : 0),
+    mrr: round(answerable.length ? answerable.reduce((n, r) => n + (r.rank ? 1 / r.rank : 0), 0) / answerable.length : 0),
+    right: count("right"),
+    wrong: count("wrong"),
+    silent: count("silent"),
+    rows,
+    missed: rows.flatMap((r, i) => (r.answerable && !(r.rank >= 1 && r.rank <= 5) ? [expects[i]![0]!] : [])),
+  };
+}
+
+export interface EvalContext {
+  index: SearchIndex;
+  /** The place the user is at (for failures and for queries that set no place). */
+  here: Place;
+  usage: Map<string, UsageCounts>;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+function placeFor(ctx: EvalContext, q: EvalQuery): Place {
+  if (!q.project && !q.system && !q.with) return ctx.here;
+  return resolvePlace({ root: ctx.index.root, kb: placeKb(ctx.index), cwd: ctx.cwd, env: ctx.env, options: { project: q.project, system: q.system, with: q.with ?? {} } });
+}
+
+function rankOf(ids: string[], expect: string[]): number {
+  const at = ids.slice(0, RANK_DEPTH).findIndex((id) => expect.includes(id));
+  return at + 1;
+}
+
+export function evalQueries(ctx: EvalContext, queries: EvalQuery[]): EvalReport {
+  checkIds(ctx.index, queries.map((q) => q.expect));
+  const rows = queries.map((q): EvalRow => {
+    const place = placeFor(ctx, q);
+    const result = searchKb({ index: ctx.index, query: q.text, mode: q.mode === "literal" ? "literal" : "ranked", place, limit: RANK_DEPTH, usage: ctx.usage });
+    const gate = result.mode === "ranked" ? recallGate(q.text) : "literal search never recalls";
+    const injected = gate ? undefined : recallDecision(result).lesson?.id;
+    return {
+      query: q.text,
+      answerable: q.expect.length > 0,
+      rank: rankOf(result.hits.map((h) => h.lesson.id), q.expect),
+      verdict: verdict(injected, q.expect),
+      ...(injected ? { injected } : {}),
+      top: result.hits.slice(0, 2).map((h) => ({ id: h.lesson.id, relevance: h.relevance ?? 0 })),
+    };
+  });
+  return summarize(rows, queries.map((q) => q.expect));
+}
+
+export function evalFailures(ctx: EvalContext, failures: EvalFailure[]): EvalReport {
+  checkIds(ctx.index, failures.map((f) => f.expect));
+  const rows = failures.map((f): EvalRow => {
+    const decision = decideFailureIn(ctx.index, ctx.here, ctx.usage, f.command, f.error);
+    const result = searchKb({ index: ctx.index, query: decision.query, place: ctx.here, limit: RANK_DEPTH, usage: ctx.usage });
+    const injected = decision.lesson?.id;
+    return {
+      command: f.command,
+      answerable: f.expect.length > 0,
+      rank: rankOf(result.hits.map((h) => h.lesson.id), f.expect),
+      verdict: verdict(injected, f.expect),
+      ...(injected ? { injected } : {}),
+      top: result.hits.slice(0, 2).map((h) => ({ id: h.lesson.id, relevance: h.relevance ?? 0 })),
+    };
+  });
+  return summarize(rows, failures.map((f) => f.expect));
+}

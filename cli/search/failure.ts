@@ -1,0 +1,103 @@
+import type { PlaceOptions } from "../commands/_shared.ts";
+import { requireReadableKb } from "../kb/layout.ts";
+import { kbRoot } from "../paths.ts";
+import { keyErrorLines, program, stripHarnessTrailer } from "../sessions/bash.ts";
+import type { SearchIndex } from "./index.ts";
+import { parseQuery } from "./rank.ts";
+import { coverage } from "./relevance.ts";
+import { injectable, toInjected, type InjectedLesson } from "./recall.ts";
+import { openSearch, searchKb, type SearchResult } from "./search.ts";
+import { tokenize } from "./tokenize.ts";
+import type { Place } from "../kb/place.ts";
+import type { UsageCounts } from "../kb/usage.ts";
+
+// What rkb does when a command fails: build a query from the command and its error, search, and
+// inject the top lesson only when the error itself is clearly about that lesson. The hook and
+// `rkb eval --failures` / `--replay` all decide through `failureDecision`.
+
+/** The query stops before it grows past this many terms: the first key lines say the most. */
+const MAX_QUERY_TERMS = 40;
+
+/** The top lesson must cover at least this share of one key error line's distinctive words… */
+export const FAILURE_MIN_LINE_COVERAGE = 0.6;
+/** …and be this relevant to the whole failure query. */
+export const FAILURE_MIN_RELEVANCE = 0.45;
+
+/** Removes what differs between two runs of the same failure: paths, hex ids, addresses and numbers. */
+export function withoutNoise(line: string): string {
+  return line
+    .replace(/\S*\/\S*/g, " ")
+    .replace(/\b0x[0-9a-f]+\b/gi, " ")
+    .replace(/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi, " ")
+    .replace(/\b\d+(?:[.:,]\d+)*\b/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** The key lines of an error, cleaned of noise, each once. */
+export function failureLines(error: string): string[] {
+  const lines = keyErrorLines(stripHarnessTrailer(error).text).map(withoutNoise);
+  return [...new Set(lines.filter((l) => tokenize(l).length > 0))];
+}
+
+/** The search query for a failed command: its program, then the words of the key error lines. */
+export function failureQuery(command: string, error: string): string {
+  const words = [program(command)].filter(Boolean);
+  let terms = tokenize(words.join(" ")).length;
+  for (const line of failureLines(error)) {
+    for (const word of line.split(" ")) {
+      const n = tokenize(word).length;
+      if (terms + n > MAX_QUERY_TERMS) return words.join(" ");
+      words.push(word);
+      terms += n;
+    }
+  }
+  return words.join(" ");
+}
+
+/** The largest share of any one key line's distinctive words that the lesson holds. */
+export function bestLineCoverage(index: SearchIndex, lines: string[], doc: number, programName: string): number {
+  let best = 0;
+  for (const line of lines) {
+    const query = parseQuery(index, `${programName} ${line}`);
+    if (query.words.length < 3) continue; // "error: failed" alone says nothing about which failure
+    best = Math.max(best, coverage(index, query, doc));
+  }
+  return best;
+}
+
+export interface FailureDecision {
+  query: string;
+  lesson?: InjectedLesson;
+  reason: string;
+}
+
+/** The inject-or-not rule for a failed command, on a search already run with its failure query. */
+export function failureDecision(index: SearchIndex, result: SearchResult, command: string, error: string): FailureDecision {
+  const top = result.hits[0];
+  const gate = injectable(top);
+  if (!top || gate) return { query: result.query, reason: gate ?? "no lesson matches the error" };
+  const relevance = top.relevance ?? 0;
+  const doc = result.ranked![0]!.doc;
+  const lineCoverage = bestLineCoverage(index, failureLines(error), doc, program(command));
+  if (lineCoverage < FAILURE_MIN_LINE_COVERAGE) {
+    return { query: result.query, reason: `the best lesson covers ${lineCoverage.toFixed(2)} of any error line (needs ${FAILURE_MIN_LINE_COVERAGE})` };
+  }
+  if (relevance < FAILURE_MIN_RELEVANCE) return { query: result.query, reason: `relevance ${relevance.toFixed(2)} is below ${FAILURE_MIN_RELEVANCE}` };
+  return { query: result.query, lesson: toInjected(top), reason: `covers ${lineCoverage.toFixed(2)} of an error line, relevance ${relevance.toFixed(2)}` };
+}
+
+/** Searches for a failure from a known place (used by eval, which holds the index already). */
+export function decideFailureIn(index: SearchIndex, place: Place, usage: Map<string, UsageCounts>, command: string, error: string): FailureDecision {
+  const query = failureQuery(command, error);
+  if (!tokenize(query).length) return { query, reason: "the error has no words to search for" };
+  const result = searchKb({ index, query, place, limit: 2, usage });
+  return failureDecision(index, result, command, error);
+}
+
+export async function decideFailureInjection(input: { command: string; error: string; cwd: string; env: NodeJS.ProcessEnv; place?: PlaceOptions }): Promise<FailureDecision> {
+  const root = kbRoot(input.env);
+  requireReadableKb(root);
+  const { index, place, usage } = openSearch(root, input.cwd, input.env, input.place ?? { with: {} });
+  return decideFailureIn(index, place, usage, input.command, input.error);
+}

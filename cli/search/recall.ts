@@ -1,0 +1,79 @@
+import type { PlaceOptions } from "../commands/_shared.ts";
+import { requireReadableKb } from "../kb/layout.ts";
+import type { Place } from "../kb/place.ts";
+import type { UsageCounts } from "../kb/usage.ts";
+import { kbRoot } from "../paths.ts";
+import type { SearchIndex } from "./index.ts";
+import { openSearch, searchKb, type SearchHit, type SearchResult } from "./search.ts";
+
+// Prompt recall: whether to put a lesson in front of the agent because of what the user wrote.
+// An injected lesson that does not fit costs tokens and trust, so the rule stays silent unless the
+// top result is clearly relevant and clearly ahead of the next. The hook and `rkb eval` share it.
+
+export interface InjectedLesson {
+  id: string;
+  title: string;
+  summary: string;
+  verified: string;
+  verified_how: string;
+  applies: "yes" | "no" | "unknown";
+  path: string;
+  relevance: number;
+}
+
+/** The top result must be at least this relevant… */
+export const RECALL_MIN_RELEVANCE = 0.5;
+/** …and this much more relevant than the second. */
+export const RECALL_MIN_MARGIN = 0.1;
+
+/** Why a hit may not be injected at all (undefined: it may). */
+export function injectable(hit: SearchHit | undefined): string | undefined {
+  if (!hit) return "no lesson matches";
+  if (hit.applies === "no") return `${hit.lesson.id} does not apply here`;
+  if (hit.lesson.status !== "active") return `${hit.lesson.id} is ${hit.lesson.status}`;
+  return undefined;
+}
+
+export function toInjected(hit: SearchHit): InjectedLesson {
+  const l = hit.lesson;
+  return { id: l.id, title: l.title, summary: l.summary, verified: l.verified, verified_how: l.verifiedHow, applies: hit.applies, path: l.path, relevance: hit.relevance ?? 0 };
+}
+
+export interface RecallDecision {
+  lesson?: InjectedLesson;
+  reason: string;
+}
+
+/** The recall rule on a ranked search: a clear, relevant winner, or nothing. */
+export function recallDecision(result: SearchResult): RecallDecision {
+  const [top, next] = result.hits;
+  const gate = injectable(top);
+  if (!top || gate) return { reason: gate ?? "no lesson matches" };
+  const relevance = top.relevance ?? 0;
+  const margin = relevance - (next?.relevance ?? 0);
+  if (relevance < RECALL_MIN_RELEVANCE) return { reason: `relevance ${relevance.toFixed(2)} is below ${RECALL_MIN_RELEVANCE}` };
+  if (margin < RECALL_MIN_MARGIN) return { reason: `${top.lesson.id} leads the next lesson by only ${margin.toFixed(2)}` };
+  return { lesson: toInjected(top), reason: `relevance ${relevance.toFixed(2)}, ahead by ${margin.toFixed(2)}` };
+}
+
+/** Prompts recall never looks at: slash commands and prompts too short to say what they are about. */
+export function recallGate(text: string): string | undefined {
+  const trimmed = text.trim();
+  if (trimmed.startsWith("/")) return "a slash command";
+  if (trimmed.split(/\s+/).length < 3) return "fewer than three words";
+  return undefined;
+}
+
+/** Recall from a known place (eval holds the index and place already). */
+export function decideRecallIn(index: SearchIndex, place: Place, usage: Map<string, UsageCounts>, text: string): RecallDecision {
+  const gate = recallGate(text);
+  if (gate) return { reason: gate };
+  return recallDecision(searchKb({ index, query: text.trim(), place, limit: 2, usage }));
+}
+
+export async function decideRecall(input: { text: string; cwd: string; env: NodeJS.ProcessEnv; place?: PlaceOptions }): Promise<RecallDecision> {
+  const root = kbRoot(input.env);
+  requireReadableKb(root);
+  const { index, place, usage } = openSearch(root, input.cwd, input.env, input.place ?? { with: {} });
+  return decideRecallIn(index, place, usage, input.text);
+}

@@ -1,0 +1,52 @@
+import { failureSignature, keyErrorLines, program, stripHarnessTrailer } from "../sessions/bash.ts";
+import { failedBashCommands } from "../sessions/reader.ts";
+import type { EvalContext } from "./eval.ts";
+import { decideFailureIn } from "./failure.ts";
+
+// `rkb eval --replay`: the failure rule over every failed bash command in real session files.
+// It shows how much of what actually fails the knowledge base covers, which lessons it would
+// inject, and the failures nothing covers (grouped by signature), the candidates for new lessons.
+
+export interface ReplayReport {
+  files: number;
+  failures: number;
+  covered: number;
+  coverage: number;
+  lessons: { id: string; title: string; count: number }[];
+  uncovered: { signature: string; program: string; count: number; example: string }[];
+}
+
+export async function replayFailures(ctx: EvalContext, paths: string[]): Promise<ReplayReport> {
+  const lessons = new Map<string, { id: string; title: string; count: number }>();
+  const uncovered = new Map<string, { signature: string; program: string; count: number; example: string }>();
+  let failures = 0;
+  let covered = 0;
+  for (const path of paths) {
+    for await (const f of failedBashCommands(path)) {
+      failures++;
+      const decision = decideFailureIn(ctx.index, ctx.here, ctx.usage, f.command, f.error);
+      if (decision.lesson) {
+        covered++;
+        const entry = lessons.get(decision.lesson.id) ?? { id: decision.lesson.id, title: decision.lesson.title, count: 0 };
+        entry.count++;
+        lessons.set(entry.id, entry);
+        continue;
+      }
+      const prog = program(f.command);
+      const text = stripHarnessTrailer(f.error).text;
+      const signature = failureSignature(prog, text);
+      const entry = uncovered.get(signature) ?? { signature, program: prog, count: 0, example: keyErrorLines(text)[0] ?? "" };
+      entry.count++;
+      uncovered.set(signature, entry);
+    }
+  }
+  const byCount = <T extends { count: number }>(a: T, b: T) => b.count - a.count;
+  return {
+    files: paths.length,
+    failures,
+    covered,
+    coverage: failures ? Math.round((covered / failures) * 1000) / 1000 : 0,
+    lessons: [...lessons.values()].sort(byCount),
+    uncovered: [...uncovered.values()].sort(byCount),
+  };
+}
