@@ -99,12 +99,17 @@ function lintTree(tree: Tree, only: string[] | undefined, env: NodeJS.ProcessEnv
   const lessons: Lesson[] = [];
   const notes: { note: FolderNote; text: string }[] = [];
   const linked = new Set<string>();
+  // Lessons that do not parse: their links are unknown, so their assets are not called unlinked.
+  const unreadable = new Set<string>();
 
   for (const rel of tree.files) {
     const kind = classify(rel);
     if (kind === "lesson") {
-      const lesson = readLesson(tree, rel, inScope(rel) ? report : undefined);
-      if (!lesson) continue;
+      const lesson = readLesson(tree, rel, leaks, inScope(rel) ? report : undefined);
+      if (!lesson) {
+        unreadable.add(rel);
+        continue;
+      }
       lessons.push(lesson);
       const links = resolveLinks(lesson.path, lesson.scan.links, lesson.bodyLine);
       for (const link of links) if (link.target) linked.add(link.target);
@@ -125,7 +130,7 @@ function lintTree(tree: Tree, only: string[] | undefined, env: NodeJS.ProcessEnv
 
   for (const rel of tree.files) {
     if (classify(rel) !== "asset" || !(inScope(rel) || inScope(owningLesson(rel)))) continue;
-    assetFindings(tree, rel, linked, leaks, report);
+    assetFindings(tree, rel, linked, unreadable, leaks, report);
   }
   folderNameFindings(tree.files.filter((rel) => inScope(rel) && classify(rel) !== "other" && classify(rel) !== "config"), report);
 
@@ -152,12 +157,23 @@ function loadConfig(tree: Tree, report: Report | undefined): KbConfig {
   return parseKbToml(DEFAULT_KB_TOML);
 }
 
-function readLesson(tree: Tree, rel: string, report: Report | undefined): Lesson | undefined {
+/** Parses a lesson; when it does not parse, reports why and still scans its text for leaks. */
+function readLesson(tree: Tree, rel: string, leaks: LeakOptions, report: Report | undefined): Lesson | undefined {
+  let text: string;
   try {
-    return parseLesson(tree.text(rel), rel);
+    text = tree.text(rel);
   } catch (e) {
-    if (e instanceof LessonParseError) report?.(rel, e.line, "format/parse", e.message);
-    else report?.(rel, undefined, "format/parse", `cannot read the file (${(e as Error).message}); check that it exists and is readable`);
+    report?.(rel, undefined, "format/parse", `cannot read the file (${(e as Error).message}); check that it exists and is readable`);
+    return undefined;
+  }
+  try {
+    return parseLesson(text, rel);
+  } catch (e) {
+    if (!(e instanceof LessonParseError)) throw e;
+    if (report) {
+      report(rel, e.line, "format/parse", e.message);
+      leakFindings(rel, text, leaks, report);
+    }
     return undefined;
   }
 }
@@ -172,7 +188,7 @@ function readNote(text: string, rel: string, config: KbConfig, report: Report | 
     note = parseNote(text, rel);
   } catch (e) {
     if (!(e instanceof LessonParseError)) throw e;
-    report?.(rel, e.line, "config/invalid", `${e.message.replace("the frontmatter", "the note's frontmatter")}`);
+    report?.(rel, e.line, "config/invalid", e.message.replace("the frontmatter", "the note's frontmatter"));
     return undefined;
   }
   if (!report) return note;
@@ -274,14 +290,14 @@ function owningLesson(asset: string): string {
   return [...parts.slice(0, folder), parts[folder]!.replace(/\.assets$/, ".md")].join("/");
 }
 
-function assetFindings(tree: Tree, rel: string, linked: Set<string>, leaks: LeakOptions, report: Report): void {
+function assetFindings(tree: Tree, rel: string, linked: Set<string>, unreadable: Set<string>, leaks: LeakOptions, report: Report): void {
   const ext = rel.slice(rel.lastIndexOf(".") + 1).toLowerCase();
   if (!ASSET_TYPES.includes(ext)) {
     report(rel, undefined, "assets/type", `only images (${ASSET_TYPES.join(", ")}) belong in a .assets folder; convert it or remove it`);
   }
   const size = tree.size(rel);
   if (size > MAX_ASSET_BYTES) report(rel, undefined, "assets/size", `the file is ${(size / MAX_ASSET_BYTES).toFixed(1)} MiB, more than 1 MiB; shrink or compress it`);
-  if (!linked.has(rel)) report(rel, undefined, "assets/unlinked", `no lesson links to this file; link it from ${owningLesson(rel)} (\`![what it shows](${rel.split("/").slice(-2).join("/")})\`) or remove it`);
+  if (!linked.has(rel) && !unreadable.has(owningLesson(rel))) report(rel, undefined, "assets/unlinked", `no lesson links to this file; link it from ${owningLesson(rel)} (\`![what it shows](${rel.split("/").slice(-2).join("/")})\`) or remove it`);
   if (ext === "svg") leakFindings(rel, tree.text(rel), leaks, report);
 }
 

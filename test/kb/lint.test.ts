@@ -360,6 +360,11 @@ describe("assets", () => {
   test("assets/unlinked", () => {
     expect(byRule(lint({ [LESSON]: GOOD, [image]: "png" }), "assets/unlinked")).toEqual([expect.objectContaining({ path: image, severity: "error" })]);
   });
+
+  test("assets/unlinked is not claimed for a lesson that does not parse (its links are unknown)", () => {
+    const findings = lint({ [LESSON]: linking.replace("schema: 1", "schema: 1\nsource: x"), [image]: "png" });
+    expect(findings.map((f) => f.rule)).toEqual(["format/parse"]);
+  });
 });
 
 describe("leaks", () => {
@@ -398,17 +403,22 @@ describe("leaks", () => {
     expect(findings.map((f) => f.message.split("`")[1])).toEqual(["Submitted batch job 4242", "SLURM_JOB_ID=777", "fT7aB9cD2e", "ƒ2Xk3eLJ"]);
   });
 
+  test("leaks are found in a lesson that does not parse", () => {
+    const text = leaky("Mail me at jane.doe@lab.example.org").replace("schema: 1", "schema: 1\nsource: x");
+    expect(lint({ [LESSON]: text }).map((f) => f.rule)).toEqual(["format/parse", "leak/email"]);
+  });
+
   test("leaks are found in folder notes and SVG assets too", () => {
     const svg = "general/cmake/failed-find-package-stays-cached.assets/plot.svg";
-    const findings = byRule(
-      lint({
-        [LESSON]: GOOD.replace("The next configure found the library.", "![plot](failed-find-package-stays-cached.assets/plot.svg)"),
-        [svg]: "<svg><text>/home/jdoe/plot</text></svg>",
-        "general/cmake/README.md": "# CMake\n\nMaintained by ops@lab.example.org.\n",
-      }),
-      "leak/path",
-    ).concat(byRule(lint({ "general/cmake/README.md": "# CMake\n\nMaintained by ops@lab.example.org.\n" }), "leak/email"));
-    expect(findings.map((f) => f.path)).toEqual([svg, "general/cmake/README.md"]);
+    const findings = lint({
+      [LESSON]: GOOD.replace("The next configure found the library.", "![plot](failed-find-package-stays-cached.assets/plot.svg)"),
+      [svg]: "<svg><text>/home/jdoe/plot</text></svg>",
+      "general/cmake/README.md": "# CMake\n\nNotes live in /home/jdoe/cmake-notes.\n",
+    });
+    expect(findings.map((f) => [f.path, f.rule, f.line])).toEqual([
+      ["general/cmake/README.md", "leak/path", 3],
+      [svg, "leak/path", 1],
+    ]);
   });
 });
 
