@@ -40,7 +40,9 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const EMAIL = /[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g;
 const PATH_CHARS = "[^\\s\"'`<>()\\[\\]{},;|]*";
 const JOB_IDS = [
-  /\b(?:SLURM_JOB_ID|job[ _]?id)\s*[=:]\s*\d+/gi,
+  /\bSLURM_JOB_ID=\d+/g,
+  // A generic `job_id = 0` in example code is no real job; scheduler ids have several digits.
+  /\bjob[ _]?id\s*[=:]\s*\d{3,}/gi,
   /\bSubmitted batch job \d+/g,
   // Flux job ids: `ƒ` + base58, or an `f` + base58 word that mixes digits and capitals.
   /ƒ[1-9A-HJ-NP-Za-km-z]{3,}/g,

@@ -398,9 +398,9 @@ describe("leaks", () => {
   });
 
   test("leak/job-id: Slurm and Flux job ids", () => {
-    const text = leaky("Submitted batch job 4242\nSLURM_JOB_ID=777\nflux job fT7aB9cD2e failed, as did ƒ2Xk3eLJ");
+    const text = leaky("Submitted batch job 4242\nSLURM_JOB_ID=777, job id=90210, job_id = 0\nflux job fT7aB9cD2e failed, as did ƒ2Xk3eLJ; fstab is fine");
     const findings = byRule(lint({ [LESSON]: text }), "leak/job-id");
-    expect(findings.map((f) => f.message.split("`")[1])).toEqual(["Submitted batch job 4242", "SLURM_JOB_ID=777", "fT7aB9cD2e", "ƒ2Xk3eLJ"]);
+    expect(findings.map((f) => f.message.split("`")[1])).toEqual(["Submitted batch job 4242", "SLURM_JOB_ID=777", "job id=90210", "fT7aB9cD2e", "ƒ2Xk3eLJ"]);
   });
 
   test("leaks are found in a lesson that does not parse", () => {
