@@ -63,15 +63,27 @@ function topLevelKeyLines(yaml: string): Record<string, number> {
   return lines;
 }
 
+/** Bun's YAML errors carry no line, so find the shortest prefix of lines that no longer parses (0-based). */
+function firstBadLine(yaml: string): number {
+  const lines = yaml.split("\n");
+  for (let n = 1; n <= lines.length; n++) {
+    try {
+      Bun.YAML.parse(lines.slice(0, n).join("\n"));
+    } catch {
+      return n - 1;
+    }
+  }
+  return 0;
+}
+
 /** Parses YAML frontmatter text into a map, with the failing line on error. */
 export function parseYamlMap(yaml: string, path: string, firstLine: number): Record<string, YamlValue> {
   let data: unknown;
   try {
     data = yaml.trim() === "" ? {} : Bun.YAML.parse(yaml);
   } catch (e) {
-    const m = /line (\d+)/i.exec(String((e as Error).message));
-    const line = m ? firstLine + Number(m[1]) - 1 : firstLine;
-    throw new LessonParseError(path, line, `the frontmatter is not valid YAML (${(e as Error).message}); fix the YAML syntax`);
+    const line = firstLine + firstBadLine(yaml);
+    throw new LessonParseError(path, line, `the frontmatter is not valid YAML (${(e as Error).message}); fix the YAML syntax on this line`);
   }
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     throw new LessonParseError(path, firstLine, "the frontmatter must be a YAML map of `key: value` lines");

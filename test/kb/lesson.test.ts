@@ -126,3 +126,14 @@ describe("lesson parse and serialize", () => {
     expect(n).toBeGreaterThan(0);
   });
 });
+
+test("a YAML syntax error names the line it is on", () => {
+  const bad = "---\nschema: 1\nid: 0a1b2c3d4e\ntype: fact\ntags:\n  - a\n  b: [\n---\n\n# T\n";
+  try {
+    parseLesson(bad, "general/x/y.md");
+    throw new Error("no error");
+  } catch (e) {
+    expect(e).toBeInstanceOf(LessonParseError);
+    expect((e as LessonParseError).line).toBe(7);
+  }
+});
