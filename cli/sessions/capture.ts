@@ -27,8 +27,11 @@ export interface CaptureInput {
   dryRun?: boolean;
   /** Skip the file when its newest entry is older than this. */
   since?: Date;
-  /** Set by `extract`: one signature store shared by every file of the run; expiry is done once. */
-  batch?: { signatures: SignatureStore };
+  /**
+   * Set by `extract`: one signature store shared by every file of the run, new signatures
+   * collected for one append at the end (not one locked append per file), expiry done once.
+   */
+  batch?: { signatures: SignatureStore; newSignatures: { sig: string; session: string }[] };
 }
 
 export interface CaptureResult {
@@ -109,7 +112,8 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
     const meta = itemMeta(input, { file, sessionId, harness, cwd, read, findings });
     result.itemsWritten.push(addItem(env, meta, itemBody(read, findings, drafts, file)));
   }
-  await appendSignatures(env, newSignatures);
+  if (input.batch) input.batch.newSignatures.push(...newSignatures);
+  else await appendSignatures(env, newSignatures);
   const next: Cursor = {
     file,
     sessionId,
@@ -122,8 +126,10 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
     pendingCalls: read.pendingCalls,
     updated: Math.floor(Date.now() / 1000),
   };
-  // A file that is no session (yet) gets no cursor: the next run looks at it afresh.
-  if (next.harness) saveCursor(env, next);
+  // A file that is no session (yet) gets no cursor: the next run looks at it afresh. A cursor
+  // that did not move is not rewritten, so a rerun over an archive costs reads only.
+  const moved = !cursor || cursor.offset !== next.offset || JSON.stringify(cursor.pendingCalls) !== JSON.stringify(next.pendingCalls);
+  if (next.harness && moved) saveCursor(env, next);
   return result;
 }
 

@@ -5,7 +5,7 @@ import { RkbError } from "../output/errors.ts";
 import { capture, type CaptureResult } from "./capture.ts";
 import { expireItems } from "./inbox.ts";
 import type { DraftPitfall } from "./signals.ts";
-import { SignatureStore } from "./signatures.ts";
+import { appendSignatures, SignatureStore } from "./signatures.ts";
 
 // The CI mode: capture over every session file below some paths, several files at a time, with
 // one signature store for the run so repeats across the archive are found. Files that cannot be
@@ -111,7 +111,7 @@ export async function extract(opts: ExtractOptions): Promise<ExtractSummary> {
     drafts: [],
   };
   if (!opts.dryRun) expireItems(opts.env);
-  const signatures = SignatureStore.load(opts.env);
+  const batch = { signatures: SignatureStore.load(opts.env), newSignatures: [] as { sig: string; session: string }[] };
   const bySignature = new Map<string, RepeatedFailure>();
   const totalBytes = files.reduce((n, f) => n + f.size, 0);
   let next = 0;
@@ -152,7 +152,7 @@ export async function extract(opts: ExtractOptions): Promise<ExtractSummary> {
         summary.older++;
       } else {
         try {
-          take(await capture({ sessionFile: file.path, env: opts.env, dryRun: opts.dryRun, since: opts.since, reason: "extract", batch: { signatures } }));
+          take(await capture({ sessionFile: file.path, env: opts.env, dryRun: opts.dryRun, since: opts.since, reason: "extract", batch }));
           summary.bytes += file.size;
         } catch (e) {
           problems.push({ path: file.path, message: e instanceof RkbError ? e.message : e instanceof Error ? e.message : String(e) });
@@ -163,6 +163,7 @@ export async function extract(opts: ExtractOptions): Promise<ExtractSummary> {
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 8) }, worker));
+  if (!opts.dryRun) await appendSignatures(opts.env, batch.newSignatures);
 
   summary.items.sort();
   summary.repeated_failures = [...bySignature.values()]

@@ -88,6 +88,8 @@ export interface ReadOptions {
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 /** Failed output kept per command: enough for any excerpt, small enough to stay flat. */
 const MAX_OUTPUT_CHARS = 64 * 1024;
+/** Enough of a result's end to hold omp's `Wall time` and the `Command exited with code N` lines. */
+const TRAILER_CHARS = 200;
 
 const PI_TYPES = new Set([
   "session",
@@ -140,7 +142,7 @@ export async function readSession(path: string, opts: ReadOptions = {}): Promise
   const skip = (reason: string) => skipped.push({ line: lineNo, reason });
 
   let endOffset = opts.fromOffset ?? 0;
-  await scanLines(path, endOffset, maxLine, ({ bytes, terminated, end }) => {
+  scanLines(path, endOffset, maxLine, ({ bytes, terminated, end }) => {
     lineNo++;
     // A last line without newline counts as read once it parses: a writer that never ends with a
     // newline loses nothing, and a line still being written is read again next time.
@@ -308,9 +310,17 @@ function readClaudeEntry(obj: any, line: number, entries: Entry[], header: { ses
 // ---- shared ----
 
 function resultEvent(callId: string, name: unknown, isError: boolean, content: unknown): RawEvent {
-  const { text, exitCode } = stripHarnessTrailer(stripInjected(joinText(content)));
+  const raw = joinText(content);
+  const toolName = typeof name === "string" ? name : undefined;
+  if (!isError) {
+    // A success keeps no output, so only its tail is looked at, for a non-zero exit line. Big
+    // build logs are the bulk of session files; this keeps reading them close to parse speed.
+    const tail = stripHarnessTrailer(raw.slice(-TRAILER_CHARS));
+    if (!tail.exitCode) return { kind: "result", callId, name: toolName, failed: false, exitCode: tail.exitCode, output: "" };
+  }
+  const { text, exitCode } = stripHarnessTrailer(stripInjected(raw));
   const failed = isError || (exitCode !== undefined && exitCode !== 0);
-  return { kind: "result", callId, name: typeof name === "string" ? name : undefined, failed, exitCode, output: failed ? capMiddle(text, MAX_OUTPUT_CHARS) : "" };
+  return { kind: "result", callId, name: toolName, failed, exitCode, output: failed ? capMiddle(text, MAX_OUTPUT_CHARS) : "" };
 }
 
 function asBlocks(content: unknown): any[] {

@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, copyFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { capture } from "../../cli/sessions/capture.ts";
 import { listItems } from "../../cli/sessions/inbox.ts";
