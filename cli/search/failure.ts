@@ -20,8 +20,10 @@ const MAX_QUERY_TERMS = 40;
 
 /** The top lesson must cover at least this share of one key error line's distinctive words… */
 export const FAILURE_MIN_LINE_COVERAGE = 0.6;
-/** …and be this relevant to the whole failure query. */
-export const FAILURE_MIN_RELEVANCE = 0.45;
+/** …be this relevant to the whole failure query… */
+export const FAILURE_MIN_RELEVANCE = 0.3;
+/** …and this much more relevant than the next lesson. */
+export const FAILURE_MIN_MARGIN = 0.3;
 
 /** Removes what differs between two runs of the same failure: paths, hex ids, addresses and numbers. */
 export function withoutNoise(line: string): string {
@@ -84,6 +86,8 @@ export function failureDecision(index: SearchIndex, result: SearchResult, comman
     return { query: result.query, reason: `the best lesson covers ${lineCoverage.toFixed(2)} of any error line (needs ${FAILURE_MIN_LINE_COVERAGE})` };
   }
   if (relevance < FAILURE_MIN_RELEVANCE) return { query: result.query, reason: `relevance ${relevance.toFixed(2)} is below ${FAILURE_MIN_RELEVANCE}` };
+  const margin = relevance - (result.hits[1]?.relevance ?? 0);
+  if (margin < FAILURE_MIN_MARGIN) return { query: result.query, reason: `${top.lesson.id} leads the next lesson by only ${margin.toFixed(2)}` };
   return { query: result.query, lesson: toInjected(top), reason: `covers ${lineCoverage.toFixed(2)} of an error line, relevance ${relevance.toFixed(2)}` };
 }
 

@@ -1,4 +1,5 @@
 import { docFrequency, termId, type SearchIndex } from "./index.ts";
+import { synonymsOf } from "./synonyms.ts";
 import { isVersion, tokenGroups } from "./tokenize.ts";
 
 // Ranked search: BM25 over the field-weighted term frequencies of the index. A query word the
@@ -11,8 +12,10 @@ export const B = 0.75;
 
 /** Weight of a part of a compound whose whole form is already known (`hdf5::File` → file). */
 const PART_WEIGHT = 0.5;
-/** Weight of a known word standing in for a misspelled one. */
+/** Weight of a known word standing in for a misspelled or abbreviated one. */
 const TYPO_WEIGHT = 0.5;
+/** Weight of a word that means the same in everyday technical English. */
+const SYNONYM_WEIGHT = 0.5;
 const MAX_TYPO_CANDIDATES = 3;
 
 /** A term the ranking looks for, with the query word (group) it came from. */
@@ -21,7 +24,7 @@ export interface QueryTerm {
   weight: number;
   /** Index of the query word this term belongs to. */
   group: number;
-  kind: "word" | "part" | "typo" | "alias";
+  kind: "word" | "part" | "typo" | "synonym" | "alias";
 }
 
 export interface QueryWord {
@@ -29,6 +32,8 @@ export interface QueryWord {
   term: string;
   /** True when the knowledge base has the word itself (or, for a compound, all of its parts). */
   known: boolean;
+  /** A compound the knowledge base knows only in pieces (`externally-managed-environment`). */
+  piecewise: boolean;
 }
 
 export interface ParsedQuery {
@@ -60,12 +65,19 @@ export function boundedDistance(a: string, b: string, max: number): number {
   return rows[a.length]![b.length]!;
 }
 
-/** Known terms close to an unknown one: distance 1 for 4–7 characters, 2 from 8 on; none below 4. */
+/**
+ * Known terms that an unknown one probably means: a misspelling (distance 1 for 4–7 characters,
+ * 2 from 8 on) or an abbreviation (`repo` → repository, counted as distance 1). None below 4 letters.
+ */
 export function typoCandidates(index: SearchIndex, term: string): string[] {
   if (term.length < 4 || !/^[a-z]+$/.test(term)) return [];
   const max = term.length >= 8 ? 2 : 1;
   const found: { term: string; distance: number }[] = [];
   for (const candidate of index.terms) {
+    if (candidate.length > term.length + 1 && candidate.startsWith(term) && /^[a-z]+$/.test(candidate)) {
+      found.push({ term: candidate, distance: 1 });
+      continue;
+    }
     if (Math.abs(candidate.length - term.length) > max) continue;
     const distance = boundedDistance(term, candidate, max);
     if (distance <= max) found.push({ term: candidate, distance });
@@ -90,11 +102,14 @@ export function parseQuery(index: SearchIndex, text: string): ParsedQuery {
     const group = words.length;
     const wholeKnown = g.whole !== undefined && (docFrequency(index, g.whole) > 0 || isVersion(g.whole));
     const knownParts = g.parts.filter((p) => docFrequency(index, p) > 0);
-    words.push({ term: main, known: wholeKnown || (g.parts.length > 0 && knownParts.length === g.parts.length) });
+    const piecewise = !wholeKnown && g.whole !== undefined && g.parts.length > 0;
+    words.push({ term: main, known: wholeKnown || (g.parts.length > 0 && knownParts.length === g.parts.length), piecewise });
     if (g.whole && (wholeKnown || !g.parts.length)) put(g.whole, 1, group, "word");
     for (const part of g.parts) put(part, wholeKnown ? PART_WEIGHT : 1, group, "part");
     for (const term of [g.whole, ...g.parts]) {
-      if (term === undefined || isVersion(term) || docFrequency(index, term) > 0) continue;
+      if (term === undefined || isVersion(term)) continue;
+      for (const same of synonymsOf(term)) put(same, SYNONYM_WEIGHT, group, "synonym");
+      if (docFrequency(index, term) > 0) continue;
       for (const near of typoCandidates(index, term)) put(near, TYPO_WEIGHT, group, "typo");
     }
   }
@@ -102,7 +117,7 @@ export function parseQuery(index: SearchIndex, text: string): ParsedQuery {
     const alias = index.aliases[piece.replace(/^[^\w+#]+|[^\w+#]+$/g, "")];
     if (!alias) continue;
     const group = words.length;
-    words.push({ term: alias[0]!, known: true });
+    words.push({ term: alias[0]!, known: true, piecewise: false });
     for (const term of alias) put(term, 1, group, "alias");
   }
   return { terms: [...weights.values()].filter((t) => termId(index, t.term) >= 0), words };

@@ -7,15 +7,21 @@ import { idf, type ParsedQuery, type Ranked } from "./rank.ts";
 // far the lesson leads the next result. A lesson that holds every distinctive word and clearly
 // beats the runner-up scores near 1; one that shares only common words, or ties with others, low.
 
-/** Credit for a word matched only through a typo stand-in: probably, not certainly, the same word. */
-const TYPO_CREDIT = 0.75;
+/** Credit for a word matched only through a typo stand-in or a synonym: probably, not certainly, the same. */
+const STAND_IN_CREDIT = 0.75;
+
+/**
+ * Credit for a compound matched only in pieces: an exact identifier the knowledge base has never
+ * seen (`externally-managed-environment`) is weak evidence that a lesson using its words is about it.
+ */
+const PIECEWISE_CREDIT = 0.6;
 
 /** Per query word: how distinctive it is, and what share of it the lesson holds (0..1). */
 export function wordCredits(index: SearchIndex, query: ParsedQuery, doc: number): { importance: number; credit: number }[] {
   const rarest = idf(index, 1);
   return query.words.map((word, group) => {
     const terms = query.terms.filter((t) => t.group === group);
-    const main = terms.filter((t) => t.kind !== "typo");
+    const main = terms.filter((t) => t.kind !== "typo" && t.kind !== "synonym");
     let importance: number;
     if (word.known) importance = Math.max(...main.map((t) => idf(index, docFrequency(index, t.term))), 0);
     else {
@@ -28,9 +34,9 @@ export function wordCredits(index: SearchIndex, query: ParsedQuery, doc: number)
     if (credit < 1 && parts.length) {
       const total = parts.reduce((n, t) => n + idf(index, docFrequency(index, t.term)), 0);
       const held = parts.filter((t) => termFrequency(index, t.term, doc) > 0).reduce((n, t) => n + idf(index, docFrequency(index, t.term)), 0);
-      credit = Math.max(credit, total ? held / total : 0);
+      credit = Math.max(credit, (total ? held / total : 0) * (word.piecewise ? PIECEWISE_CREDIT : 1));
     }
-    if (credit < TYPO_CREDIT && terms.some((t) => t.kind === "typo" && termFrequency(index, t.term, doc) > 0)) credit = TYPO_CREDIT;
+    if (credit < STAND_IN_CREDIT && terms.some((t) => (t.kind === "typo" || t.kind === "synonym") && termFrequency(index, t.term, doc) > 0)) credit = STAND_IN_CREDIT;
     return { importance: Math.min(importance, rarest), credit };
   });
 }

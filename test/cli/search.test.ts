@@ -1,0 +1,53 @@
+import { describe, expect, test } from "bun:test";
+import { cpSync } from "node:fs";
+import { join } from "node:path";
+import { rkb, sandbox } from "../helpers.ts";
+
+const FIXTURE = join(import.meta.dir, "../fixtures/search-kb");
+
+function withKb() {
+  const box = sandbox("rkb-search");
+  cpSync(FIXTURE, box.kb, { recursive: true });
+  return box;
+}
+
+describe("rkb search", () => {
+  test("human text by default, JSON and TOON rows on request", async () => {
+    const { env } = withKb();
+    const human = await rkb(["search", "undefined reference to vtable"], { env });
+    expect(human.exit).toBe(0);
+    expect(human.stdout).toContain("1. Undefined reference to vtable");
+    const json = (await rkb(["search", "undefined reference to vtable", "--format", "json"], { env })).json();
+    expect(json.mode).toBe("ranked");
+    expect(json.results[0]).toMatchObject({ id: "3c00000002", type: "pitfall", applies: "yes", worked: 0 });
+    expect(json.results[0].relevance).toBeGreaterThan(0);
+    const toon = await rkb(["search", "undefined reference to vtable", "--toon"], { env });
+    expect(toon.stdout).toMatch(/results\[\d+\]\{id,type,title,path,status,applies,worked,failed,injected,irrelevant,relevance,summary\}:/);
+    expect(toon.stdout).toContain("hidden: 0");
+  });
+  test("hidden lessons are counted, --all shows them", async () => {
+    const { env } = withKb();
+    const r = (await rkb(["search", "H5_USE_18_API", "--with", "hdf5=1.8", "--format", "json"], { env })).json();
+    expect(r.results).toEqual([]);
+    expect(r.hidden_by).toEqual({ hdf5: 1 });
+    const all = (await rkb(["search", "H5_USE_18_API", "--with", "hdf5=1.8", "--all", "--format", "json"], { env })).json();
+    expect(all.results[0].applies).toBe("no");
+  });
+  test("literal, regex and limit", async () => {
+    const { env } = withKb();
+    const lit = (await rkb(["search", "--literal", "Eigen3_DIR-NOTFOUND", "--format", "json"], { env })).json();
+    expect(lit.results[0].line).toMatch(/^\d+: /);
+    const bad = await rkb(["search", "--regex", "(", "--format", "json"], { env });
+    expect(bad.exit).toBe(2);
+    expect(bad.json().error.code).toBe("usage");
+    const one = (await rkb(["search", "cmake vtable hdf5", "--limit", "1", "--format", "json"], { env })).json();
+    expect(one.results.length).toBe(1);
+    expect((await rkb(["search"], { env })).exit).toBe(2);
+  });
+  test("a folder that is no knowledge base is an error with a fix", async () => {
+    const { env } = sandbox("rkb-search-none");
+    const r = await rkb(["search", "anything", "--format", "json"], { env });
+    expect(r.exit).toBe(1);
+    expect(r.json().error.code).toBe("not_a_kb");
+  });
+});

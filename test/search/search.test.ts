@@ -1,0 +1,85 @@
+import { describe, expect, test } from "bun:test";
+import { cpSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadKb } from "../../cli/kb/store.ts";
+import { buildIndex, decodeIndex, encodeIndex, kbSignature, loadIndex } from "../../cli/search/index.ts";
+import { parseQuery } from "../../cli/search/rank.ts";
+import { searchKb } from "../../cli/search/search.ts";
+
+const FIXTURE = join(import.meta.dir, "../fixtures/search-kb");
+const nowhere = { facts: {}, isAncestor: () => undefined };
+const ids = (r: { hits: { lesson: { id: string } }[] }) => r.hits.map((h) => h.lesson.id);
+
+describe("searchKb", () => {
+  const index = buildIndex(loadKb(FIXTURE));
+  test("ranks the lesson that holds the query's words first, with a relevance in 0..1", () => {
+    const r = searchKb({ index, query: "undefined reference to vtable", place: nowhere });
+    expect(ids(r)[0]).toBe("3c00000002");
+    expect(r.hits[0]!.relevance).toBeGreaterThan(0.5);
+    expect(r.hits[0]!.relevance).toBeLessThanOrEqual(1);
+  });
+  test("tolerates a typo and uses folder aliases", () => {
+    expect(ids(searchKb({ index, query: "vtabel", place: nowhere }))[0]).toBe("3c00000002");
+    expect(parseQuery(index, "c++ linker").terms.map((t) => t.term)).toContain("cpp");
+  });
+  test("hides lessons whose `when` says no, and --all shows them", () => {
+    const place = { facts: { hdf5: "1.8.2" }, isAncestor: () => undefined };
+    const hidden = searchKb({ index, query: "H5_USE_18_API", place });
+    expect(hidden.hits).toEqual([]);
+    expect(hidden.hidden).toBe(1);
+    expect(hidden.hiddenBy).toEqual({ hdf5: 1 });
+    const all = searchKb({ index, query: "H5_USE_18_API", place, all: true });
+    expect(all.hits[0]!.applies).toBe("no");
+  });
+  test("system lessons are searched only at that system", () => {
+    expect(ids(searchKb({ index, query: "request gpus", place: nowhere }))).not.toContain("3c00000005");
+    const lab = { system: { name: "lab1", rule: "flag" }, facts: { system: "lab1" }, isAncestor: () => undefined };
+    expect(ids(searchKb({ index, query: "request gpus", place: lab }))[0]).toBe("3c00000005");
+  });
+  test("archived lessons only with all statuses", () => {
+    expect(ids(searchKb({ index, query: "vtable layout compilers", place: nowhere }))).not.toContain("3c00000004");
+    expect(ids(searchKb({ index, query: "vtable layout compilers", place: nowhere, allStatuses: true }))).toContain("3c00000004");
+  });
+  test("literal and regex modes report the first matching line", () => {
+    const lit = searchKb({ index, query: "Eigen3_DIR-NOTFOUND", mode: "literal", place: nowhere });
+    expect(ids(lit)).toEqual(["3c00000001"]);
+    expect(lit.hits[0]!.line).toMatch(/^\d+: CMake caches/);
+    expect(ids(searchKb({ index, query: "H5[DG](open|create)", mode: "regex", place: nowhere }))).toEqual(["3c00000003"]);
+    expect(() => searchKb({ index, query: "(", mode: "regex", place: nowhere })).toThrow("not a valid regular expression");
+  });
+});
+
+describe("index cache", () => {
+  test("round-trips through its binary form", () => {
+    const index = buildIndex(loadKb(FIXTURE));
+    const back = decodeIndex(encodeIndex(index, "sig"), index.root, "sig")!;
+    expect(back.terms).toEqual(index.terms);
+    expect([...back.postTf]).toEqual([...index.postTf]);
+    expect(back.lesson(1)).toEqual(index.lesson(1));
+    expect(decodeIndex(encodeIndex(index, "sig"), index.root, "other")).toBeUndefined();
+  });
+  test("a changed, added or removed lesson is seen by the next search", () => {
+    const dir = mkdtempSync(join(tmpdir(), "rkb-index-"));
+    const kb = join(dir, "kb");
+    cpSync(FIXTURE, kb, { recursive: true });
+    const env = { XDG_CACHE_HOME: join(dir, "cache") };
+    const find = (q: string) => ids(searchKb({ index: loadIndex(kb, env), query: q, place: nowhere }));
+    try {
+      expect(find("vtable")).toContain("3c00000002");
+      const before = kbSignature(kb);
+      const file = join(kb, "general/cpp/missing-vtable.md");
+      const text = require("node:fs").readFileSync(file, "utf8") as string;
+      writeFileSync(file, text.replaceAll("vtable", "vtbl"));
+      utimesSync(file, new Date(), new Date(Date.now() + 5000));
+      expect(kbSignature(kb)).not.toBe(before);
+      expect(find("vtable")).not.toContain("3c00000002");
+      writeFileSync(join(kb, "general/cpp/new.md"), text.replace("3c00000002", "3c00000009"));
+      expect(find("vtable")).toContain("3c00000009");
+      rmSync(join(kb, "general/cpp/new.md"));
+      expect(find("vtable")).not.toContain("3c00000009");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
