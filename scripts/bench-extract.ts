@@ -1,0 +1,65 @@
+// Benchmark for `rkb extract` (not a test): `bun scripts/bench-extract.ts [--sessions 1000] [--kb 215]`.
+// Generates sessions in a temp folder, measures the floor (read every file and JSON.parse each
+// line, in this process), then runs the compiled binary over the same folder and reports its
+// throughput against that floor and its peak memory. Paste the output into BENCHMARKS.md.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { build } from "./build.ts";
+import { writeCorpus } from "../test/sessions/corpus.ts";
+
+const { values } = parseArgs({ options: { sessions: { type: "string", default: "1000" }, kb: { type: "string", default: "215" } } });
+const work = mkdtempSync(join(tmpdir(), "rkb-bench-"));
+try {
+  const corpus = join(work, "corpus");
+  const expected = writeCorpus(corpus, Number(values.sessions), Number(values.kb) * 1000);
+  const mb = expected.bytes / 1024 / 1024;
+  const bin = join(work, "rkb");
+  await build(bin);
+
+  // Floor: the least any reader must do: read the bytes, split lines, JSON.parse each one.
+  let floorSeconds = Infinity;
+  for (let round = 0; round < 3; round++) {
+    const t0 = performance.now();
+    let parsed = 0;
+    for (const name of readdirSync(corpus)) {
+      for (const line of readFileSync(join(corpus, name), "utf8").split("\n")) if (line) parsed += JSON.parse(line) ? 1 : 0;
+    }
+    floorSeconds = Math.min(floorSeconds, (performance.now() - t0) / 1000);
+    if (!parsed) throw new Error("nothing parsed");
+  }
+
+  // rkb extract, best of three each, with a fresh state folder so every run does the full work:
+  // --dry-run (read and analyse only) and a full run (also writes cursors and inbox items, each
+  // with an fsync, so it depends on the disk). Peak memory is GNU time's max RSS.
+  const timeBin = ["/usr/bin/time", "/bin/time"].find((p) => existsSync(p));
+  const runs: Record<string, { seconds: number; maxRssMb: number; summary: any }> = {};
+  for (const mode of ["--dry-run", "full"]) {
+    for (let round = 0; round < 3; round++) {
+      const state = join(work, `state-${mode}-${round}`);
+      const argv = [bin, "extract", corpus, "--format", "json", ...(mode === "full" ? [] : [mode])];
+      const t0 = performance.now();
+      const proc = Bun.spawn(timeBin ? [timeBin, "-f", "%M", ...argv] : argv, { env: { ...process.env, XDG_STATE_HOME: state, HOME: work }, stdout: "pipe", stderr: "pipe" });
+      const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+      await proc.exited;
+      const seconds = (performance.now() - t0) / 1000;
+      const maxRssMb = timeBin ? Number(err.trim().split("\n").pop()) / 1024 : NaN;
+      const prev = runs[mode];
+      runs[mode] = { seconds: Math.min(prev?.seconds ?? Infinity, seconds), maxRssMb: Math.max(prev?.maxRssMb ?? 0, maxRssMb), summary: JSON.parse(out) };
+    }
+  }
+  const floorRate = mb / floorSeconds;
+  console.log(`data: ${expected.sessions} sessions, ${mb.toFixed(0)} MB; floor (read + JSON.parse every line): ${floorRate.toFixed(0)} MB/s (${floorSeconds.toFixed(2)} s)\n`);
+  console.log(`| run | time | throughput | share of floor | peak RSS | summary correct |`);
+  console.log(`|---|---:|---:|---:|---:|:---:|`);
+  for (const [mode, r] of Object.entries(runs)) {
+    const s = r.summary;
+    const correct = s.sessions === expected.sessions && s.failed === expected.failed && s.fixed === expected.fixed && s.correction === expected.correction && s.remember === expected.remember && s.repeat === expected.repeat && s.items_written === expected.items;
+    if (!correct) process.exitCode = 1;
+    const rate = mb / r.seconds;
+    console.log(`| rkb extract ${mode === "full" ? "" : mode} | ${r.seconds.toFixed(2)} s | ${rate.toFixed(0)} MB/s | ${((rate / floorRate) * 100).toFixed(0)}% | ${Number.isNaN(r.maxRssMb) ? "n/a" : r.maxRssMb.toFixed(0) + " MB"} | ${correct ? "yes" : "NO"} |`);
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
