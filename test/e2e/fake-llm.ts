@@ -1,0 +1,107 @@
+// A scripted OpenAI-compatible chat-completions server on 127.0.0.1 for driving real pi and omp.
+// The test names a scenario in its prompt (`[scenario:main]`); each request gets the next step of
+// that scenario, decided only from the request (how many tool results follow the prompt), so
+// retries and both agents see the same script. Summary requests (compaction) get a fixed summary.
+
+export interface ToolCall {
+  tool: string;
+  args: Record<string, unknown>;
+}
+export type Step = ToolCall | { text: string };
+
+export interface ChatMessage {
+  role: string;
+  content?: unknown;
+  tool_call_id?: string;
+  tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+}
+
+export interface Served {
+  messages: ChatMessage[];
+  tools: string[];
+  step: Step;
+}
+
+export const SUMMARY = "## Goal\nScripted summary from the fake model.";
+export const DONE = "All done.";
+
+export function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((p) => (typeof p === "string" ? p : (p?.text ?? ""))).join("\n");
+  return "";
+}
+
+export class FakeLlm {
+  readonly served: Served[] = [];
+  private server: ReturnType<typeof Bun.serve>;
+
+  constructor(private scenarios: Record<string, Step[]>) {
+    this.server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => this.handle(req) });
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.server.port}/v1`;
+  }
+
+  stop(): void {
+    this.server.stop(true);
+  }
+
+  /** The tool result the model was sent for the call with this name (first match), as text. */
+  toolResultFor(tool: string, nth = 0): string | undefined {
+    const ids: string[] = [];
+    for (const s of this.served) for (const m of s.messages) for (const c of m.tool_calls ?? []) if (c.function.name === tool && !ids.includes(c.id)) ids.push(c.id);
+    const id = ids[nth];
+    if (!id) return undefined;
+    for (const s of this.served) for (const m of s.messages) if (m.role === "tool" && m.tool_call_id === id) return textOf(m.content);
+    return undefined;
+  }
+
+  private decide(messages: ChatMessage[], tools: string[]): Step {
+    const userText = messages.filter((m) => m.role === "user").map((m) => textOf(m.content));
+    const systemText = messages.filter((m) => m.role === "system" || m.role === "developer").map((m) => textOf(m.content)).join("\n");
+    // Compaction sends the conversation and asks for a summary (omp in the system prompt, offering no tools).
+    if (/<conversation>|summariz/i.test(userText.at(-1) ?? "") || (tools.length === 0 && /summariz/i.test(systemText))) return { text: SUMMARY };
+    for (let i = messages.length - 1; i >= 0; i--) {
+      const m = messages[i]!.role === "user" ? /\[scenario:([a-z-]+)\]/.exec(textOf(messages[i]!.content)) : null;
+      if (!m) continue;
+      const done = messages.slice(i + 1).filter((x) => x.role === "tool").length;
+      return this.scenarios[m[1]!]?.[done] ?? { text: DONE };
+    }
+    return { text: DONE };
+  }
+
+  private async handle(req: Request): Promise<Response> {
+    const url = new URL(req.url);
+    if (req.method === "GET" && url.pathname.endsWith("/models")) {
+      return Response.json({ object: "list", data: [{ id: "fake-model", object: "model", owned_by: "fake" }] });
+    }
+    if (req.method !== "POST" || !url.pathname.endsWith("/chat/completions")) return new Response("no route", { status: 404 });
+    const body = (await req.json()) as { messages?: ChatMessage[]; tools?: { function?: { name?: string } }[]; stream?: boolean; model?: string };
+    const messages = body.messages ?? [];
+    const tools = (body.tools ?? []).map((t) => t.function?.name ?? "").filter(Boolean);
+    const step = this.decide(messages, tools);
+    this.served.push({ messages, tools, step });
+    const n = this.served.length;
+    const id = `chatcmpl-${n}`;
+    const created = Math.floor(Date.now() / 1000);
+    const model = body.model ?? "fake-model";
+    const call = "tool" in step ? { index: 0, id: `call_${n}`, type: "function", function: { name: step.tool, arguments: JSON.stringify(step.args) } } : undefined;
+    const finish = call ? "tool_calls" : "stop";
+    const usage = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 };
+    if (!body.stream) {
+      const message = { role: "assistant", content: "text" in step ? step.text : null, ...(call ? { tool_calls: [{ id: call.id, type: "function", function: call.function }] } : {}) };
+      return Response.json({ id, object: "chat.completion", created, model, usage, choices: [{ index: 0, finish_reason: finish, message }] });
+    }
+    const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices, ...extra })}\n\n`;
+    const delta = call ? { tool_calls: [call] } : { content: (step as { text: string }).text };
+    const sse =
+      chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]) +
+      chunk([{ index: 0, delta, finish_reason: null }]) +
+      chunk([{ index: 0, delta: {}, finish_reason: finish }]) +
+      chunk([], { usage }) +
+      "data: [DONE]\n\n";
+    return new Response(sse, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+  }
+}
