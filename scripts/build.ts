@@ -14,6 +14,11 @@ export async function build(outfile: string, target?: string): Promise<void> {
       entrypoints: [new URL("../cli/main.ts", import.meta.url).pathname],
       compile: target ? { target: target as any, outfile: tmp } : { outfile: tmp },
       minify: true,
+      // Bytecode and per-command chunks keep start-up close to a bare Bun binary: every rkb call is a
+      // fresh process (each agent tool call, each hook), so start-up is most of its cost.
+      bytecode: true,
+      format: "esm",
+      splitting: true,
       define: { RKB_COMMIT: JSON.stringify(commit) },
     });
     if (!result.success) throw new AggregateError(result.logs, `building ${outfile}${target ? ` (${target})` : ""} failed`);

@@ -29,9 +29,3 @@ export function gitOrThrow(cwd: string, args: string[], opts: { env?: NodeJS.Pro
   }
   return r.stdout;
 }
-
-/** The top level of the git work tree containing dir, if any. */
-export function repoTop(dir: string, env?: NodeJS.ProcessEnv): string | undefined {
-  const r = git(dir, ["rev-parse", "--show-toplevel"], { env });
-  return r.ok ? r.stdout.trim() : undefined;
-}

@@ -3,7 +3,8 @@ import { hostname, platform } from "node:os";
 import { basename, join } from "node:path";
 import type { PlaceOptions } from "../commands/_shared.ts";
 import { stateDir } from "../paths.ts";
-import { git, repoTop } from "./git.ts";
+import { git } from "./git.ts";
+import { currentBranch, findRepo, remotes as repoRemotes, type Repo } from "./repo.ts";
 import type { Kb } from "./store.ts";
 
 // Where rkb runs: which project (by flag, env, git remote, root commit, recorded checkout or folder
@@ -71,29 +72,27 @@ export function globMatches(glob: string, value: string): boolean {
   }
 }
 
-function matchProject(input: PlaceInput, repo: string | undefined): Matched | undefined {
+function matchProject(input: PlaceInput, repo: Repo | undefined): Matched | undefined {
   const { kb, env, options } = input;
   if (options.project) return { name: options.project, rule: env.RKB_PROJECT === options.project ? "env" : "flag" };
   const projectNotes = kb.notes.filter((n) => n.role === "project");
   const projectNames = new Set(kb.files.filter((f) => f.startsWith("projects/")).map((f) => f.split("/")[1]!));
   if (!repo) return undefined;
-  const remotes = git(repo, ["remote"], { env }).stdout.split("\n").filter(Boolean);
-  remotes.sort((a, b) => (a === "origin" ? -1 : b === "origin" ? 1 : a.localeCompare(b)));
-  for (const remote of remotes) {
-    const url = git(repo, ["remote", "get-url", remote], { env }).stdout.trim();
-    if (!url) continue;
+  const remotes = repoRemotes(repo).sort((a, b) => (a.name === "origin" ? -1 : b.name === "origin" ? 1 : 0));
+  for (const { url } of remotes) {
     const normalized = normalizeRemote(url);
     const owners = projectNotes.filter((n) => n.remotes.some((r) => normalizeRemote(r) === normalized));
     if (owners.length === 1) return { name: owners[0]!.folder.split("/")[1]!, rule: `remote ${normalized}` };
   }
-  const roots = git(repo, ["rev-list", "--max-parents=0", "HEAD"], { env }).stdout.split("\n").filter(Boolean);
-  if (roots.length === 1) {
-    const owners = projectNotes.filter((n) => n.rootCommit && roots[0]!.startsWith(n.rootCommit));
+  // Only ask git for the root commit when some project note could match it.
+  if (projectNotes.some((n) => n.rootCommit)) {
+    const roots = git(repo.top, ["rev-list", "--max-parents=0", "HEAD"], { env }).stdout.split("\n").filter(Boolean);
+    const owners = roots.length === 1 ? projectNotes.filter((n) => n.rootCommit && roots[0]!.startsWith(n.rootCommit)) : [];
     if (owners.length === 1) return { name: owners[0]!.folder.split("/")[1]!, rule: "root commit" };
   }
-  const checkout = matchCheckout(repo, env);
+  const checkout = matchCheckout(repo.top, env);
   if (checkout) return checkout;
-  const folder = basename(repo);
+  const folder = basename(repo.top);
   if (projectNames.has(folder)) return { name: folder, rule: `folder ${folder}` };
   return undefined;
 }
@@ -128,7 +127,7 @@ function matchSystem(input: PlaceInput): Matched | undefined {
 }
 
 export function resolvePlace(input: PlaceInput): Place {
-  const repo = repoTop(input.cwd, input.env);
+  const repo = findRepo(input.cwd);
   const project = matchProject(input, repo);
   const system = matchSystem(input);
   const facts: Record<string, string> = {};
@@ -136,15 +135,13 @@ export function resolvePlace(input: PlaceInput): Place {
   if (system) facts.system = system.name;
   if (project) facts.project = project.name;
   facts.os = platform() === "darwin" ? "macos" : platform() === "win32" ? "windows" : platform();
-  if (repo) {
-    const branch = git(repo, ["symbolic-ref", "--short", "-q", "HEAD"], { env: input.env }).stdout.trim();
-    if (branch) facts.branch = branch;
-  }
+  const branch = repo && currentBranch(repo);
+  if (branch) facts.branch = branch;
   Object.assign(facts, input.options.with);
   const isAncestor = (commit: string): boolean | undefined => {
     if (!repo) return undefined;
-    if (!git(repo, ["cat-file", "-e", `${commit}^{commit}`], { env: input.env }).ok) return undefined;
-    return git(repo, ["merge-base", "--is-ancestor", commit, "HEAD"], { env: input.env }).ok;
+    if (!git(repo.top, ["cat-file", "-e", `${commit}^{commit}`], { env: input.env }).ok) return undefined;
+    return git(repo.top, ["merge-base", "--is-ancestor", commit, "HEAD"], { env: input.env }).ok;
   };
-  return { project, system, facts, isAncestor, repo };
+  return { project, system, facts, isAncestor, repo: repo?.top };
 }

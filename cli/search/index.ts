@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { writeAtomic } from "../fsutil.ts";
-import { classify } from "../kb/layout.ts";
 import { summary, type Lesson } from "../kb/lesson.ts";
 import type { FolderNote } from "../kb/notes.ts";
+import { SCOPES } from "../kb/schema.ts";
 import { loadKb, type Kb } from "../kb/store.ts";
 import type { YamlValue } from "../kb/yaml.ts";
 import { cacheDir } from "../paths.ts";
@@ -94,37 +94,36 @@ export function indexCacheFile(root: string, env: NodeJS.ProcessEnv = process.en
 }
 
 /**
- * A fingerprint of every lesson and folder note: path, size and modification time, from a walk
- * that stats only Markdown files. Any added, removed or changed file changes it.
+ * A fingerprint of every lesson and folder note: path, size and modification time. Any added,
+ * removed or changed file changes it. Every Markdown file is stat-ed (an edit in place changes no
+ * folder's time), so this walk is kept to the bare system calls: it is most of a warm search.
  */
 export function kbSignature(root: string): string {
-  const parts: string[] = [FORMAT];
-  const visit = (dir: string, prefix: string) => {
+  const names: string[] = [FORMAT];
+  const numbers: number[] = [];
+  const visit = (dir: string) => {
     let entries;
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {
       return;
     }
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       const name = entry.name;
-      if (name.startsWith(".") || name === "node_modules") continue;
-      const rel = prefix ? `${prefix}/${name}` : name;
-      if (entry.isDirectory() || (entry.isSymbolicLink() && !name.endsWith(".md"))) {
-        visit(join(dir, name), rel);
-        continue;
+      if (name.charCodeAt(0) === 46 /* . */ || name.endsWith(".assets") || name === "node_modules") continue;
+      const abs = dir + "/" + name;
+      if (entry.isDirectory() || (entry.isSymbolicLink() && !name.endsWith(".md"))) visit(abs);
+      else if (name.endsWith(".md")) {
+        try {
+          const st = statSync(abs);
+          names.push(abs);
+          numbers.push(st.size, st.mtimeMs);
+        } catch {}
       }
-      const kind = classify(rel);
-      if (kind !== "lesson" && kind !== "note") continue;
-      try {
-        const st = statSync(join(dir, name));
-        parts.push(`${rel}\0${st.size}\0${st.mtimeMs}`);
-      } catch {}
     }
   };
-  visit(root, "");
-  return Bun.hash(parts.join("\n")).toString(16);
+  for (const scope of SCOPES) visit(join(root, scope));
+  return Bun.hash(names.join("\n")).toString(16) + "-" + Bun.hash(new Float64Array(numbers)).toString(16);
 }
 
 function scopeOf(path: string): string {
