@@ -1,4 +1,5 @@
 import { kbChecks } from "../kb/doctor.ts";
+import { installChecks } from "../install/index.ts";
 import { kbRoot } from "../paths.ts";
 import { defineRkbCommand } from "./_shared.ts";
 
@@ -8,7 +9,7 @@ export default defineRkbCommand({
   examples: ["rkb doctor", "rkb doctor --format json"],
   args: {},
   run(ctx) {
-    const checks = kbChecks(kbRoot(ctx.env), ctx.env, ctx.cwd, ctx.place);
+    const checks = [...kbChecks(kbRoot(ctx.env), ctx.env, ctx.cwd, ctx.place), ...installChecks(ctx.env)];
     const failed = checks.filter((c) => c.status === "fail").length;
     const warnings = checks.filter((c) => c.status === "warn").length;
     const human = [

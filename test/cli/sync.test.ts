@@ -117,3 +117,16 @@ describe("rkb doctor", () => {
     expect(hook.fix).toContain("pre-commit");
   });
 });
+
+test("rkb doctor also checks the pi and omp wiring", async () => {
+  const box = sandbox();
+  await rkb(["init"], { env: box.env });
+  require("node:fs").mkdirSync(join(box.home, ".pi", "agent"), { recursive: true });
+  const before = (await rkb(["doctor", "--format", "json"], { env: box.env })).json();
+  const ext = before.checks.find((c: any) => c.check === "extension: pi");
+  expect(ext.status).toBe("warn");
+  expect(ext.fix).toBe("rkb install pi");
+  expect((await rkb(["install", "pi"], { env: box.env })).exit).toBe(0);
+  const after = (await rkb(["doctor", "--format", "json"], { env: box.env })).json();
+  expect(after.checks.find((c: any) => c.check === "extension: pi").status).toBe("ok");
+});
