@@ -1,12 +1,12 @@
 // Real pi 0.87.1, pi 1.6.0 and omp 18.2.3, with the extension written by `rkb install`, driven over
 // RPC against a scripted fake model. Each test has its own HOME, knowledge base and model server.
 import { afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { hostname } from "node:os";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { SLASH_COMMANDS } from "../../cli/install/prompts.ts";
 import { sessionLockPath } from "../../cli/sessions/cursor.ts";
-import { rkb, sandbox, type Sandbox } from "../helpers.ts";
+import { BIN, rkb, sandbox, type Sandbox } from "../helpers.ts";
 import { AGENTS, agentsInstalled, configureAgent, RpcAgent, type AgentKind } from "./agent.ts";
 import { DONE, FakeLlm, SUMMARY, textOf, type Step } from "./fake-llm.ts";
 
@@ -26,6 +26,10 @@ const SCENARIOS: Record<string, Step[]> = {
   fixed: [
     { tool: "bash", args: { command: FAILING_CMAKE } },
     { tool: "bash", args: { command: FIXED_CMAKE } },
+  ],
+  gone: [
+    { tool: "rkb_search", args: { query: "cmake could not find zlib" } },
+    { tool: "bash", args: { command: FAILING_CMAKE } },
   ],
   ephemeral: [
     { tool: "rkb_search", args: { query: "cmake could not find zlib" } },
@@ -95,7 +99,7 @@ afterEach(() => {
   worlds = [];
 });
 
-async function world(kind: AgentKind): Promise<World> {
+async function world(kind: AgentKind, installer = BIN): Promise<World> {
   const box = sandbox("rkb-e2e");
   const bin = join(box.dir, "bin");
   mkdirSync(bin);
@@ -111,8 +115,8 @@ async function world(kind: AgentKind): Promise<World> {
   expect(added.exit).toBe(0);
   const llm = new FakeLlm(SCENARIOS);
   configureAgent(kind, box.home, llm.baseUrl);
-  const installed = await rkb(["install", kind.harness], { env });
-  expect(installed.exit).toBe(0);
+  const installed = Bun.spawnSync([installer, "install", kind.harness], { env, cwd: box.home });
+  expect(installed.exitCode).toBe(0);
   const w = { box, proj, env, llm, lessonId: added.json().id as string };
   worlds.push(w);
   return w;
@@ -138,7 +142,7 @@ async function until<T>(what: string, probe: () => T | undefined, ms = 15_000): 
 describe.skipIf(!agentsInstalled())("real agents with the installed extension", () => {
   beforeAll(() => {
     // The suite runs the compiled binary, which `rkb install` writes into the extension.
-    expect(existsSync(process.env.RKB_BIN ?? join(import.meta.dir, "..", "..", "dist", "rkb"))).toBe(true);
+    expect(existsSync(BIN)).toBe(true);
   });
 
   for (const kind of AGENTS) {
@@ -197,10 +201,14 @@ describe.skipIf(!agentsInstalled())("real agents with the installed extension", 
         expect(hookErrors(w)).toBe("");
       }, AGENT_TEST_MS);
 
-      test("closing returns at once and the detached capture writes after the agent exited", async () => {
+      test("prompt recall; closing returns at once and the detached capture writes after the agent exited", async () => {
         const w = await world(kind);
         const agent = new RpcAgent(kind, { env: w.env, cwd: w.proj });
-        await agent.prompt("[scenario:fixed] build it");
+        // A prompt that clearly asks about the lesson: recall adds it to that turn, as a message.
+        await agent.prompt("[scenario:fixed] how do I make cmake find zlib");
+        const turn = w.llm.served[0]!.messages;
+        expect(turn.some((m) => m.role === "user" && textOf(m.content).includes(`<rkb-lesson id="${w.lessonId}"`))).toBe(true);
+        expect(turn.some((m) => m.role !== "user" && textOf(m.content).includes("<rkb-lesson"))).toBe(false);
         const { sessionFile, sessionId } = await agent.state();
         expect(sessionFile).toBeString();
         // Hold the session's capture lock (as a live rkb would) so the session-end capture must
@@ -236,6 +244,25 @@ describe.skipIf(!agentsInstalled())("real agents with the installed extension", 
         expect(inboxItems(w)).toEqual([]);
         expect(hookErrors(w)).toBe("");
         expect(agent.stderr).not.toMatch(/rkb.*(error|fail)/i);
+      }, AGENT_TEST_MS);
+
+      test("a binary removed after install: tools fail saying how to install rkb, the session goes on", async () => {
+        const copy = join(tmpdir(), `rkb-gone-${process.pid}-${kind.harness}`, "rkb");
+        mkdirSync(join(copy, ".."), { recursive: true });
+        copyFileSync(BIN, copy);
+        chmodSync(copy, 0o755);
+        const w = await world(kind, copy);
+        const agent = new RpcAgent(kind, { env: w.env, cwd: w.proj });
+        await agent.state(); // the extension has loaded its tools from the binary by now
+        rmSync(join(copy, ".."), { recursive: true, force: true });
+        await agent.prompt("[scenario:gone] look it up");
+        const search = w.llm.toolResultFor("rkb_search")!;
+        expect(search).toContain(`rkb is not installed at ${copy}`);
+        expect(search).toContain(`rkb install ${kind.harness}`);
+        expect(agent.frames.find((f) => f.type === "tool_execution_end" && f.toolName === "rkb_search")?.isError).toBe(true);
+        expect(w.llm.toolResultFor("bash", 0)).not.toContain("<rkb-lesson");
+        expect(w.llm.served.at(-1)!.step).toEqual({ text: DONE });
+        expect((await agent.close()).code).toBe(0);
       }, AGENT_TEST_MS);
     });
   }
