@@ -110,7 +110,8 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
   if (!input.batch) expireItems(env);
   if (worthAnItem(findings)) {
     const meta = itemMeta(input, { file, sessionId, harness, cwd, read, findings });
-    result.itemsWritten.push(addItem(env, meta, itemBody(read, findings, drafts, file)));
+    // A CI run over an archive writes thousands of these; it is rerun, not recovered, after a crash.
+    result.itemsWritten.push(addItem(env, meta, itemBody(read, findings, drafts, file), { durable: !input.batch }));
   }
   if (input.batch) input.batch.newSignatures.push(...newSignatures);
   else await appendSignatures(env, newSignatures);

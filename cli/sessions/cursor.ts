@@ -1,7 +1,7 @@
+import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
-import { writeAtomic } from "../fsutil.ts";
 import { stateDir } from "../paths.ts";
 import type { Harness, PendingCall } from "./reader.ts";
 import type { OpenFailure } from "./signals.ts";
@@ -29,12 +29,35 @@ function key(file: string): string {
   return createHash("sha256").update(file).digest("hex").slice(0, 24);
 }
 
-export const cursorPath = (env: NodeJS.ProcessEnv, file: string) => join(stateDir(env), "cursors", `${key(file)}.json`);
 export const sessionLockPath = (env: NodeJS.ProcessEnv, file: string) => join(stateDir(env), "locks", `session-${key(file)}.lock`);
+
+// Cursors live in one SQLite file: a CI run over thousands of sessions updates thousands of them,
+// and one small write-ahead-log append each is far cheaper than a file created and renamed each.
+const databases = new Map<string, Database>();
+
+/** The cursor database; undefined when reading and none exists yet (a dry run creates nothing). */
+function cursorDb(env: NodeJS.ProcessEnv, create: boolean): Database | undefined {
+  const dir = stateDir(env);
+  let db = databases.get(dir);
+  if (!db) {
+    if (!create && !existsSync(join(dir, "cursors.sqlite"))) return undefined;
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    db = new Database(join(dir, "cursors.sqlite"), { create: true });
+    db.run("PRAGMA busy_timeout = 10000");
+    db.run("PRAGMA journal_mode = WAL");
+    // WAL with synchronous=NORMAL never corrupts; a crash may drop the last cursors, which only
+    // means those sessions are read again.
+    db.run("PRAGMA synchronous = NORMAL");
+    db.run("CREATE TABLE IF NOT EXISTS cursor (file TEXT PRIMARY KEY, data TEXT NOT NULL)");
+    databases.set(dir, db);
+  }
+  return db;
+}
 
 export function loadCursor(env: NodeJS.ProcessEnv, file: string): Cursor | undefined {
   try {
-    const c = JSON.parse(readFileSync(cursorPath(env, file), "utf8"));
+    const row = cursorDb(env, false)?.query("SELECT data FROM cursor WHERE file = ?").get(file) as { data: string } | null | undefined;
+    const c = row && JSON.parse(row.data);
     if (c && c.file === file && Number.isInteger(c.offset) && Number.isInteger(c.line)) return { openFailures: {}, pendingCalls: {}, ...c };
   } catch {
     // No cursor yet, or a damaged one: reading the whole file again is the safe answer.
@@ -43,7 +66,7 @@ export function loadCursor(env: NodeJS.ProcessEnv, file: string): Cursor | undef
 }
 
 export function saveCursor(env: NodeJS.ProcessEnv, cursor: Cursor): void {
-  writeAtomic(cursorPath(env, cursor.file), JSON.stringify(cursor) + "\n", 0o600);
+  cursorDb(env, true)!.query("INSERT OR REPLACE INTO cursor (file, data) VALUES (?, ?)").run(cursor.file, JSON.stringify(cursor));
 }
 
 /**

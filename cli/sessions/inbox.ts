@@ -27,7 +27,7 @@ const FIRST_KEYS = ["kind", "time", "harness", "session", "cwd", "signals", "pri
 
 export const inboxDir = (env: NodeJS.ProcessEnv) => join(stateDir(env), "inbox");
 
-export function addItem(env: NodeJS.ProcessEnv, meta: InboxMeta, body: string): string {
+export function addItem(env: NodeJS.ProcessEnv, meta: InboxMeta, body: string, opts: { durable?: boolean } = {}): string {
   const dir = inboxDir(env);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   for (;;) {
@@ -37,7 +37,7 @@ export function addItem(env: NodeJS.ProcessEnv, meta: InboxMeta, body: string): 
       statSync(path);
       continue; // taken; ten hex digits make this rare
     } catch {}
-    writeAtomic(path, serialize(meta, body), 0o600);
+    writeAtomic(path, serialize(meta, body), 0o600, opts);
     return id;
   }
 }
