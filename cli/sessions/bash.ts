@@ -47,16 +47,26 @@ export function program(command: string): string {
 }
 
 const KEY_LINE =
-  /error|fatal|failed|not found|undefined|cannot|no such|invalid|unknown|unrecognized|unexpected|illegal|denied|refused|panicked|no matches/i;
+  /error|fatal|failed|not found|undefined|cannot|could not|no such|invalid|unknown|unrecognized|unexpected|illegal|denied|refused|panicked|no matches/i;
 
-/** The lines of an error that say what went wrong; when none match, the last three lines. */
+// Lines that only report that the errors above happened: the linker's exit status, make's
+// `*** … Error 1`, "could not compile … due to previous error", CMake's "errors occurred",
+// TeX's "Emergency stop", "compilation terminated". They say nothing about which failure it was.
+const AFTERMATH =
+  /returned \d+ exit status|\*\*\*.*\bError \d+|due to (?:\d+ )?previous errors?|errors? occurred|emergency stop|compilation terminated/i;
+
+/**
+ * The lines of an error that say what went wrong, without the aftermath lines that only count
+ * the errors (unless nothing else is left); when no line matches, the last three lines.
+ */
 export function keyErrorLines(errorText: string): string[] {
   const lines = errorText
     .split("\n")
     .map((l) => l.trim())
     .filter((l) => l !== "" && !l.startsWith("Exit code "));
   const keys = lines.filter((l) => KEY_LINE.test(l));
-  return keys.length ? keys : lines.slice(-3);
+  const specific = keys.filter((l) => !AFTERMATH.test(l));
+  return specific.length ? specific : keys.length ? keys : lines.slice(-3);
 }
 
 /** Replaces what differs between two runs of the same failure: paths, hashes and numbers. */

@@ -37,12 +37,19 @@ describe("program", () => {
 describe("keyErrorLines", () => {
   test("lines naming an error, trimmed, without Exit code lines", () => {
     const text = "Exit code 1\n-- The C compiler identification is GNU\nCMake Error at CMakeLists.txt:5 (find_package):\n  Could NOT find ZLIB\n-- Configuring incomplete, errors occurred!";
-    expect(keyErrorLines(text)).toEqual(["CMake Error at CMakeLists.txt:5 (find_package):", "-- Configuring incomplete, errors occurred!"]);
+    expect(keyErrorLines(text)).toEqual(["CMake Error at CMakeLists.txt:5 (find_package):", "Could NOT find ZLIB"]);
+  });
+  test("aftermath lines that only count the errors go when a specific line is left", () => {
+    const link = "main.c:(.text+0x1b): undefined reference to `foo_init'\ncollect2: error: ld returned 1 exit status\nmake: *** [Makefile:4: app] Error 1";
+    expect(keyErrorLines(link)).toEqual(["main.c:(.text+0x1b): undefined reference to `foo_init'"]);
+    const rust = "error[E0382]: borrow of moved value: `x`\nerror: could not compile `p` (lib) due to 1 previous error";
+    expect(keyErrorLines(rust)).toEqual(["error[E0382]: borrow of moved value: `x`"]);
+    expect(keyErrorLines("collect2: error: ld returned 1 exit status")).toEqual(["collect2: error: ld returned 1 exit status"]);
   });
   test("no matching line: the last three", () => {
     expect(keyErrorLines("a\nb\n\nc\nd\n")).toEqual(["b", "c", "d"]);
   });
-  test.each(["fatal: not a git repository", "bash: foo: command not found", "Permission denied", "thread 'main' panicked at src/x.rs", "zsh: no matches found: *.o"])("%p is a key line", (line) => {
+  test.each(["fatal: not a git repository", "bash: foo: command not found", "Could not find a package configuration file provided by \"fmt\"", "Permission denied", "thread 'main' panicked at src/x.rs", "zsh: no matches found: *.o"])("%p is a key line", (line) => {
     expect(keyErrorLines(`noise\n${line}\nmore noise`)).toEqual([line]);
   });
 });
