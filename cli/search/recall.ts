@@ -22,9 +22,9 @@ export interface InjectedLesson {
 }
 
 /** The top result must be at least this relevant… */
-export const RECALL_MIN_RELEVANCE = 0.3;
+export const RECALL_MIN_RELEVANCE = 0.45;
 /** …and this much more relevant than the second. */
-export const RECALL_MIN_MARGIN = 0.35;
+export const RECALL_MIN_MARGIN = 0.2;
 
 /** Why a hit may not be injected at all (undefined: it may). */
 export function injectable(hit: SearchHit | undefined): string | undefined {

@@ -1,11 +1,16 @@
 import { docFrequency, termFrequency, type SearchIndex } from "./index.ts";
 import { idf, type ParsedQuery, type Ranked } from "./rank.ts";
 
-// How well a lesson fits a query, in 0..1, from lexical evidence alone: which share of the
-// query's distinctive words the lesson holds (coverage, each word weighted by how rare it is in
-// the knowledge base; a word the knowledge base never uses counts as rare and uncovered), and how
-// far the lesson leads the next result. A lesson that holds every distinctive word and clearly
-// beats the runner-up scores near 1; one that shares only common words, or ties with others, low.
+// How well a lesson fits a query, in 0..1, from lexical evidence alone. Three factors:
+// - coverage: the share of the query's distinctive weight the lesson holds (each word weighted by
+//   how rare it is in the knowledge base; a word the knowledge base never uses counts as rare and
+//   uncovered, so a question about something no lesson mentions stays low);
+// - evidence: how much distinctive weight it holds in absolute terms, saturating at about as much
+//   as two and a half of the rarest words: one shared rare word out of a three-word query is not
+//   enough to say a lesson is about it;
+// - standing: its BM25 score as a share of the best result's (1 for the first).
+// The decision rules (recall, failure) read the first two results' relevance: high enough, and
+// far enough ahead of the next.
 
 /** Credit for a word matched only through a typo stand-in or a synonym: probably, not certainly, the same. */
 const STAND_IN_CREDIT = 0.75;
@@ -15,6 +20,9 @@ const STAND_IN_CREDIT = 0.75;
  * seen (`externally-managed-environment`) is weak evidence that a lesson using its words is about it.
  */
 const PIECEWISE_CREDIT = 0.6;
+
+/** Evidence saturates when the held words weigh this many times the rarest word's weight. */
+const FULL_EVIDENCE_WORDS = 2.5;
 
 /** Per query word: how distinctive it is, and what share of it the lesson holds (0..1). */
 export function wordCredits(index: SearchIndex, query: ParsedQuery, doc: number): { importance: number; credit: number }[] {
@@ -43,28 +51,22 @@ export function wordCredits(index: SearchIndex, query: ParsedQuery, doc: number)
 
 /** The share of the query's distinctive weight that the lesson holds (0..1). */
 export function coverage(index: SearchIndex, query: ParsedQuery, doc: number): number {
+  return fit(index, query, doc).coverage;
+}
+
+/** Coverage and evidence of one lesson for a query (both 0..1). */
+export function fit(index: SearchIndex, query: ParsedQuery, doc: number): { coverage: number; evidence: number } {
   const credits = wordCredits(index, query, doc);
   const total = credits.reduce((n, c) => n + c.importance, 0);
-  return total ? credits.reduce((n, c) => n + c.importance * c.credit, 0) / total : 0;
+  const held = credits.reduce((n, c) => n + c.importance * c.credit, 0);
+  return { coverage: total ? held / total : 0, evidence: Math.min(1, held / (FULL_EVIDENCE_WORDS * idf(index, 1))) };
 }
 
-/** How far a result's score is ahead of the next one, as a share of its own score (0..1). */
-export function lead(ranked: Ranked[], i: number): number {
-  const score = ranked[i]?.score ?? 0;
-  const next = ranked[i + 1]?.score ?? 0;
-  return score > 0 ? Math.max(0, (score - next) / score) : 0;
-}
-
-/**
- * Relevance of each ranked result: coverage, scaled by the result's standing. The first result
- * keeps its coverage when it clearly leads and loses up to a third of it when it ties with the next;
- * later results are scaled by their score relative to the first.
- */
+/** Relevance of each of the first `count` ranked results: coverage × evidence × score share of the best. */
 export function relevances(index: SearchIndex, query: ParsedQuery, ranked: Ranked[], count: number): number[] {
   const best = ranked[0]?.score ?? 0;
-  return ranked.slice(0, count).map((r, i) => {
-    const cov = coverage(index, query, r.doc);
-    const standing = i === 0 ? 2 / 3 + lead(ranked, 0) / 3 : (2 / 3) * (r.score / best);
-    return Math.round(cov * standing * 100) / 100;
+  return ranked.slice(0, count).map((r) => {
+    const { coverage, evidence } = fit(index, query, r.doc);
+    return Math.round(coverage * evidence * (best ? r.score / best : 0) * 100) / 100;
   });
 }

@@ -39,7 +39,6 @@ const GROUPS = [
   "block prevent forbid disallow protect",
   "default main trunk master",
   "save write store",
-  "rewrite rewrote rebase",
   "compile build",
   "ignore ignores skip skips",
   "broken break breaks",
