@@ -36,6 +36,11 @@ describe("inject or stay silent", () => {
     expect(d.lesson).toBeUndefined();
     expect(d.reason).not.toBe("");
   });
+  test("a lesson that shares only the error's label and common words is not injected", () => {
+    const error = "CMake Error at CMakeLists.txt:1 (cmake_minimum_required):\n  CMake 3.28 or higher is required.  You are running version 3.22.1\n\n-- Configuring incomplete, errors occurred!";
+    const d = decideFailureIn(index, nowhere, new Map(), "cmake -B build", error);
+    expect(d.lesson).toBeUndefined();
+  });
   test("recall needs a clear winner", () => {
     expect(recallDecision(searchKb({ index, query: "undefined reference to vtable for my class", place: nowhere, limit: 2 })).lesson?.id).toBe("3c00000002");
     expect(recallDecision(searchKb({ index, query: "how do I plot a histogram in gnuplot", place: nowhere, limit: 2 })).lesson).toBeUndefined();
