@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
@@ -12,9 +12,16 @@ export interface Sandbox {
   env: Record<string, string>;
 }
 
-/** A throwaway HOME with its own XDG folders and git identity; RKB_HOME points inside it. */
+const sandboxes: string[] = [];
+// One test run makes hundreds of sandboxes; remove them when the run ends.
+process.on("exit", () => {
+  for (const dir of sandboxes) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A throwaway HOME with its own XDG folders and git identity; RKB_HOME points inside it. Removed at exit. */
 export function sandbox(name = "rkb-test"): Sandbox {
   const dir = mkdtempSync(join(tmpdir(), name + "-"));
+  sandboxes.push(dir);
   const home = join(dir, "home");
   mkdirSync(home, { recursive: true });
   const kb = join(dir, "kb");

@@ -1,17 +1,11 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { rkb, sandbox, writeFile } from "../helpers.ts";
 import { writeCorpus } from "../sessions/corpus.ts";
 
 const FIXTURES = join(import.meta.dir, "../fixtures/sessions");
-const boxes: string[] = [];
-afterAll(() => boxes.forEach((d) => rmSync(d, { recursive: true, force: true })));
-function box() {
-  const s = sandbox("rkb-extract");
-  boxes.push(s.dir);
-  return s;
-}
+const box = () => sandbox("rkb-extract");
 const inboxFiles = (env: Record<string, string>) => {
   const dir = join(env.XDG_STATE_HOME!, "rkb", "inbox");
   return existsSync(dir) ? readdirSync(dir) : [];

@@ -1,15 +1,9 @@
-import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { rkb, sandbox, writeFile } from "../helpers.ts";
 
-const boxes: string[] = [];
-afterAll(() => boxes.forEach((d) => rmSync(d, { recursive: true, force: true })));
-function box() {
-  const s = sandbox("rkb-inbox");
-  boxes.push(s.dir);
-  return s;
-}
+const box = () => sandbox("rkb-inbox");
 const inbox = (env: Record<string, string>) => join(env.XDG_STATE_HOME!, "rkb", "inbox");
 
 describe("rkb note", () => {

@@ -1,5 +1,5 @@
-import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, copyFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { describe, expect, test } from "bun:test";
+import { appendFileSync, copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { capture } from "../../cli/sessions/capture.ts";
 import { listItems } from "../../cli/sessions/inbox.ts";
@@ -8,13 +8,7 @@ import { SECRETS, SECRET_TEXT } from "./secret-samples.ts";
 import { SessionWriter } from "./session-writer.ts";
 
 const FIXTURES = join(import.meta.dir, "../fixtures/sessions");
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-function fresh() {
-  const s = sandbox("rkb-capture");
-  dirs.push(s.dir);
-  return s;
-}
+const fresh = () => sandbox("rkb-capture");
 function sessionFile(dir: string, name: string, text: string): string {
   const path = join(dir, name);
   writeFileSync(path, text);
