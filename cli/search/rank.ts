@@ -153,7 +153,9 @@ export function rank(index: SearchIndex, query: ParsedQuery, opts: RankOptions =
     allowed[i] = !opts.scopes || opts.scopes.has(s) ? 1 : 0;
     boost[i] = opts.scopeBoost?.(s) ?? 1;
   });
-  const scores = new Map<number, number>();
+  // Dense score array: a search touches up to every lesson, and a Map costs more than the math.
+  const scores = new Float64Array(index.size);
+  const touched: number[] = [];
   for (const q of query.terms) {
     const id = termId(index, q.term);
     const from = index.termStart[id]!;
@@ -164,20 +166,25 @@ export function rank(index: SearchIndex, query: ParsedQuery, opts: RankOptions =
       if (!allowed[index.docScope[doc]!] || (!opts.allStatuses && !index.docCurrent[doc])) continue;
       const tf = index.postTf[p]!;
       const norm = K1 * (1 - B + (B * index.lengths[doc]!) / index.avgLength);
-      scores.set(doc, (scores.get(doc) ?? 0) + (w * tf * (K1 + 1)) / (tf + norm));
+      if (scores[doc] === 0) touched.push(doc);
+      scores[doc] += (w * tf * (K1 + 1)) / (tf + norm);
     }
   }
-  const ranked: Ranked[] = [];
-  for (const [doc, raw] of scores) ranked.push({ doc, score: raw * boost[index.docScope[doc]!]! });
-  const byScore = (a: Ranked, b: Ranked) => b.score - a.score || (index.lesson(a.doc).title < index.lesson(b.doc).title ? -1 : 1);
-  ranked.sort(byScore);
+  let top = 0;
+  for (const doc of touched) top = Math.max(top, scores[doc]! * boost[index.docScope[doc]!]!);
   // Use records move a score by at most ±10 %, so only lessons within that reach of the cut need them.
   const reach = opts.usage ? USAGE_MIN / USAGE_MAX : 1;
-  const kept = ranked.filter((r) => r.score >= MIN_SHARE_OF_BEST * reach * (ranked[0]?.score ?? 0));
-  if (opts.usage) {
-    for (const r of kept) r.score *= opts.usage(index.lesson(r.doc).id);
-    kept.sort(byScore);
+  const ranked: Ranked[] = [];
+  for (const doc of touched) {
+    const score = scores[doc]! * boost[index.docScope[doc]!]!;
+    if (score >= MIN_SHARE_OF_BEST * reach * top) ranked.push({ doc, score });
   }
-  const best = kept[0]?.score ?? 0;
-  return kept.filter((r) => r.score >= MIN_SHARE_OF_BEST * best);
+  const byScore = (a: Ranked, b: Ranked) => b.score - a.score || (index.lesson(a.doc).title < index.lesson(b.doc).title ? -1 : 1);
+  ranked.sort(byScore);
+  if (opts.usage) {
+    for (const r of ranked) r.score *= opts.usage(index.lesson(r.doc).id);
+    ranked.sort(byScore);
+  }
+  const best = ranked[0]?.score ?? 0;
+  return ranked.filter((r) => r.score >= MIN_SHARE_OF_BEST * best);
 }
