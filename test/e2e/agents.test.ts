@@ -80,7 +80,7 @@ exit 4
 // A whole agent session takes a few seconds; a minute leaves room for a slow CI machine.
 const AGENT_TEST_MS = 60_000;
 
-if (process.env.CI && !agentsInstalled()) throw new Error("the e2e agents are not installed: run `npm ci --omit=optional` in test/e2e/agents");
+if (process.env.CI && !agentsInstalled()) throw new Error("the e2e agents are not installed: run `npm install --omit=optional` in test/e2e/agents");
 
 interface World {
   box: Sandbox;
@@ -244,6 +244,22 @@ describe.skipIf(!agentsInstalled())("real agents with the installed extension", 
         expect(inboxItems(w)).toEqual([]);
         expect(hookErrors(w)).toBe("");
         expect(agent.stderr).not.toMatch(/rkb.*(error|fail)/i);
+      }, AGENT_TEST_MS);
+
+      test("a binary missing when the agent starts: no rkb tools, one notice, the session goes on", async () => {
+        const copy = join(tmpdir(), `rkb-absent-${process.pid}-${kind.harness}`, "rkb");
+        mkdirSync(join(copy, ".."), { recursive: true });
+        copyFileSync(BIN, copy);
+        chmodSync(copy, 0o755);
+        const w = await world(kind, copy);
+        rmSync(join(copy, ".."), { recursive: true, force: true });
+        const agent = new RpcAgent(kind, { env: w.env, cwd: w.proj });
+        await agent.prompt("[scenario:none] hello");
+        expect(w.llm.served[0]!.tools.filter((t) => t.startsWith("rkb_"))).toEqual([]);
+        const notice = agent.frames.find((f) => f.type === "extension_ui_request" && f.method === "notify");
+        expect(notice?.message).toContain(`rkb is not installed at ${copy}`);
+        expect(w.llm.served.at(-1)!.step).toEqual({ text: DONE });
+        expect((await agent.close()).code).toBe(0);
       }, AGENT_TEST_MS);
 
       test("a binary removed after install: tools fail saying how to install rkb, the session goes on", async () => {
