@@ -64,6 +64,7 @@ function run(args: string[], input: string, budgetMs: number, signal?: AbortSign
     const timer = setTimeout(() => stop(`rkb ${args[0]} did not finish within ${budgetMs / 1000} s`), budgetMs);
     const onAbort = () => stop("cancelled");
     signal?.addEventListener("abort", onAbort);
+    if (signal?.aborted) onAbort();
     child.on("error", (e: NodeJS.ErrnoException) => finish({ code: null, stdout, problem: e.code === "ENOENT" ? NOT_INSTALLED : `rkb did not run: ${e.message}` }));
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
     child.on("close", (code) => finish({ code, stdout }));
