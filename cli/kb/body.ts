@@ -127,7 +127,8 @@ export function firstSentence(sectionText: string): string {
     }
     if (inFence || line === "") continue;
     const text = line.replace(/^[-*]\s+/, "");
-    const end = /[.?!](\s|$)/.exec(text);
+    // A sentence never ends inside inline code (`cmake -S . -B build`).
+    const end = /[.?!](\s|$)/.exec(stripCodeSpans(text));
     return end ? text.slice(0, end.index + 1) : text;
   }
   return "";

@@ -80,7 +80,8 @@ exit 4
 // A whole agent session takes a few seconds; a minute leaves room for a slow CI machine.
 const AGENT_TEST_MS = 60_000;
 
-if (process.env.CI && !agentsInstalled()) throw new Error("the e2e agents are not installed: run `npm install --omit=optional` in test/e2e/agents");
+// `npm test` installs them first (the pretest script); a missing install is a failure, not a skip.
+if (!agentsInstalled()) throw new Error("the e2e agents are not installed: run `npm test` (its pretest installs them) or `npm install --omit=optional` in test/e2e/agents");
 
 interface World {
   box: Sandbox;
@@ -139,7 +140,7 @@ async function until<T>(what: string, probe: () => T | undefined, ms = 15_000): 
   }
 }
 
-describe.skipIf(!agentsInstalled())("real agents with the installed extension", () => {
+describe("real agents with the installed extension", () => {
   beforeAll(() => {
     // The suite runs the compiled binary, which `rkb install` writes into the extension.
     expect(existsSync(BIN)).toBe(true);

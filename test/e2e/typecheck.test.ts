@@ -4,11 +4,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "../helpers.ts";
-import { AGENTS_DIR, agentsInstalled } from "./agent.ts";
+import { AGENTS_DIR } from "./agent.ts";
 
 const modules = join(AGENTS_DIR, "node_modules");
 
-describe.skipIf(!agentsInstalled())("extension/rkb.ts type-checks", () => {
+describe("extension/rkb.ts type-checks", () => {
   for (const version of ["0.87.1", "1.6.0"]) {
     test(`against @earendil-works/pi-coding-agent ${version}`, () => {
       const dir = mkdtempSync(join(tmpdir(), "rkb-tsc-"));

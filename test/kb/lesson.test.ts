@@ -137,3 +137,8 @@ test("a YAML syntax error names the line it is on", () => {
     expect((e as LessonParseError).line).toBe(7);
   }
 });
+
+test("the summary does not end inside inline code", () => {
+  const text = lesson.replace("`Could NOT find ZLIB`. More text here.", "Running `cmake -S . -B build` fails. More text here.");
+  expect(summary(parseLesson(text, "x.md"))).toBe("Running `cmake -S . -B build` fails.");
+});
