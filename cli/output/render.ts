@@ -1,5 +1,7 @@
 import { EXIT, RkbError, usageError } from "./errors.ts";
-import { toToon } from "./toon.ts";
+
+// The TOON encoder is loaded only when TOON is asked for: every rkb call is a new process.
+const toon = async (data: unknown) => (await import("./toon.ts")).toToon(data);
 
 export type Format = "human" | "json" | "toon";
 
@@ -26,18 +28,18 @@ export function resolveFormat(flags: { format?: string; toon?: boolean }, env = 
   throw new RkbError("bad_format", `RKB_FORMAT is \`${chosen}\``, "set RKB_FORMAT to human, json or toon, or unset it");
 }
 
-export function renderOutput(out: Output, format: Format): { stdout: string; stderr: string; exit: number } {
+export async function renderOutput(out: Output, format: Format): Promise<{ stdout: string; stderr: string; exit: number }> {
   const exit = out.exit ?? EXIT.ok;
   if (format === "json") return { stdout: JSON.stringify(out.data) + "\n", stderr: "", exit };
-  if (format === "toon" && !out.raw) return { stdout: toToon(out.data) + "\n", stderr: "", exit };
+  if (format === "toon" && !out.raw) return { stdout: (await toon(out.data)) + "\n", stderr: "", exit };
   const text = out.human.endsWith("\n") || out.human === "" ? out.human : out.human + "\n";
   return { stdout: text, stderr: "", exit };
 }
 
 /** Errors go to stdout as a record for scripts and agents, to stderr as two lines for people. */
-export function renderError(err: RkbError, format: Format): { stdout: string; stderr: string; exit: number } {
+export async function renderError(err: RkbError, format: Format): Promise<{ stdout: string; stderr: string; exit: number }> {
   if (format === "json") return { stdout: JSON.stringify(err.toRecord()) + "\n", stderr: "", exit: err.exit };
-  if (format === "toon") return { stdout: toToon(err.toRecord()) + "\n", stderr: "", exit: err.exit };
+  if (format === "toon") return { stdout: (await toon(err.toRecord())) + "\n", stderr: "", exit: err.exit };
   let text = `error: ${err.message}\nfix: ${err.fix}\n`;
   const findings = err.extra.findings as { path: string; line?: number; rule: string; message: string }[] | undefined;
   if (findings) for (const f of findings) text += `  ${f.path}${f.line ? ":" + f.line : ""}  ${f.rule}  ${f.message}\n`;

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { writeAtomic } from "../fsutil.ts";
@@ -89,7 +88,7 @@ export function loadIndex(root: string, env: NodeJS.ProcessEnv = process.env): S
 }
 
 export function indexCacheFile(root: string, env: NodeJS.ProcessEnv = process.env): string {
-  const key = createHash("sha256").update(root).digest("hex").slice(0, 16);
+  const key = Bun.hash(root).toString(16).padStart(16, "0");
   return join(cacheDir(env), "search", `${key}.idx`);
 }
 
