@@ -187,10 +187,11 @@ function requireReason(reason: string | undefined, cmd: string): string {
   return reason.trim();
 }
 
-function statusChange(lesson: Lesson, action: string, fm: Frontmatter, body: string, notes: string[] = []): Plan<LessonWrite> {
+/** A status change; its commit names the lesson in the subject and the reason in the body. */
+function statusChange(lesson: Lesson, action: string, fm: Frontmatter, body: string, reason: string | undefined, notes: string[] = []): Plan<LessonWrite> {
   return {
     changes: [{ rel: lesson.path, text: serializeLesson(fm, body) }],
-    message: `${action}(${dirname(lesson.path)}): ${lesson.title} [${lesson.id}]`,
+    message: `${action}(${dirname(lesson.path)}): ${lesson.title} [${lesson.id}]${reason ? `\n\n${reason}` : ""}`,
     result: { action, id: lesson.id, path: lesson.path, title: lesson.title, notes },
   };
 }
@@ -198,7 +199,7 @@ function statusChange(lesson: Lesson, action: string, fm: Frontmatter, body: str
 export function planFlag(lesson: Lesson, reason: string | undefined): Plan<LessonWrite> {
   const why = requireReason(reason, "flag");
   requireCurrent(lesson, "flagged");
-  return statusChange(lesson, "flag", { ...lesson.frontmatter, status: "stale", stale_reason: why }, lesson.body);
+  return statusChange(lesson, "flag", { ...lesson.frontmatter, status: "stale", stale_reason: why }, lesson.body, why);
 }
 
 export function planSupersede(old: Lesson, by: Lesson, reason: string | undefined): Plan<LessonWrite> {
@@ -210,7 +211,7 @@ export function planSupersede(old: Lesson, by: Lesson, reason: string | undefine
   delete fm.stale_reason;
   const link = relative(dirname(old.path), by.path);
   const body = appendSection(old.body, "Why superseded", `${why}\n\nReplaced by [${by.title}](${link}).`);
-  return statusChange(old, "supersede", fm, body, [`${by.id} "${by.title}" replaces it`]);
+  return statusChange(old, "supersede", fm, body, `${why}\n\nReplaced by ${by.id} (${by.path}).`, [`${by.id} "${by.title}" replaces it`]);
 }
 
 export function planArchive(lesson: Lesson, reason: string | undefined): Plan<LessonWrite> {
@@ -218,10 +219,10 @@ export function planArchive(lesson: Lesson, reason: string | undefined): Plan<Le
   requireCurrent(lesson, "archived");
   const fm: Frontmatter = { ...lesson.frontmatter, status: "archived" };
   delete fm.stale_reason;
-  return statusChange(lesson, "archive", fm, appendSection(lesson.body, "Why archived", why), ["the file stays where it is; search skips it"]);
+  return statusChange(lesson, "archive", fm, appendSection(lesson.body, "Why archived", why), why, ["the file stays where it is; search skips it"]);
 }
 
 export function planUnarchive(lesson: Lesson): Plan<LessonWrite> {
   if (lesson.status !== "archived") throw new RkbError("refused", `${lesson.id} is ${lesson.status}, not archived`, "only archived lessons can be unarchived");
-  return statusChange(lesson, "unarchive", { ...lesson.frontmatter, status: "active" }, removeSection(lesson.body, "Why archived"), ["the lesson is back in search"]);
+  return statusChange(lesson, "unarchive", { ...lesson.frontmatter, status: "active" }, removeSection(lesson.body, "Why archived"), undefined, ["the lesson is back in search"]);
 }

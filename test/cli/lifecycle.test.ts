@@ -128,6 +128,7 @@ describe("a lesson's life through the compiled binary", () => {
       `add(general/cmake): CMake cannot find HDF5 without HDF5_ROOT [${a.id}]`,
       "init: create knowledge base",
     ]);
+    expect(gitIn(box.kb, env, "log", "-1", "--skip=1", "--format=%b").trim()).toBe("HDF5 now ships a config file");
     expect(gitIn(box.kb, env, "status", "--porcelain")).toBe("");
     const lint = await rkb(["lint", "--format", "json"], { env });
     expect(lint.json().errors).toBe(0);
