@@ -46,4 +46,7 @@ if (!found.results?.length) throw new Error("the demo search found nothing");
 rkb(["show", found.results[0].id]);
 rkb(["extract", join(root, "demo", "sessions")]);
 rkb(["inbox"]);
+const items = JSON.parse(rkb(["inbox", "--format", "json"], { echo: false })).items;
+if (!items?.length) throw new Error("the demo session left nothing in the inbox");
+rkb(["inbox", "show", items[0].id]);
 console.log(`\nDone. Everything lives in ${work}; delete it when you are finished.`);
