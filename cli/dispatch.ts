@@ -1,4 +1,5 @@
 import { parseArgs, type ArgsDef } from "citty";
+import { fstatSync } from "node:fs";
 import { commandNames, loadCommand } from "./commands/index.ts";
 import { globalArgs, parseWith, repeated, type RkbCommand } from "./commands/_shared.ts";
 import { RkbError, usageError } from "./output/errors.ts";
@@ -54,7 +55,9 @@ export async function runCli(argv: string[], io: CliIO = {}): Promise<CliResult>
       system: args.system || env.RKB_SYSTEM || undefined,
       with: parseWith(repeated(rest, "with")),
     };
-    const stdinIsTTY = io.stdin === undefined && Boolean(process.stdin.isTTY);
+    // A terminal is a character device (so is /dev/null, which reads as empty anyway). Not
+    // process.stdin.isTTY: touching process.stdin builds a Node stream, which is slow to start.
+    const stdinIsTTY = io.stdin === undefined && stdinIsTerminal();
     const out = await cmd.run({
       args,
       rawArgs: rest,
@@ -71,6 +74,14 @@ export async function runCli(argv: string[], io: CliIO = {}): Promise<CliResult>
     const message = e instanceof Error ? e.message : String(e);
     if (env.RKB_DEBUG) console.error(e);
     return renderError(new RkbError("io", message, "this is a bug in rkb if it persists; rerun with RKB_DEBUG=1 and report the output"), format);
+  }
+}
+
+function stdinIsTerminal(): boolean {
+  try {
+    return fstatSync(0).isCharacterDevice();
+  } catch {
+    return true; // no stdin at all: nothing to read
   }
 }
 

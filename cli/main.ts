@@ -2,8 +2,10 @@
 import { runCli } from "./dispatch.ts";
 
 // No top-level await: the binary is compiled to bytecode, which needs a plain entry module.
-runCli(process.argv.slice(2)).then((result) => {
-  if (result.stdout) process.stdout.write(result.stdout);
-  if (result.stderr) process.stderr.write(result.stderr);
+// Output goes through Bun.write: touching process.stdout builds a Node stream, which costs more
+// than a whole warm search.
+runCli(process.argv.slice(2)).then(async (result) => {
+  if (result.stdout) await Bun.write(Bun.stdout, result.stdout);
+  if (result.stderr) await Bun.write(Bun.stderr, result.stderr);
   process.exitCode = result.exit;
 });
