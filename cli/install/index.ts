@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync } from "node:f
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { writeAtomic } from "../fsutil.ts";
+import type { Check } from "../kb/doctor.ts";
 import { RkbError } from "../output/errors.ts";
 import { tildify } from "../paths.ts";
 import extensionSource from "./extension-text.js";
@@ -106,12 +107,6 @@ export function uninstall(harness: Harness, env: NodeJS.ProcessEnv): InstallRepo
   return { harness, action: "uninstall", files };
 }
 
-export interface Check {
-  check: string;
-  status: "ok" | "warn" | "fail";
-  detail: string;
-  fix: string;
-}
 
 /** For `rkb doctor`: whether the pi and omp extension and skill are installed, load, and are current. */
 export function installChecks(env: NodeJS.ProcessEnv, bin: string | undefined = thisBinary()): Check[] {
