@@ -156,18 +156,20 @@ export function rank(index: SearchIndex, query: ParsedQuery, opts: RankOptions =
   // Dense score array: a search touches up to every lesson, and a Map costs more than the math.
   const scores = new Float64Array(index.size);
   const touched: number[] = [];
+  // Locals, not property reads: this loop runs once per posting, in a process too young to be optimised.
+  const { postDocs, postTf, docScope, docCurrent, lengths, avgLength } = index;
+  const allStatuses = Boolean(opts.allStatuses);
   for (const q of query.terms) {
     const id = termId(index, q.term);
     const from = index.termStart[id]!;
     const to = index.termStart[id + 1]!;
-    const w = q.weight * idf(index, to - from);
+    const w = q.weight * idf(index, to - from) * (K1 + 1);
     for (let p = from; p < to; p++) {
-      const doc = index.postDocs[p]!;
-      if (!allowed[index.docScope[doc]!] || (!opts.allStatuses && !index.docCurrent[doc])) continue;
-      const tf = index.postTf[p]!;
-      const norm = K1 * (1 - B + (B * index.lengths[doc]!) / index.avgLength);
+      const doc = postDocs[p]!;
+      if (!allowed[docScope[doc]!] || (!allStatuses && !docCurrent[doc])) continue;
+      const tf = postTf[p]!;
       if (scores[doc] === 0) touched.push(doc);
-      scores[doc] += (w * tf * (K1 + 1)) / (tf + norm);
+      scores[doc] += (w * tf) / (tf + K1 * (1 - B + (B * lengths[doc]!) / avgLength));
     }
   }
   let top = 0;
