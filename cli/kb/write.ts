@@ -44,6 +44,9 @@ export async function transact<R>(root: string, env: NodeJS.ProcessEnv, plan: (k
   const config = loadKbConfig(root);
   return withLock(lockPath(root), { staleMs: config.lock.staleMs, waitMs: config.lock.waitMs, what: "the knowledge base" }, async () => {
     const planned = await plan(loadKb(root));
+    // A plan with no changes (an edit to the same text) has nothing to lint or commit; `git commit`
+    // with no paths would fail on an empty message.
+    if (!planned.changes.length) return { result: planned.result, commit: "", diff: [] };
     const overrides = new Map(planned.changes.map((c) => [c.rel, c.text]));
     const errors = lintKb(root, { overrides, only: planned.changes.filter((c) => c.text !== null).map((c) => c.rel), env }).filter(
       (f) => f.severity === "error" && overrides.has(f.path),

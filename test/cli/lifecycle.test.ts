@@ -95,6 +95,12 @@ describe("a lesson's life through the compiled binary", () => {
     expect(readFileSync(join(box.kb, a.path), "utf8")).toContain("HDF5 1.14 with the flag");
     expect(readFileSync(join(box.kb, a.path), "utf8")).toContain("edited_by:");
 
+    const current = readFileSync(join(box.kb, a.path), "utf8");
+    const currentHash = (await rkb(["show", a.id, "--format", "json"], { env })).json().hash;
+    const same = await rkb(["edit", a.id, "--base", currentHash, "--format", "json"], { env, stdin: current });
+    expect(same.exit).toBe(0);
+    expect(same.json()).toEqual({ status: "unchanged", message: "the new text is the same as the lesson", id: a.id, path: a.path });
+
     const stale = await rkb(["edit", a.id, "--base", shown.hash, "--format", "json"], { env, stdin: file });
     expect(stale.exit).toBe(1);
     expect(stale.json().error.code).toBe("conflict");
