@@ -1,3 +1,4 @@
+import { boundedDistance } from "../distance.ts";
 import { docFrequency, termId, type SearchIndex } from "./index.ts";
 import { synonymsOf } from "./synonyms.ts";
 import { isVersion, tokenGroups } from "./tokenize.ts";
@@ -43,26 +44,6 @@ export interface ParsedQuery {
 
 export function idf(index: SearchIndex, df: number): number {
   return Math.log(1 + (index.size - df + 0.5) / (df + 0.5));
-}
-
-/** Damerau edit distance of a and b, or max + 1 once it is certain to exceed max. */
-export function boundedDistance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  const rows: number[][] = [];
-  for (let i = 0; i <= a.length; i++) rows.push([i]);
-  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    let rowMin = Infinity;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = v;
-      rowMin = Math.min(rowMin, v);
-    }
-    if (rowMin > max) return max + 1;
-  }
-  return rows[a.length]![b.length]!;
 }
 
 /**
