@@ -1,4 +1,5 @@
 import { defineRkbCommand } from "./_shared.ts";
+import { sessionFromEnv } from "../agent-env.ts";
 import { usageError } from "../output/errors.ts";
 import { addItem, type InboxMeta } from "../sessions/inbox.ts";
 import { maskSecrets } from "../sessions/secrets.ts";
@@ -25,7 +26,7 @@ export default defineRkbCommand({
       kind: "note",
       time: Math.floor(Date.now() / 1000),
       harness: env.RKB_HARNESS || undefined,
-      session: env.RKB_SESSION || env.PI_SESSION_ID || env.CLAUDE_CODE_SESSION_ID || undefined,
+      session: sessionFromEnv(env),
       priority,
     };
     const id = addItem(env, meta, maskSecrets(text));

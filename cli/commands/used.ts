@@ -1,4 +1,5 @@
 import { planFlag } from "../kb/changes.ts";
+import { sessionFromEnv } from "../agent-env.ts";
 import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
 import { appendUsage } from "../kb/usage.ts";
@@ -26,7 +27,7 @@ export default defineRkbCommand({
     if (event === "failed" && !args.reason?.trim()) throw usageError("--failed needs --reason", 'say what was wrong, e.g. --reason "the option was removed"');
     const { root, kb } = openKb(ctx, "write");
     const lesson = findLesson(kb, args.id);
-    const session = args.session || env.RKB_SESSION || env.PI_SESSION_ID || env.CLAUDE_CODE_SESSION_ID || undefined;
+    const session = args.session || sessionFromEnv(env);
     await appendUsage(root, { time: new Date().toISOString(), id: lesson.id, event, ...(session ? { session } : {}), ...(args.reason ? { reason: args.reason } : {}) }, env);
     let flag: { commit: string } | undefined;
     if (event === "failed" && (lesson.status === "active" || lesson.status === "stale")) {
