@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import { scanBody, firstSentence, type BodyScan } from "./body.ts";
-import { FRONTMATTER_KEYS, LEAD_SECTION, LESSON_TYPES, type LessonType, type Status } from "./schema.ts";
+import { FRONTMATTER_KEYS, LEAD_SECTION, LESSON_TYPES, type FrontmatterKey, type LessonType, type Status } from "./schema.ts";
 import { emitEntry, flowStyleLines, type YamlValue } from "./yaml.ts";
 
-export type Frontmatter = Partial<Record<(typeof FRONTMATTER_KEYS)[number], YamlValue>>;
+export type Frontmatter = Partial<Record<FrontmatterKey, YamlValue>>;
 
 export interface Lesson {
   /** Path relative to the knowledge base, `/`-separated. */

@@ -36,10 +36,6 @@ export function noteRole(rel: string): NoteRole {
   return parts.length === 3 ? "topic" : "misplaced";
 }
 
-export function allowedNoteKeys(role: NoteRole): string[] {
-  return ROLE_KEYS[role];
-}
-
 /** Parses a folder note; a note without frontmatter is valid and has defaults. */
 export function parseNote(text: string, rel: string): FolderNote {
   const role = noteRole(rel);

@@ -27,11 +27,10 @@ export function topicOf(lesson: Lesson): string {
   return lesson.path.split("/").slice(0, -1).join("/");
 }
 
-export function topicCounts(kb: Kb, prefix = ""): { folder: string; lessons: number }[] {
+export function topicCounts(kb: Kb): { folder: string; lessons: number }[] {
   const counts = new Map<string, number>();
   for (const l of kb.lessons) {
     const folder = topicOf(l);
-    if (prefix && !(folder + "/").startsWith(prefix + "/")) continue;
     counts.set(folder, (counts.get(folder) ?? 0) + 1);
   }
   return [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([folder, lessons]) => ({ folder, lessons }));

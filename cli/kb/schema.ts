@@ -8,7 +8,6 @@ export const STATUSES = ["active", "stale", "superseded", "archived"] as const;
 export type Status = (typeof STATUSES)[number];
 
 export const VERIFIED_HOW = ["ran", "read", "told", "checked"] as const;
-export type VerifiedHow = (typeof VERIFIED_HOW)[number];
 
 /** Required H2 sections per type, in the order they must appear. */
 export const REQUIRED_SECTIONS: Record<LessonType, readonly string[]> = {
@@ -33,8 +32,6 @@ export const STATUS_SECTIONS: Partial<Record<Status, string>> = {
   superseded: "Why superseded",
   archived: "Why archived",
 };
-
-export const OPTIONAL_SECTIONS = ["Environment", "Check", "Probe"] as const;
 
 /** Frontmatter keys in the order rkb writes them. */
 export const FRONTMATTER_KEYS = [
@@ -63,4 +60,3 @@ export function sectionField(heading: string): string {
 export const ALL_TYPE_SECTIONS: readonly string[] = [...new Set(LESSON_TYPES.flatMap((t) => REQUIRED_SECTIONS[t]))];
 
 export const SCOPES = ["general", "projects", "systems"] as const;
-export type Scope = (typeof SCOPES)[number];

@@ -56,8 +56,3 @@ export function findLesson(kb: Kb, id: string): Lesson {
   if (broken) throw new RkbError("invalid_lesson", `${broken.path}:${broken.line}: ${broken.message}`, "fix the file, then run `rkb lint`");
   throw new RkbError("not_found", `no lesson with id \`${id}\``, "check the id with `rkb search <words>` or `rkb list`");
 }
-
-/** The note of a folder, if it has one. */
-export function noteOf(kb: Kb, folder: string): FolderNote | undefined {
-  return kb.notes.find((n) => n.folder === folder);
-}

@@ -37,10 +37,6 @@ const VERSION = /^[vV]?\d+(?:[._-][0-9A-Za-z]+)+$/;
 const LINKER_FLAG = /^-l([a-z][a-z0-9_+]*)$/;
 const LIBRARY_FILE = /^lib([a-z][a-z0-9_+]*)\.(?:so|a|dylib|dll)(?:\.[0-9.]+)?$/i;
 
-export function isStopWord(word: string): boolean {
-  return STOP_WORDS.has(word);
-}
-
 function keep(word: string): string | undefined {
   return word.length >= 2 && !STOP_WORDS.has(word) ? word : undefined;
 }

@@ -14,8 +14,6 @@ import { findSignals, worthAnItem, type DraftPitfall, type FailureSeen, type Fin
 // moves past what was read. Runs under a lock per session file, so the pre-compact and
 // session-end hooks, or two extract runs, never read the same part twice.
 
-export type { DraftPitfall } from "./signals.ts";
-
 export interface CaptureInput {
   sessionFile: string;
   sessionId?: string;
