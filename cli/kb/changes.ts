@@ -1,7 +1,7 @@
 import { dirname, relative } from "node:path";
 import { RkbError, usageError } from "../output/errors.ts";
 import { editDistance } from "../distance.ts";
-import { FOLDER_NAME, scopeFolder } from "./layout.ts";
+import { FOLDER_NAME, lessonDepth, scopeFolder } from "./layout.ts";
 import { contentHash, isLessonType, isMap, newId, parseLesson, serializeLesson, splitFrontmatter, parseYamlMap, type Frontmatter, type Lesson } from "./lesson.ts";
 import { today } from "./open.ts";
 import { REQUIRED_SECTIONS, type LessonType } from "./schema.ts";
@@ -57,8 +57,9 @@ function topicFolder(kb: Kb, scope: string, topic: string, notes: string[]): str
   if (aliased) return aliased.folder;
   if (!FOLDER_NAME.test(t)) throw usageError(`topic \`${t}\` is not a valid folder name`, "use lowercase letters, digits and single dashes, e.g. --topic build-tools");
   const folder = `${scope}/${t}`;
-  const existing = [...new Set(kb.files.filter((f) => f.startsWith(scope + "/")).map((f) => f.split("/").slice(0, scope === "general" ? 2 : 3).join("/")))].filter(
-    (f) => f.split("/").length === (scope === "general" ? 2 : 3) && !f.endsWith(".md"),
+  const topicDepth = lessonDepth(scope) - 1;
+  const existing = [...new Set(kb.files.filter((f) => f.startsWith(scope + "/")).map((f) => f.split("/").slice(0, topicDepth).join("/")))].filter(
+    (f) => f.split("/").length === topicDepth && !f.endsWith(".md"),
   );
   if (!existing.includes(folder)) {
     notes.push(`created the folder ${folder}`);

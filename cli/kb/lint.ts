@@ -5,7 +5,7 @@ import { RkbError } from "../output/errors.ts";
 import { ConfigError, DEFAULT_KB_TOML, parseKbToml, type KbConfig } from "./config.ts";
 import { gitOrThrow } from "./git.ts";
 import { findLeaks, leakOptions, type LeakOptions } from "./leak.ts";
-import { classify, FOLDER_NAME, walkFiles } from "./layout.ts";
+import { classify, FOLDER_NAME, lessonDepth, walkFiles } from "./layout.ts";
 import { LessonParseError, parseLesson, serializeLesson, splitFrontmatter, type Lesson } from "./lesson.ts";
 import { labelFindings, lessonFindings, nestedLine } from "./lint-lesson.ts";
 import { scanBody } from "./body.ts";
@@ -333,7 +333,7 @@ function duplicateIds(lessons: Lesson[], report: Report): void {
 /** The topic folder a lesson or note path sits in, if any: general/<t> or <scope>/<name>/<t>. */
 function topicFolder(rel: string): string | undefined {
   const parts = rel.split("/");
-  const depth = parts[0] === "general" ? 3 : 4;
+  const depth = lessonDepth(parts[0]!);
   return parts.length >= depth ? parts.slice(0, depth - 1).join("/") : undefined;
 }
 
