@@ -86,9 +86,13 @@ export function readUsage(root: string): Map<string, UsageCounts> {
   return counts;
 }
 
+/** The range of usageFactor. */
+export const USAGE_FACTOR_MIN = 0.9;
+export const USAGE_FACTOR_MAX = 1.1;
+
 /** Ranking factor from use: lessons that worked rise a little, lessons that failed sink a little. */
 export function usageFactor(c: UsageCounts | undefined): number {
   if (!c) return 1;
   const f = 1 + 0.05 * Math.log(1 + c.worked + 0.5 * c.inferred) - (0.1 * Math.min(c.failed, 3)) / 3;
-  return Math.min(1.1, Math.max(0.9, f));
+  return Math.min(USAGE_FACTOR_MAX, Math.max(USAGE_FACTOR_MIN, f));
 }

@@ -1,4 +1,5 @@
 import { boundedDistance } from "../distance.ts";
+import { USAGE_FACTOR_MAX, USAGE_FACTOR_MIN } from "../kb/usage.ts";
 import { docFrequency, termId, type SearchIndex } from "./index.ts";
 import { synonymsOf } from "./synonyms.ts";
 import { isVersion, tokenGroups } from "./tokenize.ts";
@@ -120,10 +121,6 @@ export interface Ranked {
   score: number;
 }
 
-/** The range of the use-record factor (kb/usage.ts). */
-const USAGE_MIN = 0.9;
-const USAGE_MAX = 1.1;
-
 /** Results whose score is below this share of the best one are noise, not answers. */
 const MIN_SHARE_OF_BEST = 0.3;
 
@@ -156,7 +153,7 @@ export function rank(index: SearchIndex, query: ParsedQuery, opts: RankOptions =
   let top = 0;
   for (const doc of touched) top = Math.max(top, scores[doc]! * boost[index.docScope[doc]!]!);
   // Use records move a score by at most ±10 %, so only lessons within that reach of the cut need them.
-  const reach = opts.usage ? USAGE_MIN / USAGE_MAX : 1;
+  const reach = opts.usage ? USAGE_FACTOR_MIN / USAGE_FACTOR_MAX : 1;
   const ranked: Ranked[] = [];
   for (const doc of touched) {
     const score = scores[doc]! * boost[index.docScope[doc]!]!;
