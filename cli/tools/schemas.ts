@@ -1,4 +1,5 @@
 import { Type, type TSchema } from "typebox";
+import { firstSentence } from "../kb/body.ts";
 import { ALL_TYPE_SECTIONS, LESSON_TYPES, sectionField, VERIFIED_HOW } from "../kb/schema.ts";
 
 // The agent tools, defined once. `rkb tools` prints these, `rkb tool` checks arguments against them,
@@ -124,13 +125,7 @@ export function findTool(name: string): ToolSpec | undefined {
   return TOOLS.find((t) => t.name === name);
 }
 
-/** The first sentence of a description, for a harness's one-line tool list. */
-export function firstSentence(text: string): string {
-  const end = text.search(/\.(\s|$)/);
-  return end < 0 ? text : text.slice(0, end + 1);
-}
-
-/** What `rkb tools` prints for each tool. */
+/** What `rkb tools` prints for each tool; the snippet is the first sentence, for a harness's one-line tool list. */
 export function toolDefinition(t: ToolSpec) {
   return { name: t.name, label: t.label, description: t.description, snippet: firstSentence(t.description), inputSchema: JSON.parse(JSON.stringify(t.parameters)) };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ALL_TYPE_SECTIONS, LESSON_TYPES, sectionField } from "../../cli/kb/schema.ts";
-import { firstSentence, TOOLS, toolDefinition } from "../../cli/tools/schemas.ts";
+import { firstSentence } from "../../cli/kb/body.ts";
+import { TOOLS, toolDefinition } from "../../cli/tools/schemas.ts";
 
 const json = (t: (typeof TOOLS)[number]) => toolDefinition(t).inputSchema;
 
