@@ -1,7 +1,7 @@
 import { parseArgs, type ArgsDef } from "citty";
 import { fstatSync } from "node:fs";
 import { commandNames, loadCommand } from "./commands/index.ts";
-import { globalArgs, parseWith, repeated, type RkbCommand } from "./commands/_shared.ts";
+import { globalArgs, keyValues, type RkbCommand } from "./commands/_shared.ts";
 import { RkbError, usageError } from "./output/errors.ts";
 import { renderError, renderOutput, resolveFormat, type Format } from "./output/render.ts";
 import { VERSION_LINE } from "./version.ts";
@@ -53,7 +53,7 @@ export async function runCli(argv: string[], io: CliIO = {}): Promise<CliResult>
     const place = {
       project: args.project || env.RKB_PROJECT || undefined,
       system: args.system || env.RKB_SYSTEM || undefined,
-      with: parseWith(repeated(rest, "with")),
+      with: keyValues(rest, "with", "hdf5=1.14.3"),
     };
     // A terminal is a character device (so is /dev/null, which reads as empty anyway). Not
     // process.stdin.isTTY: touching process.stdin builds a Node stream, which is slow to start.

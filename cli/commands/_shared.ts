@@ -43,15 +43,15 @@ export function defineRkbCommand<const A extends ArgsDef>(cmd: RkbCommand<A>): R
   return cmd;
 }
 
-/** `--with a=b --with c=d` → {a: "b", c: "d"}; a value without `=` is a usage error. */
-export function parseWith(values: string[]): Record<string, string> {
-  const facts: Record<string, string> = {};
-  for (const v of values) {
+/** A repeatable `--<name> key=value` flag: `--with a=b --with c=d` → {a: "b", c: "d"}; a value without `=` is a usage error. */
+export function keyValues(rawArgs: string[], name: string, example: string): Record<string, string> {
+  const pairs: Record<string, string> = {};
+  for (const v of repeated(rawArgs, name)) {
     const eq = v.indexOf("=");
-    if (eq <= 0) throw usageError(`--with ${v} has no \`=\``, "write --with key=value, e.g. --with hdf5=1.14.3");
-    facts[v.slice(0, eq)] = v.slice(eq + 1);
+    if (eq <= 0) throw usageError(`--${name} ${v} has no \`=\``, `write --${name} key=value, e.g. --${name} ${example}`);
+    pairs[v.slice(0, eq)] = v.slice(eq + 1);
   }
-  return facts;
+  return pairs;
 }
 
 /** Reads a repeatable string flag from raw argv (citty keeps only the last value). */

@@ -5,7 +5,7 @@ import { isLessonType } from "../kb/lesson.ts";
 import { LESSON_TYPES, REQUIRED_SECTIONS, sectionField, ALL_TYPE_SECTIONS } from "../kb/schema.ts";
 import { usageError } from "../output/errors.ts";
 import { writtenOutput } from "../output/written.ts";
-import { defineRkbCommand, repeated } from "./_shared.ts";
+import { defineRkbCommand, keyValues, repeated } from "./_shared.ts";
 import { emitEntry } from "../kb/yaml.ts";
 
 const sectionFlag = (heading: string) => sectionField(heading).replace(/_/g, "-");
@@ -55,15 +55,9 @@ export default defineRkbCommand({
 function fromFlags(args: Record<string, any>, rawArgs: string[]): string {
   const type = args.type;
   if (!isLessonType(type)) throw usageError("building a lesson from flags needs --type", `use one of ${LESSON_TYPES.join(", ")}`);
-  const when: Record<string, string> = {};
-  for (const pair of repeated(rawArgs, "when")) {
-    const eq = pair.indexOf("=");
-    if (eq <= 0) throw usageError(`--when ${pair} has no \`=\``, "write --when key=value, e.g. --when project=foo");
-    when[pair.slice(0, eq)] = pair.slice(eq + 1);
-  }
   const fm = [
     `type: ${type}`,
-    ...emitEntry("when", when),
+    ...emitEntry("when", keyValues(rawArgs, "when", "project=foo")),
     `verified_how: ${args["verified-how"] ?? "ran"}`,
     ...emitEntry("tags", repeated(rawArgs, "tag")),
     ...emitEntry("queries", repeated(rawArgs, "query")),
