@@ -2,6 +2,7 @@ import { planFlag } from "../kb/changes.ts";
 import { sessionFromEnv } from "../agent-env.ts";
 import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
+import { isCurrent } from "../kb/schema.ts";
 import { appendUsage } from "../kb/usage.ts";
 import { transact } from "../kb/write.ts";
 import { usageError } from "../output/errors.ts";
@@ -30,7 +31,7 @@ export default defineRkbCommand({
     const session = args.session || sessionFromEnv(env);
     await appendUsage(root, { time: new Date().toISOString(), id: lesson.id, event, ...(session ? { session } : {}), ...(args.reason ? { reason: args.reason } : {}) }, env);
     let flag: { commit: string } | undefined;
-    if (event === "failed" && (lesson.status === "active" || lesson.status === "stale")) {
+    if (event === "failed" && isCurrent(lesson.status)) {
       const written = await transact(root, env, (k) => planFlag(findLesson(k, lesson.id), args.reason));
       flag = { commit: written.commit };
     }

@@ -4,7 +4,7 @@ import { editDistance } from "../distance.ts";
 import { FOLDER_NAME, lessonDepth, scopeFolder } from "./layout.ts";
 import { contentHash, isLessonType, isMap, newId, parseLesson, serializeLesson, splitFrontmatter, parseYamlMap, type Frontmatter, type Lesson } from "./lesson.ts";
 import { today } from "./open.ts";
-import { REQUIRED_SECTIONS, type LessonType } from "./schema.ts";
+import { isCurrent, REQUIRED_SECTIONS, type LessonType } from "./schema.ts";
 import type { Kb } from "./store.ts";
 import type { Plan } from "./write.ts";
 import type { YamlValue } from "./yaml.ts";
@@ -178,7 +178,7 @@ function removeSection(body: string, heading: string): string {
 }
 
 function requireCurrent(lesson: Lesson, verb: string): void {
-  if (lesson.status !== "active" && lesson.status !== "stale") {
+  if (!isCurrent(lesson.status)) {
     throw new RkbError("refused", `${lesson.id} is ${lesson.status}; only active or stale lessons can be ${verb}`, lesson.status === "archived" ? `run \`rkb unarchive ${lesson.id}\` first` : "pick the lesson that replaced it");
   }
 }

@@ -1,10 +1,9 @@
 import type { Lesson } from "./lesson.ts";
+import { isCurrent } from "./schema.ts";
 import type { Place } from "./place.ts";
 import type { Kb } from "./store.ts";
 
 // Counting and grouping lessons for status, context and list.
-
-const CURRENT = new Set(["active", "stale"]);
 
 export interface HereCounts {
   project: number;
@@ -13,7 +12,7 @@ export interface HereCounts {
 }
 
 export function countsHere(kb: Kb, place: Place): HereCounts {
-  const current = kb.lessons.filter((l) => CURRENT.has(l.status));
+  const current = kb.lessons.filter((l) => isCurrent(l.status));
   const under = (prefix: string) => current.filter((l) => l.path.startsWith(prefix)).length;
   return {
     project: place.project ? under(`projects/${place.project.name}/`) : 0,
@@ -38,7 +37,7 @@ export function topicCounts(kb: Kb): { folder: string; lessons: number }[] {
 
 /** Lessons of a folder: current ones first, then grouped by first tag, then by title. */
 export function lessonsUnder(kb: Kb, folder: string): Lesson[] {
-  const rank = (l: Lesson) => (CURRENT.has(l.status) ? 0 : 1);
+  const rank = (l: Lesson) => (isCurrent(l.status) ? 0 : 1);
   return kb.lessons
     .filter((l) => (l.path + "/").startsWith(folder + "/"))
     .sort((a, b) => rank(a) - rank(b) || (a.tags[0] ?? "").localeCompare(b.tags[0] ?? "") || a.title.localeCompare(b.title));

@@ -7,6 +7,13 @@ export type LessonType = (typeof LESSON_TYPES)[number];
 export const STATUSES = ["active", "stale", "superseded", "archived"] as const;
 export type Status = (typeof STATUSES)[number];
 
+/** Lessons that still count: search shows them by default, and only they can be flagged, superseded or archived. */
+export const CURRENT_STATUSES: readonly string[] = ["active", "stale"] satisfies Status[];
+
+export function isCurrent(status: string): boolean {
+  return CURRENT_STATUSES.includes(status);
+}
+
 export const VERIFIED_HOW = ["ran", "read", "told", "checked"] as const;
 
 /** Required H2 sections per type, in the order they must appear. */
