@@ -3,7 +3,8 @@ import { $ } from "bun";
 import { renameSync, rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 
-export const commit = (await $`git rev-parse --short=12 HEAD`.quiet().nothrow()).stdout.toString().trim() || "unknown";
+// Asked in the repository itself, so a build started from another folder still names its commit.
+export const commit = (await $`git rev-parse --short=12 HEAD`.cwd(import.meta.dir).quiet().nothrow()).stdout.toString().trim() || "unknown";
 
 /** Builds to a temporary name and renames, so a concurrent run never sees a half-written binary. */
 export async function build(outfile: string, target?: string): Promise<void> {
