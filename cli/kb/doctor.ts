@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { loadKbConfig } from "./config.ts";
-import { git } from "./git.ts";
+import { git, gitIdentity } from "./git.ts";
 import { PRE_COMMIT_HOOK } from "./init.ts";
 import { lintKb } from "./lint.ts";
 import { resolvePlace } from "./place.ts";
@@ -45,8 +45,8 @@ export function kbChecks(root: string, env: NodeJS.ProcessEnv, cwd: string, plac
   const hook = join(root, ".git", "hooks", "pre-commit");
   const hookOk = existsSync(hook) && readFileSync(hook, "utf8").includes("rkb lint --staged");
   checks.push(hookOk ? ok("pre-commit hook", "runs rkb lint --staged") : { check: "pre-commit hook", status: "warn", detail: "lessons committed by hand are not linted", fix: `printf '%s' '${PRE_COMMIT_HOOK.replace(/'/g, "'\\''")}' > ${hook} && chmod +x ${hook}` });
-  const name = git(root, ["config", "user.name"], { env }).stdout.trim() || env.GIT_AUTHOR_NAME;
-  checks.push(name ? ok("git identity", name) : { check: "git identity", status: "fail", detail: "git has no user name or email", fix: 'git config --global user.name "Your Name" && git config --global user.email you@example.com' });
+  const identity = gitIdentity(root, env);
+  checks.push(identity.name && identity.email ? ok("git identity", identity.name) : { check: "git identity", status: "fail", detail: "git has no user name or email", fix: 'git config --global user.name "Your Name" && git config --global user.email you@example.com' });
   const deny = git(root, ["config", "receive.denyCurrentBranch"], { env }).stdout.trim();
   checks.push(deny === "updateInstead" ? ok("push to this clone", "updateInstead") : { check: "push to this clone", status: "warn", detail: "other clones cannot push to this one", fix: `git -C ${root} config receive.denyCurrentBranch updateInstead` });
   const findings = lintKb(root, { env });

@@ -20,6 +20,14 @@ export function git(cwd: string, args: string[], opts: { env?: NodeJS.ProcessEnv
   return { ok: proc.exitCode === 0, stdout: proc.stdout.toString(), stderr: proc.stderr.toString(), code: proc.exitCode ?? 1 };
 }
 
+/** The name and e-mail git commits with, from its config or the environment ("" when unset). */
+export function gitIdentity(cwd: string, env: NodeJS.ProcessEnv): { name: string; email: string } {
+  return {
+    name: git(cwd, ["config", "user.name"], { env }).stdout.trim() || env.GIT_AUTHOR_NAME || "",
+    email: git(cwd, ["config", "user.email"], { env }).stdout.trim() || env.GIT_AUTHOR_EMAIL || "",
+  };
+}
+
 /** Runs git and turns a failure into an rkb error naming the command. */
 export function gitOrThrow(cwd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; stdin?: string } = {}): string {
   const r = git(cwd, args, opts);

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { writeAtomic } from "../fsutil.ts";
 import { RkbError } from "../output/errors.ts";
 import { DEFAULT_KB_TOML } from "./config.ts";
-import { git, gitOrThrow } from "./git.ts";
+import { git, gitIdentity, gitOrThrow } from "./git.ts";
 
 // Creating and cloning knowledge bases, and the per-clone setup both need.
 
@@ -22,8 +22,7 @@ export function setupClone(root: string, env: NodeJS.ProcessEnv): void {
 }
 
 function requireIdentity(cwd: string, env: NodeJS.ProcessEnv): void {
-  const name = git(cwd, ["config", "user.name"], { env }).stdout.trim() || env.GIT_AUTHOR_NAME;
-  const email = git(cwd, ["config", "user.email"], { env }).stdout.trim() || env.GIT_AUTHOR_EMAIL;
+  const { name, email } = gitIdentity(cwd, env);
   if (!name || !email) {
     throw new RkbError("git_identity", "git has no user name or email, so rkb cannot commit", 'run `git config --global user.name "Your Name"` and `git config --global user.email you@example.com`');
   }

@@ -116,6 +116,16 @@ describe("rkb doctor", () => {
     expect(hook.status).toBe("warn");
     expect(hook.fix).toContain("pre-commit");
   });
+
+  test("fails the git identity check when git has a name but no e-mail, as rkb init does", async () => {
+    const box = sandbox();
+    await rkb(["init"], { env: box.env });
+    const { GIT_AUTHOR_EMAIL, GIT_COMMITTER_EMAIL, ...env } = box.env;
+    const r = (await rkb(["doctor", "--format", "json"], { env })).json();
+    const identity = r.checks.find((c: any) => c.check === "git identity");
+    expect(identity.status).toBe("fail");
+    expect(identity.fix).toContain("user.email");
+  });
 });
 
 test("rkb doctor also checks the pi and omp wiring", async () => {
