@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { initKb, cloneKb } from "../kb/init.ts";
 import { kbRoot } from "../paths.ts";
 import { RkbError } from "../output/errors.ts";
@@ -11,11 +11,14 @@ export default defineRkbCommand({
   args: { clone: { type: "string", description: "Clone this git URL or path instead of creating a new one", valueHint: "url" } },
   run(ctx) {
     const root = kbRoot(ctx.env);
+    if (existsSync(root) && !statSync(root).isDirectory()) {
+      throw new RkbError("exists", `${root} is a file, not a folder`, "set RKB_HOME to a new folder");
+    }
     if (existsSync(root) && readdirSync(root).length > 0) {
       throw new RkbError("exists", `${root} already exists and is not empty`, "set RKB_HOME to a new folder, or use the knowledge base that is there");
     }
     if (ctx.args.clone) {
-      cloneKb(root, ctx.args.clone, ctx.env);
+      cloneKb(root, ctx.args.clone, ctx.env, ctx.cwd);
       return { data: { status: "done", message: `cloned ${ctx.args.clone} to ${root}`, kb: root }, human: `cloned ${ctx.args.clone} to ${root}\nNext: rkb sync keeps it in step with the remote` };
     }
     const commit = initKb(root, ctx.env);

@@ -45,8 +45,9 @@ export function initKb(root: string, env: NodeJS.ProcessEnv): string {
   }
 }
 
-export function cloneKb(root: string, url: string, env: NodeJS.ProcessEnv): void {
-  const r = git(process.cwd(), ["clone", "-q", url, root], { env });
+/** Clones url (a relative path is taken from cwd) into root. */
+export function cloneKb(root: string, url: string, env: NodeJS.ProcessEnv, cwd: string): void {
+  const r = git(cwd, ["clone", "-q", url, root], { env });
   if (!r.ok) throw new RkbError("git", `cloning ${url} failed: ${r.stderr.trim().split("\n").pop()}`, "check the URL and that you can reach it (`git ls-remote <url>`)");
   if (!existsSync(join(root, "kb.toml"))) {
     rmSync(root, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gitIn, kbFromFixture, rkb, sandbox } from "../helpers.ts";
 
@@ -46,6 +46,14 @@ describe("rkb init", () => {
     const r = await rkb(["init", "--format", "json"], { env: box.env });
     expect(r.exit).toBe(1);
     expect(r.json().error.code).toBe("exists");
+  });
+
+  test("refuses an RKB_HOME that is a file, with a clear error", async () => {
+    const box = sandbox();
+    writeFileSync(box.kb, "not a folder\n");
+    const r = await rkb(["init", "--format", "json"], { env: box.env });
+    expect(r.exit).toBe(1);
+    expect(r.json().error).toMatchObject({ code: "exists", message: `${box.kb} is a file, not a folder` });
   });
 
   test("--clone fetches an existing knowledge base and refuses a repository without kb.toml", async () => {
