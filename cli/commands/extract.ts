@@ -1,6 +1,7 @@
-import { resolve } from "node:path";
+import { accessSync, constants, mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { defineRkbCommand } from "./_shared.ts";
-import { usageError } from "../output/errors.ts";
+import { RkbError, usageError } from "../output/errors.ts";
 import { writeAtomic } from "../fsutil.ts";
 import { extract, markdownReport, type ExtractSummary } from "../sessions/extract.ts";
 
@@ -25,12 +26,37 @@ export default defineRkbCommand({
       if (Number.isNaN(since.getTime())) throw usageError(`--since ${args.since} is not a date`, "write a date like 2026-01-31 or 2026-01-31T12:00:00Z");
     }
     const dryRun = Boolean(args["dry-run"]);
+    const report = args.report ? reportFile(resolve(cwd, args.report)) : undefined;
     const summary = await extract({ paths, cwd, env, dryRun, since, onProgress: progressPrinter() });
-    if (args.report) writeAtomic(resolve(cwd, args.report), markdownReport(summary, { dryRun }));
+    if (report) report.write(markdownReport(summary, { dryRun }));
     const nothingRead = summary.sessions === 0;
     return { data: { ...summary, dry_run: dryRun }, human: humanSummary(summary, dryRun, args.report), exit: nothingRead ? 1 : 0 };
   },
 });
+
+/**
+ * The --report file, checked before the run: a run moves the session cursors, so a report that
+ * cannot be written afterwards could not be had again by rerunning.
+ */
+function reportFile(path: string): { write: (text: string) => void } {
+  const cannot = (e: unknown) =>
+    new RkbError("io", `cannot write the report to ${path}: ${(e as Error).message}`, "pass --report a file in a folder you can write to");
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    accessSync(dirname(path), constants.W_OK);
+  } catch (e) {
+    throw cannot(e);
+  }
+  return {
+    write: (text) => {
+      try {
+        writeAtomic(path, text);
+      } catch (e) {
+        throw cannot(e);
+      }
+    },
+  };
+}
 
 function progressPrinter(): (p: { done: number; total: number; bytes: number; totalBytes: number }) => void {
   const tty = Boolean(process.stderr.isTTY);

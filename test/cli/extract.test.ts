@@ -12,6 +12,16 @@ const inboxFiles = (env: Record<string, string>) => {
 };
 
 describe("rkb extract", () => {
+  test("a --report in a folder that cannot be made is refused before any session is read", async () => {
+    const { env, dir } = box();
+    writeFile(join(dir, "afile"), "x\n");
+    const r = await rkb(["extract", FIXTURES, "--format", "json", "--report", join(dir, "afile", "report.md")], { env, cwd: dir });
+    expect(r.exit).toBe(1);
+    expect(r.json().error.code).toBe("io");
+    expect(r.json().error.message).toStartWith(`cannot write the report to ${join(dir, "afile", "report.md")}`);
+    expect(inboxFiles(env)).toHaveLength(0);
+  });
+
   test("reads a folder with sessions, an event log and a damaged file; summary, report, then a rerun writes nothing", async () => {
     const { env, dir } = box();
     const sessions = join(dir, "archive");
