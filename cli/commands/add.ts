@@ -1,4 +1,5 @@
-import { planAdd, template } from "../kb/changes.ts";
+import { planAdd } from "../kb/changes.ts";
+import { lessonText, template } from "../kb/compose.ts";
 import { openKb, provenance } from "../kb/open.ts";
 import { transact } from "../kb/write.ts";
 import { isLessonType } from "../kb/lesson.ts";
@@ -6,7 +7,6 @@ import { LESSON_TYPES, REQUIRED_SECTIONS, sectionField, ALL_TYPE_SECTIONS } from
 import { usageError } from "../output/errors.ts";
 import { writtenOutput } from "../output/written.ts";
 import { defineRkbCommand, keyValues, repeated } from "./_shared.ts";
-import { emitEntry } from "../kb/yaml.ts";
 
 const sectionFlag = (heading: string) => sectionField(heading).replace(/_/g, "-");
 
@@ -55,17 +55,12 @@ export default defineRkbCommand({
 function fromFlags(args: Record<string, any>, rawArgs: string[]): string {
   const type = args.type;
   if (!isLessonType(type)) throw usageError("building a lesson from flags needs --type", `use one of ${LESSON_TYPES.join(", ")}`);
-  const fm = [
-    `type: ${type}`,
-    ...emitEntry("when", keyValues(rawArgs, "when", "project=foo")),
-    `verified_how: ${args["verified-how"] ?? "ran"}`,
-    ...emitEntry("tags", repeated(rawArgs, "tag")),
-    ...emitEntry("queries", repeated(rawArgs, "query")),
-  ];
-  const sections = REQUIRED_SECTIONS[type].map((h) => {
+  const when = keyValues(rawArgs, "when", "project=foo");
+  const sections: Record<string, string> = {};
+  for (const h of REQUIRED_SECTIONS[type]) {
     const text = args[sectionFlag(h)];
     if (!text || !String(text).trim()) throw usageError(`a ${type} needs --${sectionFlag(h)}`, `add --${sectionFlag(h)} "<text>"`);
-    return `\n## ${h}\n${String(text).trim()}\n`;
-  });
-  return `---\n${fm.join("\n")}\n---\n\n# ${args.title}\n${sections.join("")}`;
+    sections[h] = String(text);
+  }
+  return lessonText({ type, title: args.title, verifiedHow: args["verified-how"], tags: repeated(rawArgs, "tag"), queries: repeated(rawArgs, "query"), when, sections });
 }

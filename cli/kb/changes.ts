@@ -4,7 +4,7 @@ import { editDistance } from "../distance.ts";
 import { FOLDER_NAME, lessonDepth, scopeFolder } from "./layout.ts";
 import { contentHash, isLessonType, isMap, newId, parseLesson, serializeLesson, splitFrontmatter, parseYamlMap, type Frontmatter, type Lesson } from "./lesson.ts";
 import { today } from "./open.ts";
-import { isCurrent, REQUIRED_SECTIONS, type LessonType } from "./schema.ts";
+import { isCurrent } from "./schema.ts";
 import type { Kb } from "./store.ts";
 import type { Plan } from "./write.ts";
 import type { YamlValue } from "./yaml.ts";
@@ -31,12 +31,6 @@ export function slugify(title: string): string {
     slug = next;
   }
   return slug || "lesson";
-}
-
-/** The skeleton `rkb add --template <type>` prints. */
-export function template(type: LessonType): string {
-  const sections = REQUIRED_SECTIONS[type].map((h) => `\n## ${h}\n\n`).join("");
-  return `---\ntype: ${type}\nverified_how: ran\n# when:\n#   project: <name>\n# tags:\n#   - <word>\n---\n\n# <Title>\n${sections}`;
 }
 
 export interface AddInput {

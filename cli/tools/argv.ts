@@ -1,3 +1,4 @@
+import { lessonText } from "../kb/compose.ts";
 import { REQUIRED_SECTIONS, sectionField, type LessonType } from "../kb/schema.ts";
 import { usageError } from "../output/errors.ts";
 
@@ -60,17 +61,14 @@ export function lessonMarkdown(a: Args): string {
   const missing = [...own].filter((f) => typeof a[f] !== "string" || a[f].trim() === "");
   if (missing.length) throw usageError(`a ${type} needs \`${missing.join("`, `")}\``, `give every section of a ${type}: ${[...own].join(", ")}`);
 
-  const yaml = (s: string) => JSON.stringify(s); // a JSON string is a valid double-quoted YAML scalar
-  const lines = ["---", `type: ${type}`, `verified_how: ${a.verified_how ?? "ran"}`];
-  const list = (key: string, items: string[] | undefined) => {
-    const kept = (items ?? []).map((s) => s.trim()).filter(Boolean);
-    if (kept.length) lines.push(`${key}:`, ...kept.map((s) => `  - ${yaml(s)}`));
-  };
-  list("tags", a.tags);
-  list("queries", a.queries);
-  const when = Object.entries((a.when ?? {}) as Record<string, string>).filter(([k, v]) => k.trim() && v.trim());
-  if (when.length) lines.push("when:", ...when.map(([k, v]) => `  ${yaml(k)}: ${yaml(v)}`));
-  lines.push("---", "", `# ${String(a.title).replace(/\s+/g, " ").trim()}`);
-  for (const heading of headings) lines.push("", `## ${heading}`, String(a[sectionField(heading)]).trim());
-  return lines.join("\n") + "\n";
+  const kept = (items: string[] | undefined) => (items ?? []).map((s) => s.trim()).filter(Boolean);
+  return lessonText({
+    type,
+    title: String(a.title).replace(/\s+/g, " ").trim(),
+    verifiedHow: a.verified_how,
+    tags: kept(a.tags),
+    queries: kept(a.queries),
+    when: Object.fromEntries(Object.entries((a.when ?? {}) as Record<string, string>).filter(([k, v]) => k.trim() && v.trim())),
+    sections: Object.fromEntries(headings.map((h) => [h, String(a[sectionField(h)])])),
+  });
 }
