@@ -107,7 +107,6 @@ export function uninstall(harness: Harness, env: NodeJS.ProcessEnv): InstallRepo
   return { harness, action: "uninstall", files };
 }
 
-
 /** For `rkb doctor`: whether the pi and omp extension and skill are installed, load, and are current. */
 export function installChecks(env: NodeJS.ProcessEnv, bin: string | undefined = thisBinary()): Check[] {
   const checks: Check[] = [];

@@ -1,7 +1,6 @@
 import { Glob } from "bun";
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { RkbError } from "../output/errors.ts";
 import { capture, type CaptureResult } from "./capture.ts";
 import { expireItems } from "./inbox.ts";
 import type { DraftPitfall } from "./signals.ts";
@@ -155,7 +154,7 @@ export async function extract(opts: ExtractOptions): Promise<ExtractSummary> {
           take(await capture({ sessionFile: file.path, env: opts.env, dryRun: opts.dryRun, since: opts.since, reason: "extract", batch }));
           summary.bytes += file.size;
         } catch (e) {
-          problems.push({ path: file.path, message: e instanceof RkbError ? e.message : e instanceof Error ? e.message : String(e) });
+          problems.push({ path: file.path, message: e instanceof Error ? e.message : String(e) });
         }
       }
       done++;

@@ -2,8 +2,8 @@ import { closeSync, openSync, readSync } from "node:fs";
 
 // Streams a file line by line from a byte offset, holding one chunk (plus the line that spans
 // chunks) in memory. Reads are synchronous: the work is parsing, not waiting, and Bun's promise
-// reads cost more in round trips than the whole parse. A line longer than maxLineBytes is never buffered: its bytes are dropped as
-// they stream past and the line is reported as too long.
+// reads cost more in round trips than the whole parse. A line longer than maxLineBytes is never
+// buffered: its bytes are dropped as they stream past and the line is reported as too long.
 
 const CHUNK = 1 << 20;
 
