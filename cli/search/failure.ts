@@ -4,7 +4,7 @@ import type { PlaceOptions } from "../commands/_shared.ts";
 import { splitFrontmatter } from "../kb/lesson.ts";
 import { requireReadableKb } from "../kb/layout.ts";
 import { kbRoot } from "../paths.ts";
-import { keyErrorLines, program, stripHarnessTrailer } from "../sessions/bash.ts";
+import { keyErrorLines, program, replaceVolatile, stripHarnessTrailer } from "../sessions/bash.ts";
 import type { SearchIndex } from "./index.ts";
 import { parseQuery } from "./rank.ts";
 import { coverage } from "./relevance.ts";
@@ -32,15 +32,9 @@ export const FAILURE_MIN_RELEVANCE = 0.35;
 /** …and this much more relevant than the next lesson. */
 export const FAILURE_MIN_MARGIN = 0.2;
 
-/** Removes what differs between two runs of the same failure: paths, hex ids, addresses and numbers. */
-export function withoutNoise(line: string): string {
-  return line
-    .replace(/\S*\/\S*/g, " ")
-    .replace(/\b0x[0-9a-f]+\b/gi, " ")
-    .replace(/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi, " ")
-    .replace(/\b\d+(?:[.:,]\d+)*\b/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
+/** A key error line without the parts that only add noise to a query (paths, hex ids, numbers). */
+function withoutNoise(line: string): string {
+  return replaceVolatile(line, " ").replace(/\s+/g, " ").trim();
 }
 
 /** The key lines of an error, cleaned of noise, each once. */

@@ -69,12 +69,14 @@ export function keyErrorLines(errorText: string): string[] {
   return specific.length ? specific : keys.length ? keys : lines.slice(-3);
 }
 
-/** Replaces what differs between two runs of the same failure: paths, hashes and numbers. */
-export function maskVolatile(text: string): string {
-  return text
-    .replace(/(\/[^\s:'"]+)+/g, "#")
-    .replace(/\b[0-9a-fA-F]{7,}\b/g, "#")
-    .replace(/\d+/g, "#");
+/**
+ * What differs between two runs of the same failure: paths, hex addresses and ids, and numbers.
+ * The failure signature masks these; the failure query drops them as noise.
+ */
+const VOLATILE = [/\S*\/\S*/g, /\b0x[0-9a-f]+\b/gi, /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi, /\b\d+(?:[.:,]\d+)*\b/g];
+
+export function replaceVolatile(text: string, by: string): string {
+  return VOLATILE.reduce((t, pattern) => t.replace(pattern, by), text);
 }
 
 /**
@@ -82,6 +84,6 @@ export function maskVolatile(text: string): string {
  * the program and its key error lines with the volatile parts masked, hashed (24 hex chars).
  */
 export function failureSignature(prog: string, errorText: string): string {
-  const basis = prog + "\n" + maskVolatile(keyErrorLines(errorText).join("\n"));
+  const basis = prog + "\n" + replaceVolatile(keyErrorLines(errorText).join("\n"), "#");
   return createHash("sha256").update(basis).digest("hex").slice(0, 24);
 }
