@@ -8,6 +8,7 @@ import { lockPath } from "../kb/write.ts";
 import { withLock } from "../lock.ts";
 import { EXIT, usageError } from "../output/errors.ts";
 import { kbRoot } from "../paths.ts";
+import { findingLine } from "../output/findings.ts";
 
 export default defineRkbCommand({
   name: "lint",
@@ -47,7 +48,7 @@ async function fixUnderLock(root: string): Promise<string[]> {
 
 function humanReport(findings: Finding[], errors: number, warnings: number, fixed: string[] | undefined): string {
   const lines = (fixed ?? []).map((path) => `${path}  fixed  format/flow-style  rewrote the frontmatter in block style`);
-  for (const f of findings) lines.push(`${f.path}${f.line ? `:${f.line}` : ""}  ${f.severity}  ${f.rule}  ${f.message}`);
+  for (const f of findings) lines.push(findingLine(f));
   lines.push(`${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}`);
   return lines.join("\n");
 }

@@ -1,4 +1,5 @@
 import { syncKb } from "../kb/sync.ts";
+import { findingLine } from "../output/findings.ts";
 import { kbRoot } from "../paths.ts";
 import { defineRkbCommand } from "./_shared.ts";
 
@@ -11,7 +12,7 @@ export default defineRkbCommand({
     const result = await syncKb(kbRoot(ctx.env), ctx.env, ctx.args.remote);
     if (result.status === "not_pushed") {
       const lines = [`pulled ${result.pulled.length} commits from ${result.remote}/${result.branch}, but lint found ${result.errors} errors, so nothing was pushed:`];
-      for (const f of result.findings.filter((f) => f.severity === "error")) lines.push(`  ${f.path}${f.line ? ":" + f.line : ""}  ${f.rule}  ${f.message}`);
+      for (const f of result.findings.filter((f) => f.severity === "error")) lines.push(`  ${findingLine(f)}`);
       lines.push("fix them, commit, and run `rkb sync` again");
       return { data: result, human: lines.join("\n"), exit: 1 };
     }

@@ -1,4 +1,6 @@
+import type { Finding } from "../kb/lint.ts";
 import { EXIT, RkbError, usageError } from "./errors.ts";
+import { findingLine } from "./findings.ts";
 
 // The TOON encoder is loaded only when TOON is asked for: every rkb call is a new process.
 const toon = async (data: unknown) => (await import("./toon.ts")).toToon(data);
@@ -41,8 +43,8 @@ export async function renderError(err: RkbError, format: Format): Promise<{ stdo
   if (format === "json") return { stdout: JSON.stringify(err.toRecord()) + "\n", stderr: "", exit: err.exit };
   if (format === "toon") return { stdout: (await toon(err.toRecord())) + "\n", stderr: "", exit: err.exit };
   let text = `error: ${err.message}\nfix: ${err.fix}\n`;
-  const findings = err.extra.findings as { path: string; line?: number; rule: string; message: string }[] | undefined;
-  if (findings) for (const f of findings) text += `  ${f.path}${f.line ? ":" + f.line : ""}  ${f.rule}  ${f.message}\n`;
+  const findings = err.extra.findings as Finding[] | undefined;
+  if (findings) for (const f of findings) text += `  ${findingLine(f)}\n`;
   const files = err.extra.files as string[] | undefined;
   if (files) for (const f of files) text += `  ${f}\n`;
   return { stdout: "", stderr: text, exit: err.exit };
