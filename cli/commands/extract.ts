@@ -1,4 +1,5 @@
-import { accessSync, constants, mkdirSync } from "node:fs";
+import { accessSync, constants, mkdirSync, writeSync } from "node:fs";
+import { isatty } from "node:tty";
 import { dirname, resolve } from "node:path";
 import { defineRkbCommand } from "./_shared.ts";
 import { RkbError, usageError } from "../output/errors.ts";
@@ -6,7 +7,8 @@ import { writeAtomic } from "../fsutil.ts";
 import { extract, markdownReport, type ExtractSummary } from "../sessions/extract.ts";
 
 // `rkb extract`: capture over folders of archived sessions (CI). Progress goes to stderr while it
-// runs — a bar on a terminal, a plain line per tenth in CI logs — and the summary to stdout.
+// runs — a bar on a terminal, a plain line per tenth in CI logs — and the summary to stdout. The
+// progress is the one thing a command writes itself: it has to appear while the run goes on.
 export default defineRkbCommand({
   name: "extract",
   description: "Read session files (pi, omp, Claude Code) and put what they teach in the inbox",
@@ -59,19 +61,21 @@ function reportFile(path: string): { write: (text: string) => void } {
 }
 
 function progressPrinter(): (p: { done: number; total: number; bytes: number; totalBytes: number }) => void {
-  const tty = Boolean(process.stderr.isTTY);
+  // fd 2 directly: process.stderr would build a Node stream for a few short lines.
+  const tty = isatty(2);
+  const say = (text: string) => writeSync(2, text);
   let lastTenth = -1;
   return ({ done, total, bytes }) => {
     if (tty) {
       const width = 30;
       const filled = Math.round((done / total) * width);
-      process.stderr.write(`\r[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} files, ${mb(bytes)}${done === total ? "\n" : ""}`);
+      say(`\r[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} files, ${mb(bytes)}${done === total ? "\n" : ""}`);
       return;
     }
     const tenth = Math.floor((done / total) * 10);
     if (tenth > lastTenth && (total >= 10 || done === total)) {
       lastTenth = tenth;
-      process.stderr.write(`rkb extract: ${done}/${total} files read (${mb(bytes)})\n`);
+      say(`rkb extract: ${done}/${total} files read (${mb(bytes)})\n`);
     }
   };
 }

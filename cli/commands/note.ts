@@ -1,5 +1,5 @@
 import { defineRkbCommand } from "./_shared.ts";
-import { sessionFromEnv } from "../agent-env.ts";
+import { harnessFromEnv, sessionFromEnv } from "../agent-env.ts";
 import { usageError } from "../output/errors.ts";
 import { addItem, type InboxMeta } from "../sessions/inbox.ts";
 import { maskSecrets } from "../sessions/secrets.ts";
@@ -25,7 +25,7 @@ export default defineRkbCommand({
     const meta: InboxMeta = {
       kind: "note",
       time: Math.floor(Date.now() / 1000),
-      harness: env.RKB_HARNESS || undefined,
+      harness: harnessFromEnv(env),
       session: sessionFromEnv(env),
       priority,
     };

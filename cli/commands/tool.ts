@@ -1,3 +1,4 @@
+import { harnessFromEnv } from "../agent-env.ts";
 import { basename } from "node:path";
 import { defineRkbCommand } from "./_shared.ts";
 import { runTool } from "../tools/run.ts";
@@ -27,7 +28,7 @@ export default defineRkbCommand({
     ];
     const format = ctx.format === "json" ? "json" : "toon";
     const input = await ctx.stdin();
-    const out = await runTool(a.name, input, { env: ctx.env, cwd: a.cwd || ctx.cwd, format, sessionId, harness: a.harness || ctx.env.RKB_HARNESS, placeArgs });
+    const out = await runTool(a.name, input, { env: ctx.env, cwd: a.cwd || ctx.cwd, format, sessionId, harness: a.harness || harnessFromEnv(ctx.env), placeArgs });
     const text = out.stdout || out.stderr;
     let data: unknown = null;
     if (format === "json") {

@@ -1,4 +1,4 @@
-import { sessionFromEnv } from "../agent-env.ts";
+import { harnessFromEnv, sessionFromEnv } from "../agent-env.ts";
 import type { RunContext } from "../commands/_shared.ts";
 import { kbRoot } from "../paths.ts";
 import { requireReadableKb, requireWritableKb } from "./layout.ts";
@@ -19,7 +19,7 @@ export function placeFor(ctx: Pick<RunContext<any>, "env" | "cwd" | "place">, ro
 
 /** Which harness and session a write comes from, for provenance in `meta`. */
 export function provenance(env: NodeJS.ProcessEnv, session?: string): Record<string, string> {
-  const harness = env.CLAUDECODE === "1" ? "claude-code" : env.RKB_HARNESS || "cli";
+  const harness = harnessFromEnv(env) ?? "cli";
   const sessionId = session || sessionFromEnv(env);
   return { harness, ...(sessionId ? { session: sessionId } : {}), date: today() };
 }

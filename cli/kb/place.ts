@@ -76,7 +76,6 @@ function matchProject(input: PlaceInput, repo: Repo | undefined): Matched | unde
   const { kb, env, options } = input;
   if (options.project) return { name: options.project, rule: env.RKB_PROJECT === options.project ? "env" : "flag" };
   const projectNotes = kb.notes.filter((n) => n.role === "project");
-  const projectNames = new Set(kb.files.filter((f) => f.startsWith("projects/")).map((f) => f.split("/")[1]!));
   if (!repo) return undefined;
   const remotes = repoRemotes(repo).sort((a, b) => (a.name === "origin" ? -1 : b.name === "origin" ? 1 : 0));
   for (const { url } of remotes) {
@@ -93,7 +92,7 @@ function matchProject(input: PlaceInput, repo: Repo | undefined): Matched | unde
   const checkout = matchCheckout(repo.top, env);
   if (checkout) return checkout;
   const folder = basename(repo.top);
-  if (projectNames.has(folder)) return { name: folder, rule: `folder ${folder}` };
+  if (kb.files.some((f) => f.startsWith(`projects/${folder}/`))) return { name: folder, rule: `folder ${folder}` };
   return undefined;
 }
 

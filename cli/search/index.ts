@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { writeAtomic } from "../fsutil.ts";
 import { summary, type Lesson } from "../kb/lesson.ts";
 import type { FolderNote } from "../kb/notes.ts";
-import { SCOPES } from "../kb/schema.ts";
+import { isCurrent, SCOPES } from "../kb/schema.ts";
 import { loadKb, type Kb } from "../kb/store.ts";
 import type { YamlValue } from "../kb/yaml.ts";
 import { cacheDir } from "../paths.ts";
@@ -69,7 +69,6 @@ export interface SearchIndex {
 }
 
 const FORMAT = "rkb-search-index 1";
-export const CURRENT_STATUSES = ["active", "stale"];
 const MAGIC = new TextEncoder().encode("RKBIDX1\n");
 
 /** The index of the knowledge base at root, from the cache when it is current. */
@@ -189,7 +188,7 @@ export function buildIndex(kb: Kb): SearchIndex {
     const scope = scopeOf(lesson.path);
     if (!scopes.includes(scope)) scopes.push(scope);
     docScope[i] = scopes.indexOf(scope);
-    docCurrent[i] = CURRENT_STATUSES.includes(lesson.status) ? 1 : 0;
+    docCurrent[i] = isCurrent(lesson.status) ? 1 : 0;
     meta.push({
       id: lesson.id,
       type: lesson.type,

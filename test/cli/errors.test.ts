@@ -98,6 +98,17 @@ describe("status, context and list read the place", () => {
     expect(flagged.project).toEqual({ name: "imgtool", rule: "flag" });
   });
 
+  test("a checkout without a matching remote is matched by its folder name", async () => {
+    const box = sandbox();
+    kbFromFixture(box);
+    const { gitIn } = await import("../helpers.ts");
+    const repo = join(box.dir, "imgtool");
+    require("node:fs").mkdirSync(join(repo, "src"), { recursive: true });
+    gitIn(repo, box.env, "init", "-q");
+    const s = (await rkb(["--format", "json"], { env: box.env, cwd: join(repo, "src") })).json();
+    expect(s.project).toEqual({ name: "imgtool", rule: "folder imgtool" });
+  });
+
   test("list: overview, one topic, unknown folder", async () => {
     const box = sandbox();
     kbFromFixture(box);
