@@ -2,14 +2,15 @@ import { randomBytes } from "node:crypto";
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { writeAtomic } from "../fsutil.ts";
+import { isPlainSafe } from "../kb/yaml.ts";
 import { withLock } from "../lock.ts";
 import { RkbError } from "../output/errors.ts";
 import { stateDir } from "../paths.ts";
 
 // The inbox: raw material waiting to be distilled into lessons. One Markdown file per item under
 // <state>/inbox/, per machine and never synced, mode 600 because it quotes sessions.
-// File: `---`, YAML-ish `key: value` lines (kind, time, harness, session, cwd, signals, priority,
-// then provenance), `---`, a blank line, the body.
+// File: `---`, YAML `key: value` lines (kind, time, harness, session, cwd, signals, priority, then
+// provenance), `---`, a blank line, the body.
 
 export type MetaValue = string | number | string[];
 export type InboxMeta = { kind: string; time: number } & Record<string, MetaValue | undefined>;
@@ -48,72 +49,37 @@ export function serialize(meta: InboxMeta, body: string): string {
   for (const k of keys) {
     const v = meta[k];
     if (v === undefined) continue;
-    lines.push(`${k}: ${Array.isArray(v) ? `[${v.map(scalar).join(", ")}]` : scalar(v)}`);
+    // Lists stay on one line (`signals: [a, b]`), as the Rust rkb writes its inbox.
+    lines.push(`${k}: ${Array.isArray(v) ? `[${v.map(flowItem).join(", ")}]` : scalar(v)}`);
   }
   lines.push("---", "", body.trimEnd(), "");
   return lines.join("\n");
 }
 
-/** A value as a plain YAML scalar when that is unambiguous, else double-quoted (JSON escapes). */
 function scalar(v: string | number): string {
-  if (typeof v === "number") return String(v);
-  const plain = v !== "" && !/^[\s\["'{&*!|>%@`#,-]|\s$|: | #|[,\]\n\r\t]|^\d+$|^(?:true|false|null|~)$/i.test(v);
-  return plain ? v : JSON.stringify(v);
+  return typeof v === "number" || isPlainSafe(v) ? String(v) : JSON.stringify(v);
+}
+
+/** A list item inside `[…]`, where a comma would also end it. */
+function flowItem(v: string): string {
+  return isPlainSafe(v) && !v.includes(",") ? v : JSON.stringify(v);
 }
 
 export function parse(id: string, path: string, text: string): InboxItem {
-  const meta: Record<string, MetaValue> = {};
+  let meta: Record<string, MetaValue> = {};
   let body = text;
   const m = /^---\n([\s\S]*?)\n---\n\n?/.exec(text);
   if (m) {
-    body = text.slice(m[0].length);
-    for (const line of m[1]!.split("\n")) {
-      const colon = line.indexOf(":");
-      if (colon <= 0) continue;
-      meta[line.slice(0, colon).trim()] = parseValue(line.slice(colon + 1).trim());
+    try {
+      const data = Bun.YAML.parse(m[1]!);
+      if (data && typeof data === "object" && !Array.isArray(data)) meta = data as Record<string, MetaValue>;
+      body = text.slice(m[0].length);
+    } catch {
+      // A damaged header: show the whole file as the body rather than lose it.
     }
   }
   const time = typeof meta.time === "number" ? meta.time : Math.floor(statSync(path).mtimeMs / 1000);
   return { id, path, meta: { ...meta, kind: String(meta.kind ?? "note"), time }, body };
-}
-
-function parseValue(raw: string): MetaValue {
-  if (raw.startsWith("[") && raw.endsWith("]")) return splitList(raw.slice(1, -1)).map(unquote);
-  if (/^-?\d+$/.test(raw)) return Number(raw);
-  return unquote(raw);
-}
-
-function unquote(s: string): string {
-  const t = s.trim();
-  if (t.startsWith('"') && t.endsWith('"') && t.length >= 2) {
-    try {
-      return JSON.parse(t);
-    } catch {}
-  }
-  if (t.startsWith("'") && t.endsWith("'") && t.length >= 2) return t.slice(1, -1).replace(/''/g, "'");
-  return t;
-}
-
-function splitList(inner: string): string[] {
-  const items: string[] = [];
-  let cur = "";
-  let quote = "";
-  for (let i = 0; i < inner.length; i++) {
-    const ch = inner[i]!;
-    if (quote) {
-      cur += ch;
-      if (ch === "\\" && quote === '"') cur += inner[++i] ?? "";
-      else if (ch === quote) quote = "";
-    } else if (ch === '"' || ch === "'") {
-      quote = ch;
-      cur += ch;
-    } else if (ch === ",") {
-      items.push(cur);
-      cur = "";
-    } else cur += ch;
-  }
-  if (cur.trim() !== "") items.push(cur);
-  return items.map((s) => s.trim()).filter((s) => s !== "");
 }
 
 function checkId(id: string): void {
