@@ -54,7 +54,8 @@ export function splitFrontmatter(text: string, path: string): { yaml: string; bo
   return { yaml: yaml.replace(/\r\n/g, "\n"), body: text.slice(bodyStart), bodyLine };
 }
 
-function topLevelKeyLines(yaml: string): Record<string, number> {
+/** The file line of each top-level key of a frontmatter (line 1 is the opening `---`). */
+export function frontmatterKeyLines(yaml: string): Record<string, number> {
   const lines: Record<string, number> = {};
   yaml.split("\n").forEach((line, i) => {
     const m = /^([A-Za-z_][\w-]*)\s*:/.exec(line);
@@ -94,7 +95,7 @@ export function parseYamlMap(yaml: string, path: string, firstLine: number): Rec
 export function parseLesson(text: string, path: string): Lesson {
   const { yaml, body, bodyLine } = splitFrontmatter(text, path);
   const data = parseYamlMap(yaml, path, 2);
-  const keyLines = topLevelKeyLines(yaml);
+  const keyLines = frontmatterKeyLines(yaml);
   for (const key of Object.keys(data)) {
     if (!(FRONTMATTER_KEYS as readonly string[]).includes(key)) {
       throw new LessonParseError(path, keyLines[key] ?? 2, `unknown frontmatter key \`${key}\`; allowed keys: ${FRONTMATTER_KEYS.join(", ")}`);

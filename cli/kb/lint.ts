@@ -6,7 +6,7 @@ import { ConfigError, DEFAULT_KB_TOML, parseKbToml, type KbConfig } from "./conf
 import { gitOrThrow } from "./git.ts";
 import { findLeaks, leakOptions, type LeakOptions } from "./leak.ts";
 import { classify, FOLDER_NAME, lessonDepth, walkFiles } from "./layout.ts";
-import { LessonParseError, parseLesson, serializeLesson, splitFrontmatter, type Lesson } from "./lesson.ts";
+import { frontmatterKeyLines, LessonParseError, parseLesson, serializeLesson, splitFrontmatter, type Lesson } from "./lesson.ts";
 import { labelFindings, lessonFindings, nestedLine } from "./lint-lesson.ts";
 import { scanBody } from "./body.ts";
 import { parseNote, type FolderNote } from "./notes.ts";
@@ -222,8 +222,9 @@ function readNote(text: string, rel: string, config: KbConfig, report: Report | 
 }
 
 /** The 1-based line of a top-level `key:` in a file's frontmatter. */
+/** The line of a frontmatter key in a note's text (the body is not searched). */
 function keyLineIn(text: string, key: string): number | undefined {
-  return text.split("\n").findIndex((line) => line.startsWith(`${key}:`)) + 1 || undefined;
+  return /^---\r?\n/.test(text) ? frontmatterKeyLines(splitFrontmatter(text, "").yaml)[key] : undefined;
 }
 
 function isStringMap(value: YamlValue): boolean {

@@ -1,4 +1,4 @@
-import { parseYamlMap, splitFrontmatter, isMap, LessonParseError } from "./lesson.ts";
+import { frontmatterKeyLines, parseYamlMap, splitFrontmatter, isMap, LessonParseError } from "./lesson.ts";
 import type { YamlValue } from "./yaml.ts";
 
 // Folder notes (`README.md` in a knowledge-base folder): frontmatter is machine data, the body prose.
@@ -46,8 +46,7 @@ export function parseNote(text: string, rel: string): FolderNote {
     const allowed = ROLE_KEYS[role];
     for (const key of Object.keys(data)) {
       if (!allowed.includes(key)) {
-        const line = yaml.split("\n").findIndex((l) => l.startsWith(key + ":")) + 2;
-        throw new LessonParseError(rel, Math.max(line, 2), `\`${key}\` is not a key of a ${role} note; allowed: ${allowed.join(", ") || "none"}`);
+        throw new LessonParseError(rel, frontmatterKeyLines(yaml)[key] ?? 2, `\`${key}\` is not a key of a ${role} note; allowed: ${allowed.join(", ") || "none"}`);
       }
     }
   }
