@@ -1,9 +1,7 @@
 import { join, resolve } from "node:path";
 import { defineRkbCommand } from "./_shared.ts";
-import { requireReadableKb } from "../kb/layout.ts";
 import { loadKb } from "../kb/store.ts";
 import { usageError } from "../output/errors.ts";
-import { kbRoot } from "../paths.ts";
 import { evalFailures, evalQueries, readFailures, readQueries, selfQueries, type EvalReport } from "../search/eval.ts";
 import { replayFailures, type ReplayReport } from "../search/replay.ts";
 import { openSearch } from "../search/search.ts";
@@ -24,9 +22,8 @@ export default defineRkbCommand({
     if (chosen.length > 1) throw usageError(`${chosen.join(" and ")} cannot be combined`, "run one evaluation at a time");
     const minRecall = args["min-recall"] === undefined ? undefined : Number(args["min-recall"]);
     if (minRecall !== undefined && !(minRecall >= 0 && minRecall <= 1)) throw usageError(`--min-recall ${args["min-recall"]} is not a number between 0 and 1`, "e.g. --min-recall 0.9");
-    const root = kbRoot(env);
-    requireReadableKb(root);
-    const { index, place: here, usage } = openSearch(root, cwd, env, place);
+    const { index, place: here, usage } = openSearch(env, cwd, place);
+    const root = index.root;
     const ctx = { index, here, usage, cwd, env };
     if (args.replay) {
       const paths = (args._ as string[]).map(String);

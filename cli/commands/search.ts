@@ -1,7 +1,5 @@
 import { defineRkbCommand } from "./_shared.ts";
-import { requireReadableKb } from "../kb/layout.ts";
 import { usageError } from "../output/errors.ts";
-import { kbRoot } from "../paths.ts";
 import { openSearch, searchKb, type SearchHit, type SearchMode, type SearchResult } from "../search/search.ts";
 import type { UsageCounts } from "../kb/usage.ts";
 
@@ -30,9 +28,7 @@ export default defineRkbCommand({
     if (args.status !== undefined && args.status !== "all") throw usageError(`--status ${args.status} is not known`, "use --status all, or leave it out for active and stale lessons");
     const limit = args.limit === undefined ? 10 : Number(args.limit);
     if (!Number.isInteger(limit) || limit < 1) throw usageError(`--limit ${args.limit} is not a whole number ≥ 1`, "e.g. --limit 5");
-    const root = kbRoot(env);
-    requireReadableKb(root);
-    const { index, place: here, usage } = openSearch(root, cwd, env, place);
+    const { index, place: here, usage } = openSearch(env, cwd, place);
     const result = searchKb({ index, query, mode, place: here, all: Boolean(args.all), allStatuses: args.status === "all", limit, usage });
     return { data: searchData(result, usage), human: searchHuman(result) };
   },

@@ -2,8 +2,6 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PlaceOptions } from "../commands/_shared.ts";
 import { splitFrontmatter } from "../kb/lesson.ts";
-import { requireReadableKb } from "../kb/layout.ts";
-import { kbRoot } from "../paths.ts";
 import { keyErrorLines, program, replaceVolatile, stripHarnessTrailer } from "../sessions/bash.ts";
 import type { SearchIndex } from "./index.ts";
 import { parseQuery } from "./rank.ts";
@@ -164,8 +162,6 @@ export function decideFailureIn(index: SearchIndex, place: Place, usage: Map<str
 }
 
 export async function decideFailureInjection(input: { command: string; error: string; cwd: string; env: NodeJS.ProcessEnv; place?: PlaceOptions }): Promise<FailureDecision> {
-  const root = kbRoot(input.env);
-  requireReadableKb(root);
-  const { index, place, usage } = openSearch(root, input.cwd, input.env, input.place ?? { with: {} });
+  const { index, place, usage } = openSearch(input.env, input.cwd, input.place ?? { with: {} });
   return decideFailureIn(index, place, usage, input.command, input.error);
 }

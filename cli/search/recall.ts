@@ -1,8 +1,6 @@
 import type { PlaceOptions } from "../commands/_shared.ts";
-import { requireReadableKb } from "../kb/layout.ts";
 import type { Place } from "../kb/place.ts";
 import type { UsageCounts } from "../kb/usage.ts";
-import { kbRoot } from "../paths.ts";
 import type { SearchIndex } from "./index.ts";
 import { openSearch, searchKb, type SearchHit, type SearchResult } from "./search.ts";
 
@@ -72,8 +70,6 @@ export function decideRecallIn(index: SearchIndex, place: Place, usage: Map<stri
 }
 
 export async function decideRecall(input: { text: string; cwd: string; env: NodeJS.ProcessEnv; place?: PlaceOptions }): Promise<RecallDecision> {
-  const root = kbRoot(input.env);
-  requireReadableKb(root);
-  const { index, place, usage } = openSearch(root, input.cwd, input.env, input.place ?? { with: {} });
+  const { index, place, usage } = openSearch(input.env, input.cwd, input.place ?? { with: {} });
   return decideRecallIn(index, place, usage, input.text);
 }

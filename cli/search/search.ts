@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PlaceOptions } from "../commands/_shared.ts";
+import { requireReadableKb } from "../kb/layout.ts";
 import { resolvePlace, type Place } from "../kb/place.ts";
+import { kbRoot } from "../paths.ts";
 import { readUsage, usageFactor, type UsageCounts } from "../kb/usage.ts";
 import { evaluateWhen, type KeyVerdict, type Verdict } from "../kb/when.ts";
 import { usageError } from "../output/errors.ts";
@@ -54,8 +56,10 @@ export interface SearchResult {
 /** Score multipliers for lessons of the matched project and system. */
 export const PLACE_BOOST = { project: 1.3, system: 1.15 } as const;
 
-/** Loads the index and resolves the place once, for callers that search the live knowledge base. */
-export function openSearch(root: string, cwd: string, env: NodeJS.ProcessEnv, options: PlaceOptions): { index: SearchIndex; place: Place; usage: Map<string, UsageCounts> } {
+/** Opens the knowledge base at $RKB_HOME for searching: its index, the place, and the use records. */
+export function openSearch(env: NodeJS.ProcessEnv, cwd: string, options: PlaceOptions): { index: SearchIndex; place: Place; usage: Map<string, UsageCounts> } {
+  const root = kbRoot(env);
+  requireReadableKb(root);
   const index = loadIndex(root, env);
   const place = resolvePlace({ root, kb: placeKb(index), cwd, env, options });
   return { index, place, usage: readUsage(root) };
