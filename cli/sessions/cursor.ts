@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { stateDir } from "../paths.ts";
-import type { Harness, PendingCall } from "./reader.ts";
+import type { SessionFormat, PendingCall } from "./reader.ts";
 import type { OpenFailure } from "./signals.ts";
 
 // Per session file, where rkb stopped reading: so a compaction followed by a shutdown, or a CI
@@ -14,7 +14,7 @@ import type { OpenFailure } from "./signals.ts";
 export interface Cursor {
   file: string;
   sessionId?: string;
-  harness?: Harness;
+  harness?: SessionFormat;
   cwd?: string;
   /** Byte offset after the last whole line read, and that line's number. */
   offset: number;

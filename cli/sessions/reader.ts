@@ -7,7 +7,7 @@ import { stripInjected } from "./clean.ts";
 // contains stops the read. Output kept per entry is small (failed command output is capped), so
 // memory follows the number of entries, never their size.
 
-export type Harness = "pi" | "omp" | "claude-code";
+export type SessionFormat = "pi" | "omp" | "claude-code";
 
 export interface SkippedLine {
   line: number;
@@ -56,7 +56,7 @@ export interface SessionRead {
   path: string;
   /** "not-session" for JSONL that is no session file at all (event logs, RPC frames). */
   kind: "session" | "not-session" | "empty";
-  harness?: Harness;
+  harness?: SessionFormat;
   sessionId?: string;
   cwd?: string;
   startedAt?: string;
@@ -79,7 +79,7 @@ export interface ReadOptions {
   fromOffset?: number;
   fromLine?: number;
   /** The format, when an earlier read of the file already found it. */
-  harness?: Harness;
+  harness?: SessionFormat;
   /** Tool calls read earlier whose results may come now. */
   pendingCalls?: Record<string, PendingCall>;
   maxLineBytes?: number;
@@ -133,7 +133,7 @@ export async function readSession(path: string, opts: ReadOptions = {}): Promise
   const maxLine = opts.maxLineBytes ?? MAX_LINE_BYTES;
   let lineNo = opts.fromLine ?? 0;
   let endLine = lineNo;
-  let harness: Harness | undefined = opts.harness;
+  let harness: SessionFormat | undefined = opts.harness;
   let sawTitle = false;
   const skipped: SkippedLine[] = [];
   const entries: Entry[] = [];
