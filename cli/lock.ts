@@ -61,14 +61,17 @@ function holder(path: string): string {
 
 function isStale(path: string, staleMs: number): boolean {
   try {
-    const text = readFileSync(path, "utf8").trim();
-    const [host, pidText] = text.split(" ");
-    const pid = Number(pidText);
-    if (host === hostname() && Number.isInteger(pid) && pid > 0 && !alive(pid)) return true;
-    return Date.now() - statSync(path).mtimeMs > staleMs;
+    const [host, pidText] = readFileSync(path, "utf8").trim().split(" ");
+    return holderGone(host ?? "", Number(pidText), Date.now() - statSync(path).mtimeMs, staleMs);
   } catch {
     return false; // vanished or unreadable mid-write: try again
   }
+}
+
+/** A lock's holder is gone when its process on this host has exited, or the lock is older than staleMs. */
+export function holderGone(host: string, pid: number, ageMs: number, staleMs: number): boolean {
+  if (host === hostname() && Number.isInteger(pid) && pid > 0 && !alive(pid)) return true;
+  return ageMs > staleMs;
 }
 
 function alive(pid: number): boolean {

@@ -1,8 +1,7 @@
-import { mkdirSync, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { withLock } from "../lock.ts";
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import { RkbError } from "../output/errors.ts";
-import { cursorFits, loadCursor, peekSessionId, saveCursor, sessionLockPath, type Cursor } from "./cursor.ts";
+import { cursorFits, loadCursor, peekSessionId, saveCursor, withSessionLock, type Cursor } from "./cursor.ts";
 import { renderExcerpt } from "./excerpt.ts";
 import { addItem, expireItems, type InboxMeta } from "./inbox.ts";
 import { readSession, type SessionRead, type SkippedLine } from "./reader.ts";
@@ -62,9 +61,7 @@ export async function capture(input: CaptureInput): Promise<CaptureResult> {
   }
   const run = () => captureUnlocked(input, env, file, size);
   if (input.dryRun) return run();
-  const lock = sessionLockPath(env, file);
-  mkdirSync(dirname(lock), { recursive: true, mode: 0o700 });
-  return withLock(lock, { ...LOCK, what: `session file ${file}` }, run);
+  return withSessionLock(env, file, LOCK, run);
 }
 
 async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file: string, size: number): Promise<CaptureResult> {

@@ -1,7 +1,9 @@
 import { Database } from "bun:sqlite";
-import { createHash } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
+import { holderGone } from "../lock.ts";
+import { RkbError } from "../output/errors.ts";
 import { stateDir } from "../paths.ts";
 import type { SessionFormat, PendingCall } from "./reader.ts";
 import type { OpenFailure } from "./signals.ts";
@@ -25,12 +27,6 @@ export interface Cursor {
   updated: number;
 }
 
-function key(file: string): string {
-  return createHash("sha256").update(file).digest("hex").slice(0, 24);
-}
-
-export const sessionLockPath = (env: NodeJS.ProcessEnv, file: string) => join(stateDir(env), "locks", `session-${key(file)}.lock`);
-
 // Cursors live in one SQLite file: a CI run over thousands of sessions updates thousands of them,
 // and one small write-ahead-log append each is far cheaper than a file created and renamed each.
 const databases = new Map<string, Database>();
@@ -49,6 +45,7 @@ function cursorDb(env: NodeJS.ProcessEnv, create: boolean): Database | undefined
     // means those sessions are read again.
     db.run("PRAGMA synchronous = NORMAL");
     db.run("CREATE TABLE IF NOT EXISTS cursor (file TEXT PRIMARY KEY, data TEXT NOT NULL)");
+    db.run("CREATE TABLE IF NOT EXISTS capture_lock (file TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, since INTEGER NOT NULL)");
     databases.set(dir, db);
   }
   return db;
@@ -67,6 +64,41 @@ export function loadCursor(env: NodeJS.ProcessEnv, file: string): Cursor | undef
 
 export function saveCursor(env: NodeJS.ProcessEnv, cursor: Cursor): void {
   cursorDb(env, true)!.query("INSERT OR REPLACE INTO cursor (file, data) VALUES (?, ?)").run(cursor.file, JSON.stringify(cursor));
+}
+
+export interface SessionLockOptions {
+  staleMs: number;
+  waitMs: number;
+}
+
+/**
+ * Runs fn while holding the capture lock of one session file, so a compaction hook, the
+ * session-end hook and a CI run never capture the same entries twice. The lock is a row beside the
+ * cursor (holder host, pid and time, stale like a lock file when its process is gone): a run over
+ * an archive takes a thousand of them, and creating and removing a lock file each costs far more.
+ */
+export async function withSessionLock<T>(env: NodeJS.ProcessEnv, file: string, opts: SessionLockOptions, fn: () => Promise<T>): Promise<T> {
+  const db = cursorDb(env, true)!;
+  const host = hostname();
+  const deadline = Date.now() + opts.waitMs;
+  for (;;) {
+    const taken = db.query("INSERT OR IGNORE INTO capture_lock (file, host, pid, since) VALUES (?, ?, ?, ?)").run(file, host, process.pid, Date.now()).changes === 1;
+    if (taken) break;
+    const holder = db.query("SELECT host, pid, since FROM capture_lock WHERE file = ?").get(file) as { host: string; pid: number; since: number } | null;
+    if (holder && holderGone(holder.host, holder.pid, Date.now() - holder.since, opts.staleMs)) {
+      db.query("DELETE FROM capture_lock WHERE file = ? AND host = ? AND pid = ? AND since = ?").run(file, holder.host, holder.pid, holder.since);
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      throw new RkbError("locked", `session file ${file} is being captured by process ${holder?.pid ?? "?"} on ${holder?.host ?? "?"}`, "wait for it to finish; a capture that died is taken over once its process is gone");
+    }
+    await Bun.sleep(20 + Math.random() * 60);
+  }
+  try {
+    return await fn();
+  } finally {
+    db.query("DELETE FROM capture_lock WHERE file = ? AND host = ? AND pid = ?").run(file, host, process.pid);
+  }
 }
 
 /**

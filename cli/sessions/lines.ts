@@ -6,6 +6,9 @@ import { closeSync, openSync, readSync } from "node:fs";
 // buffered: its bytes are dropped as they stream past and the line is reported as too long.
 
 const CHUNK = 1 << 20;
+// One read buffer for the process: lines handed to onLine already stop being valid at the next
+// read, and a run over an archive would otherwise allocate a megabyte per session file.
+let shared: Buffer | undefined;
 
 export interface RawLine {
   /** The line's bytes without the newline; null when it was too long to keep. */
@@ -20,7 +23,7 @@ export interface RawLine {
 export function scanLines(path: string, from: number, maxLineBytes: number, onLine: (line: RawLine) => void): void {
   const fd = openSync(path, "r");
   try {
-    const buf = Buffer.allocUnsafe(CHUNK);
+    const buf = (shared ??= Buffer.allocUnsafe(CHUNK));
     let pos = from;
     let parts: Buffer[] = [];
     let partLen = 0;

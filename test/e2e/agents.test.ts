@@ -2,10 +2,10 @@
 // RPC against a scripted fake model. Each test has its own HOME, knowledge base and model server.
 import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SLASH_COMMANDS } from "../../cli/install/prompts.ts";
-import { sessionLockPath } from "../../cli/sessions/cursor.ts";
+import { withSessionLock } from "../../cli/sessions/cursor.ts";
 import { BIN, rkb, sandbox, type Sandbox } from "../helpers.ts";
 import { AGENTS, agentsInstalled, configureAgent, RpcAgent, type AgentKind } from "./agent.ts";
 import { DONE, FakeLlm, SUMMARY, textOf, type Step } from "./fake-llm.ts";
@@ -214,18 +214,13 @@ describe("real agents with the installed extension", () => {
         expect(sessionFile).toBeString();
         // Hold the session's capture lock (as a live rkb would) so the session-end capture must
         // wait; it can only write once this test, long after the agent exited, lets go.
-        const lock = sessionLockPath(w.env, sessionFile!);
-        mkdirSync(join(lock, ".."), { recursive: true });
-        writeFileSync(lock, `${hostname()} ${process.pid} ${Math.floor(Date.now() / 1000)}\n`);
-        try {
+        await withSessionLock(w.env, sessionFile!, { staleMs: 60_000, waitMs: 5_000 }, async () => {
           const closed = await agent.close();
           expect(closed.code).toBe(0);
           expect(closed.ms).toBeLessThan(2000); // omp stops shutdown handlers at 2 s
           await Bun.sleep(500);
           expect(inboxItems(w).filter((t) => t.includes(sessionId))).toEqual([]);
-        } finally {
-          rmSync(lock, { force: true });
-        }
+        });
         const item = await until("the inbox item from session-end", () => inboxItems(w).find((t) => t.includes(sessionId)));
         expect(item).toContain("ZLIB_ROOT=/opt/zlib");
         expect(item).toContain("session-end");
