@@ -16,7 +16,7 @@ export interface Held {
   release(): void;
 }
 
-export async function acquireLock(path: string, opts: LockOptions): Promise<Held> {
+async function acquireLock(path: string, opts: LockOptions): Promise<Held> {
   const deadline = Date.now() + opts.waitMs;
   for (;;) {
     try {

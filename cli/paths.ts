@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 
 // Where rkb keeps things. The knowledge base is synced by git; state, cache and config are per machine.
 
-export function expandHome(path: string): string {
+function expandHome(path: string): string {
   if (path === "~") return homedir();
   if (path.startsWith("~/")) return join(homedir(), path.slice(2));
   return path;

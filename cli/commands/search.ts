@@ -39,7 +39,7 @@ function cut(text: string, id: string): string {
 }
 
 /** The search result as agents and scripts read it (reference §4: one row per lesson). */
-export function searchData(result: SearchResult, usage: Map<string, UsageCounts>) {
+function searchData(result: SearchResult, usage: Map<string, UsageCounts>) {
   const rows = result.hits.map((h) => {
     const u = usage.get(h.lesson.id);
     const row: Record<string, unknown> = {
@@ -81,7 +81,7 @@ function marker(h: SearchHit): string {
   return h.applies === "yes" ? "" : h.applies === "no" ? "  (does not apply here)" : "  (may apply: unknown)";
 }
 
-export function searchHuman(result: SearchResult): string {
+function searchHuman(result: SearchResult): string {
   if (!result.hits.length) {
     const hidden = result.hidden ? `; ${result.hidden} hidden that do not apply here (--all shows them)` : "";
     return `no lessons match \`${result.query}\`${hidden}\n`;

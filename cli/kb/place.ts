@@ -34,7 +34,7 @@ export interface PlaceInput {
 }
 
 /** `git@github.com:Org/Repo.git`, `https://user@host:443/org/repo/` → `github.com/Org/Repo`. */
-export function normalizeRemote(url: string): string {
+function normalizeRemote(url: string): string {
   let u = url.trim();
   const scp = /^(?:[^@/]+@)?([^:/]+):(?!\/)(.*)$/.exec(u);
   if (scp && !/^[a-z]+:\/\//i.test(u)) u = `${scp[1]}/${scp[2]}`;

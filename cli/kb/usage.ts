@@ -30,7 +30,7 @@ export interface UsageCounts {
 }
 
 /** This machine's id: short host name + 4 random hex, made once and kept in the config folder. */
-export function machineId(env = process.env): string {
+function machineId(env = process.env): string {
   const file = join(configDir(env), "machine");
   if (existsSync(file)) {
     const id = readFileSync(file, "utf8").trim();
@@ -42,7 +42,7 @@ export function machineId(env = process.env): string {
   return id;
 }
 
-export function usageDir(root: string): string {
+function usageDir(root: string): string {
   return join(root, ".rkb", "usage");
 }
 

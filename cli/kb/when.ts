@@ -74,7 +74,7 @@ export interface VersionRange {
 }
 
 /** `1.12:1.14`, `1.10:`, `:2`, or a bare `1.14` (the prefix range `1.14:1.14`); undefined if malformed. */
-export function parseVersionRange(text: string): VersionRange | undefined {
+function parseVersionRange(text: string): VersionRange | undefined {
   const colon = text.indexOf(":");
   if (colon < 0) {
     const v = parseVersion(text);
@@ -94,7 +94,7 @@ export function parseVersionRange(text: string): VersionRange | undefined {
   return range;
 }
 
-export function inRange(version: Part[], range: VersionRange): boolean {
+function inRange(version: Part[], range: VersionRange): boolean {
   const aboveLo = !range.lo || compareVersions(version, range.lo) >= 0 || isPrefix(range.lo, version);
   const belowHi = !range.hi || compareVersions(version, range.hi) <= 0 || isPrefix(range.hi, version);
   return aboveLo && belowHi;

@@ -57,7 +57,7 @@ export function failureQuery(command: string, error: string): string {
 }
 
 /** The largest share of any one key line's distinctive words that the lesson holds. */
-export function bestLineCoverage(index: SearchIndex, lines: string[], doc: number, programName: string): number {
+function bestLineCoverage(index: SearchIndex, lines: string[], doc: number, programName: string): number {
   let best = 0;
   for (const line of lines) {
     const query = parseQuery(index, `${programName} ${line}`);
@@ -134,7 +134,7 @@ export interface FailureDecision {
 }
 
 /** The inject-or-not rule for a failed command, on a search already run with its failure query. */
-export function failureDecision(index: SearchIndex, result: SearchResult, command: string, error: string): FailureDecision {
+function failureDecision(index: SearchIndex, result: SearchResult, command: string, error: string): FailureDecision {
   const top = result.hits[0];
   const gate = injectable(top);
   if (!top || gate) return { query: result.query, reason: gate ?? "no lesson matches the error" };

@@ -51,7 +51,7 @@ export function idf(index: SearchIndex, df: number): number {
  * Known terms that an unknown one probably means: a misspelling (distance 1 for 4–7 characters,
  * 2 from 8 on) or an abbreviation (`repo` → repository, counted as distance 1). None below 4 letters.
  */
-export function typoCandidates(index: SearchIndex, term: string): string[] {
+function typoCandidates(index: SearchIndex, term: string): string[] {
   if (term.length < 4 || !/^[a-z]+$/.test(term)) return [];
   const max = term.length >= 8 ? 2 : 1;
   const found: { term: string; distance: number }[] = [];

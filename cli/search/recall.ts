@@ -63,7 +63,7 @@ export function recallGate(text: string): string | undefined {
 }
 
 /** Recall from a known place (eval holds the index and place already). */
-export function decideRecallIn(index: SearchIndex, place: Place, usage: Map<string, UsageCounts>, text: string): RecallDecision {
+function decideRecallIn(index: SearchIndex, place: Place, usage: Map<string, UsageCounts>, text: string): RecallDecision {
   const gate = recallGate(text);
   if (gate) return { reason: gate };
   return recallDecision(searchKb({ index, query: text.trim(), place, limit: 2, usage }));

@@ -54,7 +54,7 @@ export interface SearchResult {
 }
 
 /** Score multipliers for lessons of the matched project and system. */
-export const PLACE_BOOST = { project: 1.3, system: 1.15 } as const;
+const PLACE_BOOST = { project: 1.3, system: 1.15 } as const;
 
 /** Opens the knowledge base at $RKB_HOME for searching: its index, the place, and the use records. */
 export function openSearch(env: NodeJS.ProcessEnv, cwd: string, options: PlaceOptions): { index: SearchIndex; place: Place; usage: Map<string, UsageCounts> } {
