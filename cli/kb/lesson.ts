@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomHex, sha256Hex } from "../hash.ts";
 import { scanBody, firstSentence, type BodyScan } from "./body.ts";
 import { FRONTMATTER_KEYS, LEAD_SECTION, LESSON_TYPES, type FrontmatterKey, type LessonType, type Status } from "./schema.ts";
 import { emitEntry, flowStyleLines, type YamlValue } from "./yaml.ts";
@@ -154,13 +154,13 @@ export function serializeLesson(frontmatter: Frontmatter, body: string): string 
 
 /** The lesson's content hash: the first 6 bytes of SHA-256 over the whole file, as 12 hex chars. */
 export function contentHash(text: string): string {
-  return createHash("sha256").update(text).digest("hex").slice(0, 12);
+  return sha256Hex(text).slice(0, 12);
 }
 
 /** A new lesson id: 10 lowercase hex chars that YAML reads as a string and no lesson has yet. */
 export function newId(taken: (id: string) => boolean): string {
   for (;;) {
-    const id = randomBytes(5).toString("hex");
+    const id = randomHex(5);
     if (/^\d+$/.test(id) || /^\d+e\d+$/.test(id) || taken(id)) continue;
     return id;
   }

@@ -1,5 +1,5 @@
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../hash.ts";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { writeAtomic } from "../fsutil.ts";
@@ -37,7 +37,7 @@ function machineId(env = process.env): string {
     if (id) return id;
   }
   const slug = hostname().split(".")[0]!.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "machine";
-  const id = `${slug}-${randomBytes(2).toString("hex")}`;
+  const id = `${slug}-${randomHex(2)}`;
   writeAtomic(file, id + "\n");
   return id;
 }

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../hash.ts";
 
 // What a bash tool result says. Pure functions: the hooks, `eval --replay` and the failure query
 // share them, so a failure looks the same wherever rkb meets it.
@@ -85,5 +85,5 @@ export function replaceVolatile(text: string, by: string): string {
  */
 export function failureSignature(prog: string, errorText: string): string {
   const basis = prog + "\n" + replaceVolatile(keyErrorLines(errorText).join("\n"), "#");
-  return createHash("sha256").update(basis).digest("hex").slice(0, 24);
+  return sha256Hex(basis).slice(0, 24);
 }

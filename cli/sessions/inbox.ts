@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../hash.ts";
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { writeAtomic } from "../fsutil.ts";
@@ -32,7 +32,7 @@ export function addItem(env: NodeJS.ProcessEnv, meta: InboxMeta, body: string, o
   const dir = inboxDir(env);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   for (;;) {
-    const id = randomBytes(5).toString("hex");
+    const id = randomHex(5);
     const path = join(dir, `${id}.md`);
     try {
       statSync(path);
