@@ -1,7 +1,8 @@
 import { join, resolve } from "node:path";
 import { defineRkbCommand } from "./_shared.ts";
 import { loadKb } from "../kb/store.ts";
-import { usageError } from "../output/errors.ts";
+import { RkbError, usageError } from "../output/errors.ts";
+import { findSessionFiles } from "../sessions/extract.ts";
 import { evalFailures, evalQueries, readFailures, readQueries, selfQueries, type EvalReport } from "../search/eval.ts";
 import { replayFailures, type ReplayReport } from "../search/replay.ts";
 import { openSearch } from "../search/search.ts";
@@ -28,7 +29,11 @@ export default defineRkbCommand({
     if (args.replay) {
       const paths = (args._ as string[]).map(String);
       if (!paths.length) throw usageError("`rkb eval --replay` needs session files", "e.g. rkb eval --replay ~/.pi/agent/sessions/*/*.jsonl");
-      const report = await replayFailures(ctx, paths.map((p) => resolve(cwd, p)));
+      const { files, problems } = findSessionFiles(paths, cwd);
+      if (!files.length) {
+        throw new RkbError("not_found", `no session file to replay: ${problems.map((p) => `${p.path} ${p.message}`).join("; ")}`, "pass session files, folders of them, or a glob such as 'sessions/**/*.jsonl'");
+      }
+      const report = await replayFailures(ctx, files.map((f) => f.path));
       return { data: report, human: replayHuman(report) };
     }
     const report = args.failures !== undefined

@@ -53,7 +53,8 @@ const MAX_DRAFTS = 50;
 const MAX_REPEATED = 10;
 
 /** Session files named by paths, directories (every *.jsonl below) and globs; sorted, unique. */
-function findSessionFiles(paths: string[], cwd: string): { files: { path: string; size: number; mtimeMs: number }[]; problems: ExtractSummary["problems"] } {
+/** Session files named by paths: files, folders (every .jsonl below) and globs, with what could not be read. */
+export function findSessionFiles(paths: string[], cwd: string): { files: { path: string; size: number; mtimeMs: number }[]; problems: ExtractSummary["problems"] } {
   const found = new Map<string, { path: string; size: number; mtimeMs: number }>();
   const problems: ExtractSummary["problems"] = [];
   const add = (path: string) => {
