@@ -139,7 +139,7 @@ function failureDecision(index: SearchIndex, result: SearchResult, command: stri
   const gate = injectable(top);
   if (!top || gate) return { query: result.query, reason: gate ?? "no lesson matches the error" };
   const relevance = top.relevance ?? 0;
-  const doc = result.ranked![0]!.doc;
+  const doc = top.doc;
   const lines = failureLines(error);
   const phrase = quotedPhrase(index, lines, doc);
   if (!phrase) return { query: result.query, reason: `${top.lesson.id} quotes no part of the error` };

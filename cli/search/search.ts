@@ -32,6 +32,8 @@ export interface SearchInput {
 
 export interface SearchHit {
   lesson: IndexedLesson;
+  /** The lesson's position in the index. */
+  doc: number;
   applies: Verdict;
   applyKeys: KeyVerdict[];
   /** Ranked mode: the BM25 score with place and use factors. */
@@ -98,10 +100,10 @@ export function searchKb(input: SearchInput): SearchResult {
       for (const k of verdict.keys) if (k.result === "no") result.hiddenBy[k.key] = (result.hiddenBy[k.key] ?? 0) + 1;
       continue;
     }
-    result.hits.push({ lesson, applies: verdict.result, applyKeys: verdict.keys, score: c.score, line: c.line });
+    result.hits.push({ lesson, doc: c.doc, applies: verdict.result, applyKeys: verdict.keys, score: c.score, line: c.line });
   }
   if (mode === "ranked" && result.ranked && result.parsed) {
-    const shown = result.hits.map((h) => result.ranked!.findIndex((r) => index.lesson(r.doc) === h.lesson));
+    const shown = result.hits.map((h) => result.ranked!.findIndex((r) => r.doc === h.doc));
     const rel = relevances(index, result.parsed, result.ranked, Math.max(...shown, -1) + 1);
     result.hits.forEach((h, i) => (h.relevance = rel[shown[i]!]));
   }

@@ -5,6 +5,7 @@ import { decideFailureIn, failureQuery } from "../../cli/search/failure.ts";
 import { buildIndex } from "../../cli/search/index.ts";
 import { recallDecision } from "../../cli/search/recall.ts";
 import { searchKb } from "../../cli/search/search.ts";
+import { sandbox, writeFile } from "../helpers.ts";
 
 const index = buildIndex(loadKb(join(import.meta.dir, "../fixtures/search-kb")));
 const nowhere = { facts: {}, isAncestor: () => undefined };
@@ -45,4 +46,31 @@ describe("inject or stay silent", () => {
     expect(recallDecision(searchKb({ index, query: "undefined reference to vtable for my class", place: nowhere, limit: 2 })).lesson?.id).toBe("3c00000002");
     expect(recallDecision(searchKb({ index, query: "how do I plot a histogram in gnuplot", place: nowhere, limit: 2 })).lesson).toBeUndefined();
   });
+});
+
+test("the rule judges the lesson it would inject, not a higher-ranked one that is hidden here", () => {
+  const { kb } = sandbox("rkb-hidden-top");
+  const header = (id: string, extra = "") => `---\nschema: 1\nid: ${id}\ntype: pitfall\nstatus: active\n${extra}verified: 2026-10-01\nverified_how: ran\n---\n\n`;
+  writeFile(
+    join(kb, "general/cpp/gcc-widget-vtable.md"),
+    header("3c0000aa01", 'when:\n  compiler: "gcc@12:"\n') +
+      "# undefined reference to vtable for Widget with gcc\n\n## Symptom\n`undefined reference to 'vtable for Widget'` when linking.\n\n## Cause\nA virtual function has no definition.\n\n## Fix\nDefine it.\n\n## Evidence\nThe link passed.\n",
+  );
+  writeFile(
+    join(kb, "general/cpp/widget-notes.md"),
+    header("3c0000aa02") +
+      "# Widget vtable linking notes\n\n## Symptom\nThe Widget build shows an undefined reference to the vtable of Widget at link time.\n\n## Cause\nUnclear.\n\n## Fix\nUnclear.\n\n## Evidence\nSeen once.\n",
+  );
+  // Unrelated lessons, so the error's words are as rare as in a real knowledge base.
+  for (const [i, topic] of ["git rebase conflicts", "python virtual environments", "ssh agent forwarding", "latex bibliography", "docker volume permissions", "slurm job arrays"].entries()) {
+    writeFile(join(kb, `general/misc/filler-${i}.md`), header(`3c0000bb0${i}`) + `# Notes on ${topic}\n\n## Symptom\nSomething about ${topic}.\n\n## Cause\nThe ${topic} setup.\n\n## Fix\nChange the ${topic} settings.\n\n## Evidence\nIt worked.\n`);
+  }
+  const idx = buildIndex(loadKb(kb));
+  const error = "/usr/bin/ld: undefined reference to `vtable for Widget'\ncollect2: error: ld returned 1 exit status";
+  const clang = { facts: { compiler: "clang@17" }, isAncestor: () => undefined };
+  // With clang the lesson that quotes the error is hidden; the one left on top only talks about
+  // the error in prose, so it must not be injected on the strength of the hidden lesson's quote.
+  const d = decideFailureIn(idx, clang, new Map(), "make", error);
+  expect(d.lesson).toBeUndefined();
+  expect(d.reason).toContain("3c0000aa02 quotes no part of the error");
 });
