@@ -1,5 +1,6 @@
 import { countsHere } from "../kb/overview.ts";
-import { openKb, placeFor } from "../kb/open.ts";
+import { currentByScope } from "../search/index.ts";
+import { openSearch } from "../search/search.ts";
 import { defineRkbCommand } from "./_shared.ts";
 
 export default defineRkbCommand({
@@ -8,9 +9,9 @@ export default defineRkbCommand({
   examples: ["rkb context", "rkb context --toon"],
   args: {},
   run(ctx) {
-    const { root, kb } = openKb(ctx, "read");
-    const place = placeFor(ctx, root, kb);
-    const n = countsHere(kb, place);
+    // The search index's cache has the counts: no need to parse every lesson at each session start.
+    const { index, place } = openSearch(ctx.env, ctx.cwd, ctx.place);
+    const n = countsHere(currentByScope(index), place);
     const where = [place.project ? `project ${place.project.name} (${place.project.rule})` : "no project matched", place.system ? `system ${place.system.name} (${place.system.rule})` : "no system matched"].join(", ");
     const lines = [
       `rkb: ${where}; lessons here: ${n.project} project, ${n.system} system, ${n.general} general.`,

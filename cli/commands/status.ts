@@ -1,5 +1,6 @@
 import { countsHere } from "../kb/overview.ts";
-import { openKb, placeFor } from "../kb/open.ts";
+import { currentByScope } from "../search/index.ts";
+import { openSearch } from "../search/search.ts";
 import { git } from "../kb/git.ts";
 import { tildify } from "../paths.ts";
 import { defineRkbCommand } from "./_shared.ts";
@@ -10,9 +11,10 @@ export default defineRkbCommand({
   examples: ["rkb", "rkb --project dftracer --format json"],
   args: {},
   run(ctx) {
-    const { root, kb } = openKb(ctx, "read");
-    const place = placeFor(ctx, root, kb);
-    const lessons = countsHere(kb, place);
+    // The search index's cache has the counts: no need to parse every lesson at each session start.
+    const { index, place } = openSearch(ctx.env, ctx.cwd, ctx.place);
+    const root = index.root;
+    const lessons = countsHere(currentByScope(index), place);
     const uncommitted = git(root, ["status", "--porcelain"], { env: ctx.env }).stdout.split("\n").filter(Boolean).length;
     const data = {
       bin: tildify(process.execPath),

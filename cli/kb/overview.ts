@@ -11,13 +11,12 @@ export interface HereCounts {
   general: number;
 }
 
-export function countsHere(kb: Kb, place: Place): HereCounts {
-  const current = kb.lessons.filter((l) => isCurrent(l.status));
-  const under = (prefix: string) => current.filter((l) => l.path.startsWith(prefix)).length;
+/** Current lessons here, from per-scope counts (`general`, `projects/<p>`, `systems/<s>` → lessons). */
+export function countsHere(currentByScope: Map<string, number>, place: Place): HereCounts {
   return {
-    project: place.project ? under(`projects/${place.project.name}/`) : 0,
-    system: place.system ? under(`systems/${place.system.name}/`) : 0,
-    general: under("general/"),
+    project: place.project ? (currentByScope.get(`projects/${place.project.name}`) ?? 0) : 0,
+    system: place.system ? (currentByScope.get(`systems/${place.system.name}`) ?? 0) : 0,
+    general: currentByScope.get("general") ?? 0,
   };
 }
 

@@ -262,6 +262,17 @@ export function placeKb(index: SearchIndex): Kb {
   return { root: index.root, files: index.files, lessons: [], notes: index.notes, broken: [] };
 }
 
+/** How many current (active or stale) lessons each scope holds: status and context count from the cache. */
+export function currentByScope(index: SearchIndex): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (let doc = 0; doc < index.size; doc++) {
+    if (!index.docCurrent[doc]) continue;
+    const scope = index.scopes[index.docScope[doc]!]!;
+    counts.set(scope, (counts.get(scope) ?? 0) + 1);
+  }
+  return counts;
+}
+
 /** Position of a term in the vocabulary, or -1. */
 export function termId(index: SearchIndex, term: string): number {
   let lo = 0;
