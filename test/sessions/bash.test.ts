@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { failureSignature, keyErrorLines, program, stripHarnessTrailer } from "../../cli/sessions/bash.ts";
+import { failureSignature, isReadOnly, keyErrorLines, program, stripHarnessTrailer } from "../../cli/sessions/bash.ts";
 
 describe("stripHarnessTrailer", () => {
   test("pi: the exit line goes, the code stays", () => {
@@ -24,13 +24,104 @@ describe("program", () => {
   test.each([
     ["CC=gcc make -j8", "make"],
     ["/usr/bin/cmake -B build", "cmake"],
-    ["(cd build && ninja)", "cd"],
     ["'./configure' --prefix=/opt", "configure"],
-    ["  FOO=1 BAR=2 python -m pytest", "python"],
     ["", ""],
     ["A=1", ""],
+    // Setup statements before the command.
+    ["export A=1 && pytest", "pytest"],
+    ["  FOO=1 BAR=2 pytest -q", "pytest"],
+    ["cd sub && make", "make"],
+    ["(cd build && ninja)", "ninja"],
+    ["mkdir -p build && cd build && cmake ..", "cmake"],
+    ["source .venv/bin/activate; pytest", "pytest"],
+    ["FOO=$(pwd) make", "make"],
+    // Wrappers give way to what they run.
+    ["sudo apt-get install -y zlib1g-dev", "apt-get"],
+    ["sudo -u bob -E make install", "make"],
+    ["env X=y cargo test", "cargo"],
+    ["env -u HOME X=1 -- cargo build", "cargo"],
+    ["time npm test", "npm"],
+    ["time -p make", "make"],
+    ["nice -n 5 make", "make"],
+    ["nice -10 make", "make"],
+    ["timeout 10 pytest", "pytest"],
+    ["timeout -s KILL 5m cargo test", "cargo"],
+    ["nohup ./server --port 80", "server"],
+    ["npx tsc --noEmit", "tsc"],
+    ["npx --yes tsc@5 -p .", "tsc"],
+    ["npx @biomejs/biome@1.2 check", "biome"],
+    ["bunx vitest run", "vitest"],
+    ["npm exec -- jest", "jest"],
+    ["uv run pytest", "pytest"],
+    ["uv run --with requests python x.py", "python"],
+    ["poetry run pytest", "pytest"],
+    ["conda run -n dev pytest", "pytest"],
+    ["bundle exec rake", "rake"],
+    // Programs that run another.
+    ["python -m pytest -q", "pytest"],
+    ["python3 -X dev -m pytest", "pytest"],
+    ["python3.11 -m pip install x", "pip"],
+    ["python3 script.py", "python"],
+    ["bash -c 'cd x && make'", "make"],
+    ["sh ./build.sh --fast", "build.sh"],
+    // One name per tool.
+    ["pip3 install requests", "pip"],
+    ["gcc-12 -c x.c", "gcc"],
+    // Pipes: the stage that does the work, not the filter after it.
+    ["make 2>&1 | tail -20", "make"],
+    ["echo y | sudo apt-get install x", "apt-get"],
+    ["cat data.csv | ./import", "import"],
+    // Lists: the last statement that does work.
+    ["pip install -e . && pytest", "pytest"],
+    ["pytest; echo $?", "pytest"],
+    ["pytest || true", "pytest"],
+    ["cmake --build build && ls build", "cmake"],
+    ["for f in a b; do pytest $f; done", "pytest"],
+    ["if ! make; then echo fail; fi", "make"],
+    ["cat <<'EOF' > x.py\nimport os\nrm -rf /\nEOF\npython x.py", "python"],
+    // Nothing but setup or looking: that is the program.
+    ["ls /missing", "ls"],
+    ["cd /nope", "cd"],
+    ["export A=1", "export"],
   ])("%p → %p", (command, expected) => {
     expect(program(command)).toBe(expected);
+  });
+  test("a success pairs with its failure however it is spelled", () => {
+    expect(program("python -m pytest -q tests/")).toBe(program("pytest -q"));
+    expect(program("cd build && make -j4")).toBe(program("make"));
+    expect(program("sudo -E env PATH=/x apt-get install y")).toBe(program("apt-get update"));
+  });
+});
+
+describe("isReadOnly", () => {
+  test.each([
+    ["ls -la", true],
+    ["cat README.md | grep zlib", true],
+    ["cd src && grep -rn foo .", true],
+    ["git status", true],
+    ["git -C repo diff HEAD~1", true],
+    ["git log --oneline | head", true],
+    ["git branch -a", true],
+    ["find . -name '*.py'", true],
+    ["sed -n 1,20p x.c", true],
+    ["cmake --version", true],
+    ["pip list", true],
+    ["echo hello", true],
+    ["git branch -D old", false],
+    ["git checkout -b x", false],
+    ["find . -name '*.pyc' -delete", false],
+    ["sed -i 's/a/b/' x.c", false],
+    ["echo 'x=1' > config.ini", false],
+    ["cat > x.py <<EOF\nprint(1)\nEOF", false],
+    ["ls > files.txt", false],
+    ["ls 2>/dev/null", true],
+    ["pip install requests", false],
+    ["cd build", false],
+    ["export PATH=/opt/bin:$PATH", false],
+    ["make", false],
+    ["rm -rf build", false],
+  ])("%p → %p", (command, expected) => {
+    expect(isReadOnly(command)).toBe(expected);
   });
 });
 
@@ -65,5 +156,14 @@ describe("failureSignature", () => {
     const base = failureSignature("cmake", "CMake Error: could not find ZLIB");
     expect(failureSignature("make", "CMake Error: could not find ZLIB")).not.toBe(base);
     expect(failureSignature("cmake", "CMake Error: could not find PNG")).not.toBe(base);
+  });
+});
+
+describe("reading command lines", () => {
+  test("broken and huge command lines are read without error", () => {
+    for (const command of ["'unclosed", '"unclosed', "$(unclosed", "cat <<EOF\nno end", "|||&&;;", "(".repeat(100_000), "a=$(".repeat(20_000) + "make", "x ".repeat(200_000)]) {
+      expect(typeof program(command)).toBe("string");
+      expect(typeof isReadOnly(command)).toBe("boolean");
+    }
   });
 });
