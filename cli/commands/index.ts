@@ -24,6 +24,7 @@ const table: Record<string, () => Promise<{ default: RkbCommand<any> }>> = {
   hook: () => import("./hook.ts"),
   tools: () => import("./tools.ts"),
   tool: () => import("./tool.ts"),
+  mcp: () => import("./mcp.ts"),
   install: () => import("./install.ts"),
   extract: () => import("./extract.ts"),
 };

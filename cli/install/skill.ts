@@ -4,10 +4,14 @@ import { LESSON_TYPES, REQUIRED_SECTIONS, sectionField } from "../kb/schema.ts";
 
 const sectionsByType = LESSON_TYPES.map((t) => `- ${t}: ${REQUIRED_SECTIONS[t].map(sectionField).join(", ")}`).join("\n");
 
+/** When to use rkb: the skill's description, and what the MCP server tells a client at start. */
+export const SKILL_DESCRIPTION =
+  "Use rkb, the user's lessons-learned knowledge base, before debugging a failure or searching the web, and to record what a session taught (pitfalls, recipes, facts, decisions, preferences).";
+
 export function skillText(marker: string): string {
   return `---
 name: rkb
-description: Use rkb, the user's lessons-learned knowledge base, before debugging a failure or searching the web, and to record what a session taught (pitfalls, recipes, facts, decisions, preferences).
+description: ${SKILL_DESCRIPTION}
 ---
 <!-- ${marker} -->
 

@@ -71,18 +71,28 @@ export interface SearchIndex {
 const FORMAT = "rkb-search-index 1";
 const MAGIC = new TextEncoder().encode("RKBIDX1\n");
 
-/** The index of the knowledge base at root, from the cache when it is current. */
+/**
+ * The index last loaded in this process, per knowledge base. A long-running process (`rkb mcp`)
+ * then skips reading and decoding the cache file while the signature still matches.
+ */
+const held = new Map<string, { signature: string; index: SearchIndex }>();
+
+/** The index of the knowledge base at root, from memory or the cache when it is current. */
 export function loadIndex(root: string, env: NodeJS.ProcessEnv = process.env): SearchIndex {
   const signature = kbSignature(root);
+  const kept = held.get(root);
+  if (kept?.signature === signature) return kept.index;
   const file = indexCacheFile(root, env);
-  const cached = readCache(file, root, signature);
-  if (cached) return cached;
-  const index = buildIndex(loadKb(root));
-  try {
-    writeAtomic(file, encodeIndex(index, signature));
-  } catch {
-    // A read-only cache folder costs speed, not correctness.
+  let index = readCache(file, root, signature);
+  if (!index) {
+    index = buildIndex(loadKb(root));
+    try {
+      writeAtomic(file, encodeIndex(index, signature));
+    } catch {
+      // A read-only cache folder costs speed, not correctness.
+    }
   }
+  held.set(root, { signature, index });
   return index;
 }
 
