@@ -1,50 +1,18 @@
 // Times `rkb search` as a whole process on generated knowledge bases of 100, 1,000 and 10,000
 // lessons against a compiled no-op Bun binary, and writes the ratios to the `## Search` section
 // of BENCHMARKS.md. Run: `bun scripts/bench-search.ts [--runs 20]`.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { build } from "./build.ts";
+import { makeKb } from "./bench-kb.ts";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "20" } } });
 const RUNS = Number(values.runs);
 const SIZES = [100, 1_000, 10_000];
 const root = join(import.meta.dir, "..");
 const work = mkdtempSync(join(tmpdir(), "rkb-bench-search-"));
-
-const WORDS = `cmake linker python rust git ssh mpi slurm latex docker podman lustre hdf5 compiler cache build
-install module package symbol library reference undefined permission denied timeout hang crash memory thread
-kernel driver network socket port proxy remote branch commit rebase merge stash config environment variable
-path file directory mount quota stripe rank node job queue partition script shell quote subshell cron
-tokens borrow move lifetime trait struct vector pointer allocation segfault signal abort version release
-debug optimize profile flag option header include macro template generic interface method function`.split(/\s+/);
-
-function pick(seed: number, n: number): string[] {
-  const out: string[] = [];
-  let x = seed * 2654435761;
-  for (let i = 0; i < n; i++) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    out.push(WORDS[x % WORDS.length]!);
-  }
-  return out;
-}
-
-function makeKb(size: number): string {
-  const kb = join(work, `kb-${size}`);
-  for (let i = 0; i < size; i++) {
-    const topic = `topic-${i % 40}`;
-    const dir = join(kb, "general", topic);
-    mkdirSync(dir, { recursive: true });
-    const id = (0x3d00000000 + i).toString(16);
-    const title = pick(i, 8).join(" ");
-    writeFileSync(
-      join(dir, `lesson-${i}.md`),
-      `---\nschema: 1\nid: ${id}\ntype: pitfall\nstatus: active\nverified: 2026-01-01\nverified_how: ran\ntags:\n  - ${pick(i + 7, 1)[0]}\n---\n\n# ${title}\n\n## Symptom\n${pick(i + 1, 30).join(" ")}.\n\n## Cause\n${pick(i + 2, 40).join(" ")}.\n\n## Fix\n${pick(i + 3, 40).join(" ")}.\n\n## Evidence\n${pick(i + 4, 20).join(" ")}.\n`,
-    );
-  }
-  return kb;
-}
 
 function timeRuns(cmd: string[], env: Record<string, string>): number {
   const times: number[] = [];
@@ -70,7 +38,7 @@ const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin",
 const baseline = timeRuns([noop], env);
 const rows: string[] = [];
 for (const size of SIZES) {
-  const kb = makeKb(size);
+  const kb = makeKb(work, size);
   const kbEnv = { ...env, RKB_HOME: kb };
   const query = ["search", "undefined symbol after linker cache rebuild", "--format", "json"];
   const cold = (() => {
