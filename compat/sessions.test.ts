@@ -47,8 +47,20 @@ describe.skipIf(!existsSync(shared))("session files from real harnesses", () => 
     expect(r.events).toEqual([]);
   });
 
+  test("claude-code-2.1.332-bash-fail-ok.jsonl: every line read, bookkeeping entries ignored", async () => {
+    const r = await readSession(join(sessions, "claude-code-2.1.332-bash-fail-ok.jsonl"));
+    expect(r).toMatchObject({ kind: "session", harness: "claude-code", skipped: [], lines: 32 });
+    expect(r.counts).toMatchObject({ userMessages: 1, assistantMessages: 3, toolResults: 2, toolCalls: 2, bashCommands: 2, failedBash: 1 });
+    const commands = r.events.filter((e) => e.kind === "command");
+    expect(commands).toMatchObject([
+      { command: "python3 -c 'import nosuchmodule_xyz'", ok: false, exitCode: 1 },
+      { command: "python3 -c 'import json; print(1)'", ok: true },
+    ]);
+    expect((commands[0] as { output: string }).output).toContain("ModuleNotFoundError: No module named 'nosuchmodule_xyz'");
+  });
+
   test("every file in the folder is covered above", () => {
-    expect(readdirSync(sessions).sort()).toHaveLength(14);
+    expect(readdirSync(sessions).sort()).toHaveLength(15);
   });
 });
 

@@ -106,6 +106,7 @@ const PI_TYPES = new Set([
   "usage",
   "context_edit",
 ]);
+/** Claude Code entry types that can start a file; every Claude Code entry since 2.x also names its sessionId. */
 const CLAUDE_TYPES = new Set(["user", "assistant", "system", "summary", "file-history-snapshot", "attachment", "progress", "queue-operation", "custom-title"]);
 const PI_ROLES = new Set(["user", "assistant", "toolResult", "system", "bashExecution", "custom", "branchSummary", "compactionSummary"]);
 
@@ -172,7 +173,7 @@ export async function readSession(path: string, opts: ReadOptions = {}): Promise
     if (!harness) {
       if (type === "title") sawTitle = true;
       if (type === "session" || (PI_TYPES.has(type) && type !== "title" && typeof obj.id === "string")) harness = sawTitle ? "omp" : "pi";
-      else if (CLAUDE_TYPES.has(type) && ("sessionId" in obj || "uuid" in obj || "message" in obj || type === "summary")) harness = "claude-code";
+      else if (typeof obj.sessionId === "string" || (CLAUDE_TYPES.has(type) && ("uuid" in obj || "message" in obj || type === "summary"))) harness = "claude-code";
       else if (type !== "title") return skip(`not a session entry (type "${clip(type)}")`);
     }
     const problem = harness === "claude-code" ? readClaudeEntry(obj, lineNo, entries, header) : readPiEntry(obj, lineNo, entries, header);
@@ -261,14 +262,21 @@ function readPiEntry(obj: any, line: number, entries: Entry[], header: { session
 
 // ---- Claude Code ----
 
+const CONVERSATION_TYPES = new Set(["user", "assistant", "system"]);
+
 function readClaudeEntry(obj: any, line: number, entries: Entry[], header: { sessionId?: string; cwd?: string; startedAt?: string }): string | undefined {
   const type: string = obj.type;
-  if (!CLAUDE_TYPES.has(type)) return `unknown entry type "${clip(type)}"`;
+  // Claude Code adds bookkeeping entry types from release to release (queue-operation,
+  // api-request, cost-state, …); each names its session. They carry no conversation, so they are
+  // read as links of the parent chain, not reported as bad lines.
+  if (!CLAUDE_TYPES.has(type) && typeof obj.sessionId !== "string") return `unknown entry type "${clip(type)}"`;
   if (typeof obj.sessionId === "string") header.sessionId ??= obj.sessionId;
   if (typeof obj.cwd === "string") header.cwd ??= obj.cwd;
   if (typeof obj.timestamp === "string") header.startedAt ??= obj.timestamp;
   // Subagent conversations live in the same file; they are not the user's session.
   if (obj.isSidechain === true) return;
+  // Without a uuid an entry is no link of the chain either: nothing to keep.
+  if (typeof obj.uuid !== "string" && !CONVERSATION_TYPES.has(type)) return;
   const entry: Entry = {
     id: typeof obj.uuid === "string" ? obj.uuid : undefined,
     parentId: typeof obj.parentUuid === "string" ? obj.parentUuid : obj.parentUuid === null ? null : undefined,

@@ -165,3 +165,38 @@ describe("Claude Code transcripts", () => {
     expect(JSON.stringify(r.events)).not.toMatch(/META|SIDECHAIN/);
   });
 });
+
+describe("Claude Code bookkeeping entries", () => {
+  test("entries without conversation are ignored, not reported; one in the parent chain keeps the chain whole", async () => {
+    // queue-operation, atis-latch, api-request, tools-used, last-prompt and cost-state as Claude Code
+    // 2.1 writes them, and an entry of a type no release wrote yet that sits in the uuid chain.
+    const r = await readSession(join(FIXTURES, "../claude-code/bookkeeping.jsonl"));
+    expect(r).toMatchObject({ kind: "session", harness: "claude-code", sessionId: "5b0c2f7e-1d4a-4c39-9e61-0a7f3c2d8b14", cwd: "/home/dev/webapp", skipped: [] });
+    expect(r.lines).toBe(14);
+    expect(r.events.map((e) => e.kind)).toEqual(["user", "command", "agent", "command"]);
+    expect(r.events[0]).toMatchObject({ kind: "user", text: "run the unit tests" });
+    expect(r.events[1]).toMatchObject({ command: "npm test", ok: false, exitCode: 1, line: 10 });
+    expect(r.events[3]).toMatchObject({ command: "npm install && npm test", ok: true });
+    expect(r.counts).toMatchObject({ userMessages: 1, assistantMessages: 2, toolResults: 2, bashCommands: 2, failedBash: 1 });
+  });
+
+  test("a file that starts with a bookkeeping entry is still read as Claude Code", async () => {
+    const lines = [
+      { type: "atis-latch", atis: "", sessionId: "c9" },
+      { type: "user", uuid: "u1", parentUuid: null, sessionId: "c9", message: { role: "user", content: "hello there" } },
+    ];
+    const r = await readSession(file(lines.map((l) => JSON.stringify(l)).join("\n") + "\n"));
+    expect(r).toMatchObject({ kind: "session", harness: "claude-code", skipped: [] });
+    expect(r.events).toMatchObject([{ kind: "user", text: "hello there" }]);
+  });
+
+  test("a broken line in a Claude Code file is still reported", async () => {
+    const lines = [JSON.stringify({ type: "user", uuid: "u1", parentUuid: null, sessionId: "c9", message: { role: "user", content: "hi" } }), "{oops", JSON.stringify({ sessionId: "c9" })];
+    const r = await readSession(file(lines.join("\n") + "\n"));
+    expect(r.skipped).toEqual([
+      { line: 2, reason: "not valid JSON" },
+      { line: 3, reason: "entry has no `type`" },
+    ]);
+  });
+});
+
