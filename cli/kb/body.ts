@@ -116,20 +116,70 @@ function stripCodeSpans(line: string): string {
   return line.replace(/(`+)[^`]*?\1/g, (m) => " ".repeat(m.length));
 }
 
-/** First sentence of the first text line of a section (bullets removed, fences skipped). */
-export function firstSentence(sectionText: string): string {
+const FENCE_LINE = /^(`{3,}|~{3,})/;
+const LIST_ITEM = /^(?:[-*+]|\d+[.)])\s+/;
+
+/**
+ * The paragraphs of Markdown text, each joined into one line: a paragraph wrapped over several
+ * lines is one piece of text. Blank lines, headings and list items start a new one; fenced code
+ * is left out.
+ */
+export function paragraphs(text: string): string[] {
+  const out: string[] = [];
+  let current: string[] = [];
   let inFence = false;
-  for (const raw of sectionText.split("\n")) {
+  const flush = () => {
+    if (current.length) out.push(current.join(" "));
+    current = [];
+  };
+  for (const raw of text.split("\n")) {
     const line = raw.trim();
-    if (/^(`{3,}|~{3,})/.test(line)) {
+    if (FENCE_LINE.test(line)) {
+      flush();
       inFence = !inFence;
       continue;
     }
-    if (inFence || line === "") continue;
-    const text = line.replace(/^[-*]\s+/, "");
-    // A sentence never ends inside inline code (`cmake -S . -B build`).
-    const end = /[.?!](\s|$)/.exec(stripCodeSpans(text));
-    return end ? text.slice(0, end.index + 1) : text;
+    if (inFence) continue;
+    if (line === "" || line.startsWith("#")) {
+      flush();
+      continue;
+    }
+    if (LIST_ITEM.test(line)) {
+      flush();
+      current.push(line.replace(LIST_ITEM, ""));
+    } else current.push(line);
   }
-  return "";
+  flush();
+  return out;
+}
+
+/** Words ending in a full stop that do not end a sentence. */
+const ABBREVIATIONS = /(?:^|[\s(])(?:e\.g|i\.e|cf|vs|etc|approx|incl|resp|esp|viz|al|fig|mr|mrs|ms|dr)\.$/i;
+
+/**
+ * The sentences of one paragraph. A sentence ends at `.`, `?` or `!` (closing quotes or brackets
+ * may follow) before white space, unless the next word starts in lower case or the word is an
+ * abbreviation (`e.g.`). A dot inside a word (`sys.path`, `v1.2`) or inside inline code never ends one.
+ */
+export function sentences(paragraph: string): string[] {
+  const text = paragraph.replace(/\s+/g, " ").trim();
+  const plain = stripCodeSpans(text);
+  const out: string[] = [];
+  let start = 0;
+  for (const m of plain.matchAll(/[.?!]+["'\u2019)\]]*(?= |$)/g)) {
+    const end = m.index + m[0].length;
+    const next = plain[end + 1];
+    if (next !== undefined && /\p{Ll}/u.test(next)) continue;
+    if (m[0] === "." && ABBREVIATIONS.test(plain.slice(Math.max(start, m.index - 8), end))) continue;
+    out.push(text.slice(start, end).trim());
+    start = end;
+  }
+  if (start < text.length && text.slice(start).trim()) out.push(text.slice(start).trim());
+  return out;
+}
+
+/** The first sentence of a section's first paragraph (bullets removed, fences skipped). */
+export function firstSentence(sectionText: string): string {
+  const first = paragraphs(sectionText)[0];
+  return first === undefined ? "" : (sentences(first)[0] ?? "");
 }

@@ -1,5 +1,6 @@
 import { failureSignature, keyErrorLines, program } from "./bash.ts";
 import type { SessionEvent } from "./reader.ts";
+import { paragraphs, sentences } from "../kb/body.ts";
 
 // What a session says worth a lesson, found by rules alone (no model): failed commands, fixes
 // (the same program working after it failed), user corrections and requests to remember, and
@@ -135,8 +136,7 @@ const REMEMBER = /\bremember\b|\bnote that\b|\bkeep in mind\b|\bdon't forget\b/i
 export function userSignals(text: string): { correction?: string; remember?: string } {
   const found: { correction?: string; remember?: string } = {};
   const normal = text.replace(/[\u2018\u2019]/g, "'");
-  for (const match of normal.matchAll(/[^.!?\n]+[.!?]*/g)) {
-    const sentence = match[0].trim();
+  for (const sentence of paragraphs(normal).flatMap(sentences)) {
     // Questions ask, they do not tell: "do you remember…?" is no request.
     if (!sentence || sentence.endsWith("?")) continue;
     if (!found.correction && CORRECTION_START.test(sentence)) found.correction = sentence;

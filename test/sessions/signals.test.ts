@@ -35,6 +35,11 @@ describe("userSignals", () => {
   ])("nothing: %p", (text) => {
     expect(userSignals(text)).toEqual({});
   });
+  test("a signal keeps its whole sentence: dots in words, abbreviations and wrapped lines do not cut it", () => {
+    expect(userSignals("Remember to add src to sys.path before the tests. Thanks").remember).toBe("Remember to add src to sys.path before the tests.");
+    expect(userSignals("Note that v1.2 of the plugin, e.g. the one in CI, needs Java 17.").remember).toBe("Note that v1.2 of the plugin, e.g. the one in CI, needs Java 17.");
+    expect(userSignals("No, use the system zlib from\n/usr/lib instead of the bundled one.\n\nThen build.").correction).toBe("No, use the system zlib from /usr/lib instead of the bundled one.");
+  });
 });
 
 const at = (line: number) => ({ line, entryId: `e${line}` });
