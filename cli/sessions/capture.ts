@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { RkbError } from "../output/errors.ts";
 import { cursorFits, loadCursor, peekSessionId, saveCursor, withSessionLock, type Cursor } from "./cursor.ts";
+import { DRAFTS_HEADING, renderDraft } from "./draft.ts";
 import { renderExcerpt } from "./excerpt.ts";
 import { addItem, expireItems, type InboxMeta } from "./inbox.ts";
 import { readSession, type SessionRead, type SkippedLine } from "./reader.ts";
@@ -163,17 +164,7 @@ function itemMeta(
 
 function itemBody(read: SessionRead, findings: Findings, drafts: DraftPitfall[], file: string): string {
   const out: string[] = [`# Session ${read.sessionId ?? ""}: ${findings.labels.join(", ")}`.replace("  ", " "), ""];
-  if (drafts.length) {
-    out.push("## Draft pitfalls", "");
-    for (const d of drafts) {
-      const exit = d.failed.exitCode !== undefined ? `exit ${d.failed.exitCode}, ` : "";
-      const tries = d.attempts > 1 ? `, after ${d.attempts} failed attempts` : "";
-      out.push(`### \`${d.program}\` failed, then worked`, "");
-      out.push(`Failed (${exit}line ${d.failed.line}${d.failed.entryId ? `, entry ${d.failed.entryId}` : ""}${tries}):`, "", ...indent(d.failed.command), "");
-      if (d.failed.keyLines.length) out.push("Key error lines:", "", ...d.failed.keyLines.flatMap(indent), "");
-      out.push(`Worked (line ${d.worked.line}${d.worked.entryId ? `, entry ${d.worked.entryId}` : ""}):`, "", ...indent(d.worked.command), "");
-    }
-  }
+  if (drafts.length) out.push(DRAFTS_HEADING, "", ...drafts.flatMap(renderDraft));
   const said = findings.hits.filter((h) => h.kind !== "failed" && h.kind !== "fixed");
   if (said.length) {
     out.push("## Signals", "");
@@ -183,8 +174,4 @@ function itemBody(read: SessionRead, findings: Findings, drafts: DraftPitfall[],
   const worked = new Set(findings.drafts.map((d) => d.worked.line));
   out.push(`## Excerpt (${file})`, "", ...renderExcerpt(read.events, worked));
   return maskSecrets(out.join("\n"));
-}
-
-function indent(text: string): string[] {
-  return text.split("\n").map((l) => "    " + l);
 }

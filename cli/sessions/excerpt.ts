@@ -1,8 +1,9 @@
 import type { SessionEvent } from "./reader.ts";
 
-// The part of a session an inbox item quotes: what the user said, what the agent said, the
-// commands that failed with their output, and the commands that then worked. Successful output,
-// other tool calls and file contents stay out. Everything is bounded: long messages and outputs
+// The part of a session an inbox item quotes: what the user said, what the agent said, every
+// command in order (the ones that failed with their output, the others with their output left
+// out, so the sequence that worked can be read), and the files the agent edited or wrote (by
+// name). Successful output, other tool calls and file contents stay out. Everything is bounded: long messages and outputs
 // are cut in the middle, and the excerpt keeps its last MAX_LINES lines.
 
 export const MAX_LINES = 400;
@@ -11,7 +12,7 @@ const AGENT_LINES = 12;
 const OUTPUT_LINES = 20;
 const LINE_CHARS = 300;
 
-/** workedLines: session line numbers of the successes that fixed an earlier failure. */
+/** workedLines: session line numbers of the successes that fixed an earlier failure (`[command worked]`). */
 export function renderExcerpt(events: SessionEvent[], workedLines: Set<number>): string[] {
   const out: string[] = [];
   for (const e of events) {
@@ -20,7 +21,8 @@ export function renderExcerpt(events: SessionEvent[], workedLines: Set<number>):
     else if (e.kind === "command" && !e.ok) {
       out.push(...block(`[command failed${e.exitCode !== undefined ? `, exit ${e.exitCode}` : ""}] `, e.command, 6));
       if (e.output.trim()) out.push("[tool output]", ...collapseRepeats(cutMiddle(e.output.split("\n"), OUTPUT_LINES).map((l) => "  " + cutLine(l))));
-    } else if (e.kind === "command" && workedLines.has(e.line)) out.push(...block("[command worked] ", e.command, 6));
+    } else if (e.kind === "command") out.push(...block(workedLines.has(e.line) ? "[command worked] " : "[command ok] ", e.command, 6));
+    else if (e.kind === "tool" && e.change && e.ok) out.push(`[${e.change.verb} ${cutLine(e.change.path)}]`);
     else if (e.kind === "compaction") out.push("[context compacted]");
   }
   if (out.length <= MAX_LINES) return out;

@@ -197,6 +197,7 @@ export function markdownReport(s: ExtractSummary, opts: { dryRun?: boolean } = {
     out.push(`### \`${cell(d.program)}\` in ${d.file}:${d.failed.line}`, "");
     out.push(`- failed: \`${cell(oneLine(d.failed.command))}\`${d.failed.exitCode !== undefined ? ` (exit ${d.failed.exitCode})` : ""}`);
     for (const k of d.failed.keyLines.slice(0, 3)) out.push(`  - ${cell(k)}`);
+    for (const step of d.fix) out.push(step.kind === "change" ? `- fix: ${step.verb} \`${cell(step.path)}\`` : `- fix: \`${cell(oneLine(step.command))}\`${step.ok ? "" : ` (exit ${step.exitCode ?? "?"})`}`);
     out.push(`- worked (line ${d.worked.line}): \`${cell(oneLine(d.worked.command))}\``, "");
   }
   if (s.problems.length || s.skipped_lines) {

@@ -1,6 +1,7 @@
 import { scanLines } from "./lines.ts";
 import { stripHarnessTrailer } from "./bash.ts";
 import { stripInjected } from "./clean.ts";
+import { fileChange, type FileChange } from "./edits.ts";
 
 // Reads pi, omp and Claude Code session files into a flat list of events on the branch that leads
 // to the last entry. Bad lines are skipped and reported with their line number; nothing a file
@@ -25,8 +26,8 @@ export type SessionEvent =
   | ({ kind: "agent"; text: string } & At)
   /** A bash command and its result. `output` is kept only for failures (trailer removed). */
   | ({ kind: "command"; command: string; ok: boolean; exitCode?: number; output: string; callEntryId?: string } & At)
-  /** Any other tool call with its result. */
-  | ({ kind: "tool"; name: string; ok: boolean } & At)
+  /** Any other tool call with its result; `change` for file edits and writes. */
+  | ({ kind: "tool"; name: string; ok: boolean; change?: FileChange } & At)
   | ({ kind: "compaction" } & At)
   | ({ kind: "model_change"; model: string } & At)
   | ({ kind: "custom"; customType: string } & At);
@@ -49,6 +50,7 @@ export interface SessionCounts {
 export interface PendingCall {
   name: string;
   command?: string;
+  change?: FileChange;
   entryId?: string;
 }
 
@@ -122,7 +124,7 @@ interface Entry {
 
 type RawEvent =
   | { kind: "user" | "agent"; text: string }
-  | { kind: "call"; callId: string; name: string; command?: string }
+  | { kind: "call"; callId: string; name: string; command?: string; change?: FileChange }
   | { kind: "result"; callId: string; name?: string; failed: boolean; exitCode?: number; output: string }
   | { kind: "compaction" }
   | { kind: "model_change"; model: string }
@@ -241,8 +243,7 @@ function readPiEntry(obj: any, line: number, entries: Entry[], header: { session
           if (text) entry.raw.push({ kind: "agent", text });
         } else if (block.type === "toolCall" && typeof block.id === "string") {
           const name = typeof block.name === "string" ? block.name : "?";
-          const command = typeof block.arguments?.command === "string" ? block.arguments.command : undefined;
-          entry.raw.push({ kind: "call", callId: block.id, name, command });
+          entry.raw.push(callEvent(block.id, name, block.arguments));
         }
       }
     } else if (m.role === "toolResult") {
@@ -297,8 +298,7 @@ function readClaudeEntry(obj: any, line: number, entries: Entry[], header: { ses
           if (text) entry.raw.push({ kind: "agent", text });
         } else if (block.type === "tool_use" && typeof block.id === "string") {
           const name = typeof block.name === "string" ? block.name : "?";
-          const command = typeof block.input?.command === "string" ? block.input.command : undefined;
-          entry.raw.push({ kind: "call", callId: block.id, name, command });
+          entry.raw.push(callEvent(block.id, name, block.input));
         }
       }
     } else {
@@ -316,6 +316,12 @@ function readClaudeEntry(obj: any, line: number, entries: Entry[], header: { ses
 }
 
 // ---- shared ----
+
+function callEvent(callId: string, name: string, args: any): RawEvent {
+  if (isBash(name)) return { kind: "call", callId, name, command: typeof args?.command === "string" ? args.command : undefined };
+  const change = fileChange(name, args);
+  return change ? { kind: "call", callId, name, change } : { kind: "call", callId, name };
+}
 
 function resultEvent(callId: string, name: unknown, isError: boolean, content: unknown): RawEvent {
   const raw = joinText(content);
@@ -396,7 +402,7 @@ function pairTools(branch: Entry[], earlier: Record<string, PendingCall>): { eve
     for (const r of e.raw) {
       if (r.kind === "call") {
         counts.toolCalls++;
-        pending.set(r.callId, { name: r.name, command: r.command, entryId: e.id });
+        pending.set(r.callId, { name: r.name, command: r.command, change: r.change, entryId: e.id });
       } else if (r.kind === "result") {
         const call = pending.get(r.callId);
         pending.delete(r.callId);
@@ -408,7 +414,7 @@ function pairTools(branch: Entry[], earlier: Record<string, PendingCall>): { eve
           if (call?.command !== undefined) {
             events.push({ kind: "command", command: call.command, ok: !r.failed, exitCode: r.exitCode, output: r.output, callEntryId: call.entryId, ...at });
           }
-        } else events.push({ kind: "tool", name, ok: !r.failed, ...at });
+        } else events.push({ kind: "tool", name, ok: !r.failed, ...(call?.change ? { change: call.change } : {}), ...at });
       } else {
         if (r.kind === "compaction") counts.compactions++;
         else if (r.kind === "model_change") counts.modelChanges++;

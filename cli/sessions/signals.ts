@@ -1,10 +1,14 @@
-import { failureSignature, keyErrorLines, program } from "./bash.ts";
+import { failureSignature, isReadOnly, keyErrorLines, program } from "./bash.ts";
+import type { FileChange } from "./edits.ts";
+import { maskSecrets } from "./secrets.ts";
 import type { SessionEvent } from "./reader.ts";
 import { paragraphs, sentences } from "../kb/body.ts";
 
 // What a session says worth a lesson, found by rules alone (no model): failed commands, fixes
 // (the same program working after it failed), user corrections and requests to remember, and
-// failures already met in another session. Each failed→fixed pair becomes a draft pitfall.
+// failures already met in another session. Each failure → fix → success becomes a draft pitfall,
+// whose fix is every step between the last failure and the success that could have changed the
+// outcome: commands that ran (whatever their exit code, read-only ones left out) and file edits.
 
 export type SignalKind = "failed" | "fixed" | "correction" | "remember" | "repeat";
 
@@ -17,6 +21,9 @@ export interface SignalHit {
   text?: string;
 }
 
+/** One action between a failure and the success that fixed it, masked. */
+export type FixStep = ({ kind: "command"; command: string; exitCode?: number; ok: boolean } | ({ kind: "change" } & FileChange)) & { line: number; entryId?: string };
+
 /** A failure not yet followed by a success of its program; carried across reads by the cursor. */
 export interface OpenFailure {
   program: string;
@@ -28,6 +35,9 @@ export interface OpenFailure {
   time?: string;
   /** Failures of this program in a row, this one included. */
   attempts: number;
+  /** What was done since this failure (the last MAX_FIX_STEPS steps), and how many earlier steps were dropped. */
+  fix?: FixStep[];
+  fixDropped?: number;
 }
 
 export interface DraftPitfall {
@@ -35,6 +45,9 @@ export interface DraftPitfall {
   failed: { command: string; exitCode?: number; keyLines: string[]; entryId?: string; line: number; time?: string };
   attempts: number;
   worked: { command: string; entryId?: string; line: number; time?: string };
+  /** The steps between the failure and the success, in order; fixDropped earlier ones left out. */
+  fix: FixStep[];
+  fixDropped: number;
 }
 
 export interface FailureSeen {
@@ -66,25 +79,43 @@ export interface Findings {
 
 /** Key lines kept per failure: enough to recognise it, short enough to read. */
 const MAX_KEY_LINES = 8;
+/** Fix steps kept per failure: the ones right before the success, which most likely made it work. */
+const MAX_FIX_STEPS = 10;
 
 export function findSignals(
   events: SessionEvent[],
   opts: { openFailures?: Record<string, OpenFailure>; seenElsewhere?: (signature: string) => boolean } = {},
 ): Findings {
-  const open: Record<string, OpenFailure> = { ...opts.openFailures };
+  const open: Record<string, OpenFailure> = {};
+  for (const [prog, f] of Object.entries(opts.openFailures ?? {})) open[prog] = { ...f, fix: [...(f.fix ?? [])] };
   const hits: SignalHit[] = [];
   const drafts: DraftPitfall[] = [];
   const failures: FailureSeen[] = [];
   const repeated = new Set<string>();
   let score = 0;
 
+  // Each step goes to every open failure but the one of its own program, which it opens or closes.
+  const addStep = (step: FixStep, except?: string) => {
+    for (const f of Object.values(open)) {
+      if (f.program === except) continue;
+      const fix = (f.fix ??= []);
+      fix.push(step);
+      if (fix.length > MAX_FIX_STEPS) {
+        fix.shift();
+        f.fixDropped = (f.fixDropped ?? 0) + 1;
+      }
+    }
+  };
+
   for (const e of events) {
+    if (e.kind === "tool" && e.ok && e.change) addStep(changeStep(e.change, e.line, e.entryId));
     if (e.kind === "command") {
       const prog = program(e.command);
       if (!prog) continue;
+      if (!isReadOnly(e.command)) addStep({ kind: "command", command: maskSecrets(e.command), exitCode: e.exitCode, ok: e.ok, line: e.line, entryId: e.entryId }, prog);
       if (!e.ok) {
         const keyLines = keyErrorLines(e.output).slice(0, MAX_KEY_LINES);
-        open[prog] = { program: prog, command: e.command, exitCode: e.exitCode, keyLines, entryId: e.entryId, line: e.line, time: e.time, attempts: (open[prog]?.attempts ?? 0) + 1 };
+        open[prog] = { program: prog, command: e.command, exitCode: e.exitCode, keyLines, entryId: e.entryId, line: e.line, time: e.time, attempts: (open[prog]?.attempts ?? 0) + 1, fix: [], fixDropped: 0 };
         hits.push({ kind: "failed", line: e.line, entryId: e.entryId, program: prog });
         const signature = failureSignature(prog, e.output);
         failures.push({ program: prog, signature, keyLine: keyLines[0] ?? "", line: e.line });
@@ -101,6 +132,8 @@ export function findSignals(
           failed: { command: f.command, exitCode: f.exitCode, keyLines: f.keyLines, entryId: f.entryId, line: f.line, time: f.time },
           attempts: f.attempts,
           worked: { command: e.command, entryId: e.entryId, line: e.line, time: e.time },
+          fix: f.fix ?? [],
+          fixDropped: f.fixDropped ?? 0,
         });
         hits.push({ kind: "fixed", line: e.line, entryId: e.entryId, program: prog });
         score += f.attempts >= 3 ? 2 : 1;
@@ -122,6 +155,12 @@ export function findSignals(
   for (const h of hits) counts[h.kind]++;
   const labels = [...new Set(hits.filter((h) => h.kind !== "failed").map((h) => (h.program ? `${h.kind} ${h.program}` : h.kind)))].sort();
   return { counts, hits, drafts, failures, openFailures: open, labels, priority: Math.min(3, Math.max(1, score)) };
+}
+
+function changeStep(change: FileChange, line: number, entryId?: string): FixStep {
+  // Masked as one text: a key split over several diff lines is still recognised.
+  const diff = maskSecrets(change.diff.join("\n")).split("\n");
+  return { kind: "change", verb: change.verb, path: maskSecrets(change.path), diff: change.diff.length ? diff : [], line, entryId };
 }
 
 /** True when the findings are worth an inbox item: anything beyond failures nobody fixed. */

@@ -60,6 +60,8 @@ describe("findSignals", () => {
         attempts: 1,
         failed: { command: "cmake -B build", exitCode: 1, keyLines: ["CMake Error: Could not find ZLIB"], entryId: "e1", line: 1, time: undefined },
         worked: { command: "cmake -B build -DZLIB_ROOT=/opt/zlib", entryId: "e3", line: 3, time: undefined },
+        fix: [],
+        fixDropped: 0,
       },
     ]);
     expect(f.labels).toEqual(["fixed cmake"]);

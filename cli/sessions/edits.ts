@@ -1,0 +1,97 @@
+// What an agent's file edit or write tool call changed: the path and a short diff, read from the
+// call's arguments (the session file holds no file contents otherwise). A draft pitfall names these
+// as fix steps. Shapes: pi `edit {path, edits:[{oldText,newText}]}` (older pi: `{path, oldText,
+// newText}`) and `write {path, content}`; omp `edit` in its replace (`{path, old_string,
+// new_string}`), patch (`{path, edits:[{diff}]}`) and hashline or apply_patch (`{input}`) modes,
+// and `write {path, content}`; Claude Code `Edit`, `MultiEdit`, `Write` and `NotebookEdit`.
+
+export interface FileChange {
+  verb: "edited" | "wrote";
+  path: string;
+  /** At most MAX_DIFF_LINES lines, `-` removed and `+` added (a count of the rest last). */
+  diff: string[];
+}
+
+export const MAX_DIFF_LINES = 12;
+const LINE_CHARS = 160;
+
+/** The change an edit or write tool call makes, or undefined for any other tool. */
+export function fileChange(toolName: string, args: unknown): FileChange | undefined {
+  if (!args || typeof args !== "object") return undefined;
+  const a = args as Record<string, unknown>;
+  const name = toolName.toLowerCase();
+  const path = str(a.path) ?? str(a.file_path) ?? str(a.notebook_path);
+  if (name === "write") {
+    if (path === undefined || typeof a.content !== "string") return undefined;
+    return { verb: "wrote", path, diff: cap(lines(a.content).map((l) => "+" + l)) };
+  }
+  if (name === "notebookedit") {
+    if (path === undefined) return undefined;
+    return { verb: "edited", path, diff: cap(lines(str(a.new_source) ?? "").map((l) => "+" + l)) };
+  }
+  if (name !== "edit" && name !== "multiedit") return undefined;
+  if (typeof a.input === "string") return patchChange(a.input);
+  if (path === undefined) return undefined;
+  const pairs: [string, string][] = [];
+  const pair = (o: Record<string, unknown>) => {
+    const before = str(o.oldText) ?? str(o.old_string);
+    const after = str(o.newText) ?? str(o.new_string);
+    if (before !== undefined || after !== undefined) pairs.push([before ?? "", after ?? ""]);
+  };
+  pair(a);
+  const diffs: string[] = [];
+  if (Array.isArray(a.edits)) {
+    for (const e of a.edits) {
+      if (!e || typeof e !== "object") continue;
+      pair(e as Record<string, unknown>);
+      const d = str((e as Record<string, unknown>).diff);
+      if (d !== undefined) diffs.push(...lines(d).filter((l) => /^[-+]/.test(l)));
+    }
+  }
+  return { verb: "edited", path, diff: cap([...pairs.flatMap(([before, after]) => replacement(before, after)), ...diffs]) };
+}
+
+/** `-`/`+` lines for one replacement, without the lines it leaves as they were at either end. */
+function replacement(before: string, after: string): string[] {
+  const old = lines(before);
+  const now = lines(after);
+  let head = 0;
+  while (head < old.length && head < now.length && old[head] === now[head]) head++;
+  let tail = 0;
+  while (tail < old.length - head && tail < now.length - head && old[old.length - 1 - tail] === now[now.length - 1 - tail]) tail++;
+  return [...old.slice(head, old.length - tail).map((l) => "-" + l), ...now.slice(head, now.length - tail).map((l) => "+" + l)];
+}
+
+/**
+ * omp's hashline (`[PATH#TAG]` then `PUT`/`CUT` ops with `+` rows) and apply_patch (`*** Update
+ * File: PATH` then `@@` hunks) inputs: the files named, and the op and `+`/`-` lines.
+ */
+function patchChange(input: string): FileChange | undefined {
+  const paths: string[] = [];
+  const diff: string[] = [];
+  for (const line of lines(input)) {
+    const hashline = /^\[([^\]#]+)(?:#[^\]]*)?\]$/.exec(line.trim());
+    const applyPatch = /^\*\*\* (?:Update|Add|Delete) File: (.+)$/.exec(line.trim());
+    if (hashline || applyPatch) paths.push((hashline ?? applyPatch)![1]!.trim());
+    else if (/^\*\*\* (?:Begin|End) Patch/.test(line) || /^\*\*\* Move to: /.test(line)) continue;
+    else if (/^[-+]|^(?:PUT|CUT|REM|MV)\b/.test(line)) diff.push(line);
+  }
+  if (!paths.length) return undefined;
+  return { verb: "edited", path: [...new Set(paths)].join(", "), diff: cap(diff) };
+}
+
+function cap(diff: string[]): string[] {
+  const cut = diff.map((l) => (l.length > LINE_CHARS ? l.slice(0, LINE_CHARS - 1) + "…" : l));
+  if (cut.length <= MAX_DIFF_LINES) return cut;
+  return [...cut.slice(0, MAX_DIFF_LINES - 1), `… ${cut.length - (MAX_DIFF_LINES - 1)} more lines`];
+}
+
+function lines(text: string): string[] {
+  const all = text.replace(/\r\n/g, "\n").split("\n");
+  if (all.length > 1 && all[all.length - 1] === "") all.pop();
+  return all;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === "string" ? v : undefined;
+}
