@@ -1,12 +1,13 @@
 import { defineRkbCommand } from "./_shared.ts";
 import { HANDLERS, HOOK_EVENTS, type HookEvent, type HookPayload } from "../hooks/events.ts";
+import { claudeReply, fromClaudeCode } from "../hooks/claude.ts";
 import { logHookError, touchHeartbeat } from "../hooks/log.ts";
 
 // `rkb hook <event>`: what the pi/omp extension calls on agent events. It never fails: whatever goes
 // wrong is logged to <state>/hook-errors.log, the exit code is 0, and the agent sees nothing.
 export default defineRkbCommand({
   name: "hook",
-  description: "Handle one agent event (for the pi/omp extension): payload as JSON on stdin, or as flags",
+  description: "Handle one agent event (for the pi/omp extension and Claude Code hooks): payload as JSON on stdin, or as flags",
   examples: [`echo '{"session_id": "s1", "cwd": "/src/app"}' | rkb hook session-start`, "rkb hook session-end --session-file ~/.pi/agent/sessions/x.jsonl --harness pi"],
   args: {
     event: { type: "positional", required: false, description: `One of ${HOOK_EVENTS.join(", ")}` },
@@ -21,9 +22,12 @@ export default defineRkbCommand({
     let text = "";
     try {
       if (!event || !(HOOK_EVENTS as readonly string[]).includes(event)) throw new Error(`unknown hook event \`${event ?? ""}\` (known: ${HOOK_EVENTS.join(", ")})`);
-      const payload = await readPayload(ctx.args, ctx.stdin);
+      const raw = await readPayload(ctx.args, ctx.stdin);
+      const claude = fromClaudeCode(raw as Record<string, unknown>);
+      const payload = claude ?? raw;
       if (payload.harness) touchHeartbeat(ctx.env, payload.harness);
       text = await HANDLERS[event as HookEvent](payload, ctx.env);
+      if (claude) text = claudeReply((raw as Record<string, unknown>).hook_event_name as string, text);
     } catch (e) {
       logHookError(ctx.env, event ?? "", e);
       text = "";
