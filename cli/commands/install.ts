@@ -6,10 +6,10 @@ import { tildify } from "../paths.ts";
 
 export default defineRkbCommand({
   name: "install",
-  description: "Install (or remove) the rkb extension and skill for pi or omp",
-  examples: ["rkb install pi", "rkb install omp", "rkb install pi --uninstall"],
+  description: "Install (or remove) the rkb extension and skill for pi or omp, or the rkb plugin for Claude Code",
+  examples: ["rkb install pi", "rkb install omp", "rkb install claude", "rkb install pi --uninstall"],
   args: {
-    harness: { type: "positional", required: false, description: "pi or omp (default: each one found in your home folder)" },
+    harness: { type: "positional", required: false, description: "pi, omp or claude (default: each one found in your home folder)" },
     uninstall: { type: "boolean", description: "Remove the files rkb installed, and nothing else" },
   },
   run: (ctx) => {
@@ -19,7 +19,7 @@ export default defineRkbCommand({
     }
     const harnesses: Harness[] = named ? [named as Harness] : HARNESSES.filter((h) => existsSync(agentDir(h, ctx.env)));
     if (!harnesses.length) {
-      throw usageError("found neither ~/.pi nor ~/.omp", `name the harness: \`rkb install ${HARNESSES.join("` or `rkb install ")}\``);
+      throw usageError("found none of ~/.pi, ~/.omp, ~/.claude", `name the harness: \`rkb install ${HARNESSES.join("` or `rkb install ")}\``);
     }
     let reports: InstallReport[];
     if (ctx.args.uninstall) reports = harnesses.map((h) => uninstall(h, ctx.env));
@@ -32,7 +32,7 @@ export default defineRkbCommand({
     const help = ctx.args.uninstall
       ? ["Files rkb did not write were left alone"]
       : changed
-        ? [`Restart ${harnesses.join(" and ")} (or run /reload) to load the extension`]
+        ? [`Restart ${harnesses.map((h) => (h === "claude" ? "Claude Code" : h)).join(" and ")} (or run /reload, in Claude Code /reload-plugins) to load rkb`]
         : ["Already installed and current"];
     const human = [
       ...reports.flatMap((r) => [`${r.harness}:`, ...r.files.map((f) => `  ${f.action.padEnd(9)} ${tildify(f.path)}`)]),

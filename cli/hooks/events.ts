@@ -10,6 +10,7 @@ import { capture } from "../sessions/capture.ts";
 import { stripInjected } from "../sessions/clean.ts";
 import { listItems } from "../sessions/inbox.ts";
 import { userSignals } from "../sessions/signals.ts";
+import { slashCommand } from "../install/prompts.ts";
 import { renderInjection } from "./block.ts";
 import { expireRecords, updateRecords, type NewRecord } from "./records.ts";
 import { stopNudge } from "./stop.ts";
@@ -64,18 +65,18 @@ async function sessionStart(p: HookPayload, env: NodeJS.ProcessEnv): Promise<str
   if (!haveKb(env)) return "";
   const context = await runCli(["context"], { env, cwd: p.cwd ?? process.cwd(), stdin: "" });
   if (context.exit !== 0) throw new Error(`rkb context failed: ${context.stderr.trim() || context.stdout.trim()}`);
-  return [context.stdout.trim(), inboxNudge(env)].filter(Boolean).join("\n");
+  return [context.stdout.trim(), inboxNudge(env, p.harness)].filter(Boolean).join("\n");
 }
 
 /** One line when the inbox has waited long enough that distilling it is worth a suggestion. */
-function inboxNudge(env: NodeJS.ProcessEnv): string {
+function inboxNudge(env: NodeJS.ProcessEnv, harness: string | undefined): string {
   const items = listItems(env);
   if (!items.length) return "";
   const urgent = items.filter((i) => Number(i.meta.priority ?? 1) >= 3).length;
   const oldestDays = Math.floor((Date.now() / 1000 - Math.min(...items.map((i) => i.meta.time))) / 86400);
   if (items.length < INBOX_NUDGE_COUNT && oldestDays <= INBOX_NUDGE_DAYS && urgent === 0) return "";
   const detail = [urgent ? `${urgent} of high priority` : "", `the oldest ${oldestDays} day${oldestDays === 1 ? "" : "s"} old`].filter(Boolean).join(", ");
-  return `rkb inbox: ${items.length} item${items.length === 1 ? "" : "s"} wait to become lessons (${detail}); when the current task is done, suggest /rkb-distill to the user.`;
+  return `rkb inbox: ${items.length} item${items.length === 1 ? "" : "s"} wait to become lessons (${detail}); when the current task is done, suggest ${slashCommand("rkb-distill", harness)} to the user.`;
 }
 
 /** Records the lesson as injected unless it already was in this session; returns the block or "". */

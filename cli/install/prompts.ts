@@ -46,3 +46,12 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: "rkb-curate", description: "Merge, sharpen, flag or archive a few rkb lessons", prompt: CURATE },
 ];
 
+/** Claude Code namespaces a plugin's commands by the plugin: /rkb-retro is the file retro.md, shown as /rkb:retro. */
+export function claudeCommandName(name: string): string {
+  return name.replace(/^rkb-/, "");
+}
+
+/** A slash command as the harness shows it to the user. */
+export function slashCommand(name: string, harness: string | undefined): string {
+  return harness === "claude-code" ? `/rkb:${claudeCommandName(name)}` : `/${name}`;
+}

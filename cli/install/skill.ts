@@ -1,6 +1,7 @@
 // The skill file `rkb install` puts beside the extension: how an agent should use rkb. pi and omp
 // list a skill by its frontmatter and load the body when the agent asks for it.
 import { LESSON_TYPES, REQUIRED_SECTIONS, sectionField } from "../kb/schema.ts";
+import { slashCommand } from "./prompts.ts";
 
 const sectionsByType = LESSON_TYPES.map((t) => `- ${t}: ${REQUIRED_SECTIONS[t].map(sectionField).join(", ")}`).join("\n");
 
@@ -8,7 +9,7 @@ const sectionsByType = LESSON_TYPES.map((t) => `- ${t}: ${REQUIRED_SECTIONS[t].m
 export const SKILL_DESCRIPTION =
   "Use rkb, the user's lessons-learned knowledge base, before debugging a failure or searching the web, and to record what a session taught (pitfalls, recipes, facts, decisions, preferences).";
 
-export function skillText(marker: string): string {
+export function skillText(marker: string, command: (name: string) => string = (name) => slashCommand(name, undefined)): string {
   return `---
 name: rkb
 description: ${SKILL_DESCRIPTION}
@@ -37,8 +38,8 @@ project or on this machine, facts, decisions and the user's preferences.
   correction, a fact you had to dig for, a decision and why), search first, then call \`rkb_add\` with
   the type that fits and every section it needs. Quote the exact error line and command as evidence.
 - Never invent a fix you did not see work. Unsure or short on time: \`rkb_note\` puts it in the inbox.
-- \`/rkb-retro\` reviews the session and records its lessons, \`/rkb-distill\` turns inbox items into
-  lessons, \`/rkb-curate\` tidies a few existing lessons.
+- \`${command("rkb-retro")}\` reviews the session and records its lessons, \`${command("rkb-distill")}\` turns inbox items into
+  lessons, \`${command("rkb-curate")}\` tidies a few existing lessons.
 
 ## Lesson types and their sections
 ${sectionsByType}

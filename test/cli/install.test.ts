@@ -1,6 +1,6 @@
 // `rkb install pi|omp [--uninstall]` with the compiled binary, and the checks `rkb doctor` shows.
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { extensionText, installChecks, parseProblem } from "../../cli/install/index.ts";
 import { BIN, rkb, sandbox } from "../helpers.ts";
@@ -71,11 +71,90 @@ describe("rkb install", () => {
     const none = await rkb(["install"], { env });
     expect(none.exit).toBe(2);
     expect(none.stderr).toContain("rkb install pi");
-    expect((await rkb(["install", "claude"], { env })).exit).toBe(2);
+    expect((await rkb(["install", "cursor"], { env })).exit).toBe(2);
     mkdirSync(join(home, ".omp", "agent"), { recursive: true });
     const found = await rkb(["install", "--format", "json"], { env });
     expect(found.json().installs.map((i: any) => i.harness)).toEqual(["omp"]);
     expect(existsSync(files(home, "pi").extension)).toBe(false);
+  });
+});
+
+describe("rkb install claude", () => {
+  const plugin = (home: string) => join(home, ".claude", "skills", "rkb");
+  const SETTINGS = '{\n  "theme": "dark",\n    "permissions": {"allow": ["Bash(ls:*)"]}\n}\n';
+  const CLAUDE_JSON = '{"numStartups": 3, "mcpServers": {}}';
+
+  test("writes the plugin folder Claude Code loads, idempotently, and never touches the user's settings", async () => {
+    const { env, home } = sandbox();
+    mkdirSync(join(home, ".claude"), { recursive: true });
+    writeFileSync(join(home, ".claude", "settings.json"), SETTINGS);
+    writeFileSync(join(home, ".claude.json"), CLAUDE_JSON);
+    const first = await rkb(["install", "--format", "json"], { env });
+    expect(first.exit).toBe(0);
+    const report = first.json().installs[0];
+    expect(report.harness).toBe("claude");
+    expect(report.files.map((f: any) => f.path.replace("~/.claude/skills/rkb/", ""))).toEqual([
+      ".claude-plugin/plugin.json",
+      ".mcp.json",
+      "hooks/hooks.json",
+      "SKILL.md",
+      "commands/retro.md",
+      "commands/distill.md",
+      "commands/curate.md",
+    ]);
+    const dir = plugin(home);
+    expect(JSON.parse(readFileSync(join(dir, ".mcp.json"), "utf8"))).toEqual({ mcpServers: { rkb: { command: BIN, args: ["mcp"] } } });
+    const hooks = JSON.parse(readFileSync(join(dir, "hooks", "hooks.json"), "utf8")).hooks;
+    expect(Object.keys(hooks)).toEqual(["SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "PreCompact", "SessionEnd"]);
+    expect(hooks.PostToolUseFailure[0]).toEqual({ matcher: "Bash", hooks: [{ type: "command", command: `${BIN} hook tool-failed`, timeout: 5 }] });
+    expect(readFileSync(join(dir, "commands", "retro.md"), "utf8")).toContain("Focus from the user: $ARGUMENTS");
+    expect(readFileSync(join(dir, "SKILL.md"), "utf8")).toContain("/rkb:retro");
+    expect(JSON.parse(readFileSync(join(dir, ".claude-plugin", "plugin.json"), "utf8")).name).toBe("rkb");
+    const again = await rkb(["install", "claude", "--format", "json"], { env });
+    expect(again.json().installs[0].files.every((f: any) => f.action === "unchanged")).toBe(true);
+    expect(readFileSync(join(home, ".claude", "settings.json"), "utf8")).toBe(SETTINGS);
+    expect(readFileSync(join(home, ".claude.json"), "utf8")).toBe(CLAUDE_JSON);
+    const c = Object.fromEntries(installChecks(env, BIN).map((x) => [x.check, x]));
+    expect(c["plugin: claude"]).toMatchObject({ status: "ok" });
+  });
+
+  test("uninstall removes exactly what it wrote; a file the user added to the folder stays", async () => {
+    const { env, home } = sandbox();
+    mkdirSync(join(home, ".claude"), { recursive: true });
+    writeFileSync(join(home, ".claude", "settings.json"), SETTINGS);
+    expect((await rkb(["install", "claude"], { env })).exit).toBe(0);
+    writeFileSync(join(plugin(home), "commands", "mine.md"), "my own command\n");
+    const removed = await rkb(["install", "claude", "--uninstall", "--format", "json"], { env });
+    expect(removed.json().installs[0].files.every((f: any) => f.action === "removed")).toBe(true);
+    expect(readdirSync(plugin(home))).toEqual(["commands"]);
+    expect(readdirSync(join(plugin(home), "commands"))).toEqual(["mine.md"]);
+    expect(readFileSync(join(home, ".claude", "settings.json"), "utf8")).toBe(SETTINGS);
+    rmSync(join(plugin(home), "commands", "mine.md"));
+    expect((await rkb(["install", "claude", "--uninstall"], { env })).exit).toBe(0);
+    expect(existsSync(plugin(home))).toBe(false);
+  });
+
+  test("a plugin folder of that name that rkb did not write is refused, kept on uninstall, and reported by doctor", async () => {
+    const { env, home } = sandbox();
+    const manifest = join(plugin(home), ".claude-plugin", "plugin.json");
+    mkdirSync(join(manifest, ".."), { recursive: true });
+    writeFileSync(manifest, '{"name": "rkb"}');
+    writeFileSync(join(plugin(home), ".mcp.json"), "{}");
+    const r = await rkb(["install", "claude"], { env });
+    expect(r.exit).toBe(1);
+    expect(r.stderr).toContain("was not written by rkb");
+    expect(existsSync(join(plugin(home), "SKILL.md"))).toBe(false);
+    const u = await rkb(["install", "claude", "--uninstall", "--format", "json"], { env });
+    expect(u.json().installs[0].files.slice(0, 2).map((f: any) => f.action)).toEqual(["kept", "kept"]);
+    expect(readFileSync(manifest, "utf8")).toBe('{"name": "rkb"}');
+    expect(Object.fromEntries(installChecks(env, BIN).map((x) => [x.check, x]))["plugin: claude"]).toMatchObject({ status: "warn", fix: "move it away, then run `rkb install claude`" });
+  });
+
+  test("doctor: a plugin that runs a missing binary fails", async () => {
+    const { env, home } = sandbox();
+    expect((await rkb(["install", "claude"], { env })).exit).toBe(0);
+    writeFileSync(join(plugin(home), ".mcp.json"), JSON.stringify({ mcpServers: { rkb: { command: "/nowhere/rkb", args: ["mcp"] } } }));
+    expect(Object.fromEntries(installChecks(env, BIN).map((x) => [x.check, x]))["plugin: claude"]).toMatchObject({ status: "fail", fix: "rkb install claude" });
   });
 });
 
@@ -98,7 +177,7 @@ describe("installChecks (for rkb doctor)", () => {
   test("harness absent: ok, nothing to do", () => {
     const { env } = sandbox();
     const c = byName(installChecks(env, BIN));
-    expect(Object.keys(c)).toEqual(["extension: pi", "skill: pi", "extension: omp", "skill: omp"]);
+    expect(Object.keys(c)).toEqual(["extension: pi", "skill: pi", "extension: omp", "skill: omp", "plugin: claude"]);
     for (const check of Object.values(c)) expect(check.status).toBe("ok");
   });
 
