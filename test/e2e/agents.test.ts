@@ -9,10 +9,7 @@ import { withSessionLock } from "../../cli/sessions/cursor.ts";
 import { BIN, rkb, sandbox, type Sandbox } from "../helpers.ts";
 import { AGENTS, agentsInstalled, configureAgent, RpcAgent, type AgentKind } from "./agent.ts";
 import { DONE, FakeLlm, SUMMARY, textOf, type Step } from "./fake-llm.ts";
-
-const FAILING_CMAKE = "cmake -S . -B build";
-const FIXED_CMAKE = "ZLIB_ROOT=/opt/zlib cmake -S . -B build";
-const UNRELATED_FAILURE = "gizmo --frobnicate";
+import { FAILING_CMAKE, FAKE_CMAKE, FAKE_GIZMO, FIXED_CMAKE, LESSON, UNRELATED_FAILURE } from "./world.ts";
 
 const SCENARIOS: Record<string, Step[]> = {
   main: [
@@ -37,45 +34,6 @@ const SCENARIOS: Record<string, Step[]> = {
     { tool: "bash", args: { command: FIXED_CMAKE } },
   ],
 };
-
-const LESSON = `---
-type: pitfall
-verified_how: ran
-tags:
-  - cmake
-  - zlib
----
-
-# CMake cannot find ZLIB unless ZLIB_ROOT is set
-
-## Symptom
-CMake stops with \`CMake Error at CMakeLists.txt:4 (find_package)\` and \`Could NOT find ZLIB (missing: ZLIB_LIBRARY ZLIB_INCLUDE_DIR)\`.
-
-## Cause
-zlib is installed under /opt/zlib, outside the paths CMake searches by default.
-
-## Fix
-Run cmake with \`ZLIB_ROOT=/opt/zlib\` in the environment.
-
-## Evidence
-\`ZLIB_ROOT=/opt/zlib cmake -S . -B build\` then printed \`Found ZLIB\`.
-`;
-
-// Stand-ins for real tools, on the agent's PATH: cmake fails the way a missing zlib makes it fail
-// until ZLIB_ROOT is set; gizmo fails with an error no lesson is about.
-const FAKE_CMAKE = `#!/bin/sh
-if [ -z "$ZLIB_ROOT" ]; then
-  echo "-- The C compiler identification is GNU 12.2.0"
-  echo "CMake Error at CMakeLists.txt:4 (find_package):" >&2
-  echo "  Could NOT find ZLIB (missing: ZLIB_LIBRARY ZLIB_INCLUDE_DIR)" >&2
-  exit 1
-fi
-echo "-- Found ZLIB: $ZLIB_ROOT/lib/libz.so"
-`;
-const FAKE_GIZMO = `#!/bin/sh
-echo "gizmo: the flux capacitor overheated while frobnicating sprockets" >&2
-exit 4
-`;
 
 // A whole agent session takes a few seconds; a minute leaves room for a slow CI machine.
 const AGENT_TEST_MS = 60_000;

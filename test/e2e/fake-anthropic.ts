@@ -1,0 +1,111 @@
+// A scripted Anthropic Messages API on 127.0.0.1 for driving real Claude Code headless (`claude -p`,
+// ANTHROPIC_BASE_URL pointing here). Like fake-llm.ts, the prompt names a scenario
+// (`[scenario:main]`) and each request gets the step after the tool results that follow that
+// prompt, so the script is decided by the request alone. Claude Code streams: the reply is SSE
+// (message_start, content_block_start/delta/stop, message_delta, message_stop).
+import { DONE, type Step } from "./fake-llm.ts";
+
+export interface AnthropicBlock {
+  type: string;
+  text?: string;
+  id?: string;
+  name?: string;
+  input?: unknown;
+  tool_use_id?: string;
+  content?: unknown;
+  is_error?: boolean;
+}
+export interface AnthropicMessage {
+  role: "user" | "assistant";
+  content: string | AnthropicBlock[];
+}
+
+export interface ServedRequest {
+  messages: AnthropicMessage[];
+  tools: string[];
+  system: string;
+  step: Step;
+}
+
+const blocks = (content: AnthropicMessage["content"]): AnthropicBlock[] => (typeof content === "string" ? [{ type: "text", text: content }] : content);
+
+/** The text of a content field: a string, or text blocks joined. */
+export function textOfBlocks(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((b) => (typeof b === "string" ? b : b?.type === "text" ? (b.text ?? "") : "")).join("\n");
+  return "";
+}
+
+export class FakeAnthropic {
+  readonly served: ServedRequest[] = [];
+  private server: ReturnType<typeof Bun.serve>;
+
+  constructor(private scenarios: Record<string, Step[]>) {
+    this.server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => this.handle(req) });
+  }
+
+  /** ANTHROPIC_BASE_URL: Claude Code appends /v1/messages. */
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.server.port}`;
+  }
+
+  stop(): void {
+    this.server.stop(true);
+  }
+
+  /** Every tool_result block Claude Code sent back for a call of this tool, in order, as text. */
+  toolResults(tool: string): { text: string; isError: boolean }[] {
+    const ids = new Set<string>();
+    const out = new Map<string, { text: string; isError: boolean }>();
+    for (const s of this.served) {
+      for (const m of s.messages) {
+        for (const b of blocks(m.content)) {
+          if (b.type === "tool_use" && b.name === tool && b.id) ids.add(b.id);
+          if (b.type === "tool_result" && b.tool_use_id && ids.has(b.tool_use_id)) out.set(b.tool_use_id, { text: textOfBlocks(b.content), isError: b.is_error === true });
+        }
+      }
+    }
+    return [...out.values()];
+  }
+
+  private decide(messages: AnthropicMessage[]): Step {
+    for (let i = messages.length - 1; i >= 0; i--) {
+      const m = messages[i]!;
+      if (m.role !== "user") continue;
+      const tag = /\[scenario:([a-z-]+)\]/.exec(blocks(m.content).map((b) => (b.type === "text" ? (b.text ?? "") : "")).join("\n"));
+      if (!tag) continue;
+      const done = messages.slice(i + 1).reduce((n, x) => n + blocks(x.content).filter((b) => b.type === "tool_result").length, 0);
+      return this.scenarios[tag[1]!]?.[done] ?? { text: DONE };
+    }
+    return { text: DONE };
+  }
+
+  private async handle(req: Request): Promise<Response> {
+    const url = new URL(req.url);
+    if (req.method !== "POST") return Response.json({});
+    if (url.pathname.endsWith("/count_tokens")) return Response.json({ input_tokens: 10 });
+    if (!url.pathname.endsWith("/v1/messages")) return new Response("no route", { status: 404 });
+    const body = (await req.json()) as { messages?: AnthropicMessage[]; tools?: { name?: string }[]; system?: unknown; stream?: boolean; model?: string };
+    const messages = body.messages ?? [];
+    const step = this.decide(messages);
+    this.served.push({ messages, tools: (body.tools ?? []).map((t) => t.name ?? ""), system: textOfBlocks(body.system), step });
+    const n = this.served.length;
+    const block = "tool" in step ? { type: "tool_use", id: `toolu_${String(n).padStart(4, "0")}`, name: step.tool, input: {} } : { type: "text", text: "" };
+    const stop = "tool" in step ? "tool_use" : "end_turn";
+    const message = { id: `msg_${n}`, type: "message", role: "assistant", model: body.model ?? "fake", content: [] as unknown[], stop_reason: null as string | null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 0 } };
+    if (!body.stream) {
+      const full = "tool" in step ? { ...block, input: step.args } : { type: "text", text: step.text };
+      return Response.json({ ...message, content: [full], stop_reason: stop });
+    }
+    const delta = "tool" in step ? { type: "input_json_delta", partial_json: JSON.stringify(step.args) } : { type: "text_delta", text: step.text };
+    const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    const sse =
+      event("message_start", { message }) +
+      event("content_block_start", { index: 0, content_block: block }) +
+      event("content_block_delta", { index: 0, delta }) +
+      event("content_block_stop", { index: 0 }) +
+      event("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 1 } }) +
+      event("message_stop", {});
+    return new Response(sse, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+  }
+}

@@ -1,0 +1,45 @@
+// What the end-to-end tests give every agent: the lesson in the knowledge base, and stand-ins for
+// real tools on the agent's PATH.
+
+export const FAILING_CMAKE = "cmake -S . -B build";
+export const FIXED_CMAKE = "ZLIB_ROOT=/opt/zlib cmake -S . -B build";
+export const UNRELATED_FAILURE = "gizmo --frobnicate";
+
+export const LESSON = `---
+type: pitfall
+verified_how: ran
+tags:
+  - cmake
+  - zlib
+---
+
+# CMake cannot find ZLIB unless ZLIB_ROOT is set
+
+## Symptom
+CMake stops with \`CMake Error at CMakeLists.txt:4 (find_package)\` and \`Could NOT find ZLIB (missing: ZLIB_LIBRARY ZLIB_INCLUDE_DIR)\`.
+
+## Cause
+zlib is installed under /opt/zlib, outside the paths CMake searches by default.
+
+## Fix
+Run cmake with \`ZLIB_ROOT=/opt/zlib\` in the environment.
+
+## Evidence
+\`ZLIB_ROOT=/opt/zlib cmake -S . -B build\` then printed \`Found ZLIB\`.
+`;
+
+// Stand-ins for real tools, on the agent's PATH: cmake fails the way a missing zlib makes it fail
+// until ZLIB_ROOT is set; gizmo fails with an error no lesson is about.
+export const FAKE_CMAKE = `#!/bin/sh
+if [ -z "$ZLIB_ROOT" ]; then
+  echo "-- The C compiler identification is GNU 12.2.0"
+  echo "CMake Error at CMakeLists.txt:4 (find_package):" >&2
+  echo "  Could NOT find ZLIB (missing: ZLIB_LIBRARY ZLIB_INCLUDE_DIR)" >&2
+  exit 1
+fi
+echo "-- Found ZLIB: $ZLIB_ROOT/lib/libz.so"
+`;
+export const FAKE_GIZMO = `#!/bin/sh
+echo "gizmo: the flux capacitor overheated while frobnicating sprockets" >&2
+exit 4
+`;
