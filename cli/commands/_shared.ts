@@ -1,66 +1,54 @@
-import type { ArgsDef, ParsedArgs } from "citty";
+import type { Static, TObject } from "typebox";
+import type { PlaceOptions } from "../kb/place.ts";
 import type { Format, Output } from "../output/render.ts";
-import { usageError } from "../output/errors.ts";
 
-/** Flags every command accepts. */
-export const globalArgs = {
-  format: { type: "string", description: "Output format: human, json or toon", valueHint: "human|json|toon" },
-  toon: { type: "boolean", description: "Same as --format toon (for agents)" },
-  project: { type: "string", description: "Treat the current place as this project (also RKB_PROJECT)" },
-  system: { type: "string", description: "Treat the current place as this system (also RKB_SYSTEM)" },
-  with: { type: "string", description: "Add a fact for `when` checks, key=value (repeatable)", valueHint: "key=value" },
-} as const satisfies ArgsDef;
+// The shape of every command: a handler `(input, ctx) → Output` whose input is one TypeBox schema.
+// Two adapters build that input and check it against the schema: cli/flags.ts from a command line,
+// cli/tools/run.ts from an agent tool's JSON.
 
-export interface PlaceOptions {
-  project?: string;
-  system?: string;
-  with: Record<string, string>;
-}
-
-export interface RunContext<A extends ArgsDef> {
-  args: ParsedArgs<A & typeof globalArgs>;
-  rawArgs: string[];
-  format: Format;
-  place: PlaceOptions;
+/** What a handler may know about the call besides its input. */
+export interface CommandContext {
   env: NodeJS.ProcessEnv;
   cwd: string;
-  /** Standard input as text ("" when it is a terminal or closed). */
+  format: Format;
+  place: PlaceOptions;
+  /** Standard input as text ("" when it is a terminal, closed, or the call is a tool call). */
   stdin: () => Promise<string>;
   /** True when standard input is a terminal (nothing was piped in). */
   stdinIsTTY: boolean;
+  /** Who built the input: a command line or a tool call (errors name fields the way the caller wrote them). */
+  origin: "cli" | "tool";
 }
 
-export interface RkbCommand<A extends ArgsDef = ArgsDef> {
+/** How the command line spells the input; every other property is the flag `--<name with - for _>`. */
+export interface CliShape {
+  /** Properties given as positional words, in order. */
+  positionals?: string[];
+  /** The property that takes every positional word (a list, or one string of the words joined). */
+  variadic?: string;
+  /** Per-property flag details: another flag name, a value hint for --help, an example for key=value errors. */
+  flags?: Record<string, { flag?: string; valueHint?: string; example?: string }>;
+  /** The property the command line gives on standard input rather than as a flag (the handler reads it). */
+  stdin?: string;
+  /** Enum properties given as one boolean flag per value (`--worked`), with each flag's help. */
+  choices?: Record<string, Record<string, string>>;
+}
+
+export interface RkbCommand<S extends TObject = TObject> {
   name: string;
   description: string;
   /** Shown under "Example:" in --help. */
   examples: string[];
-  args: A;
-  run: (ctx: RunContext<A>) => Promise<Output> | Output;
+  input: S;
+  cli?: CliShape;
+  run: (input: Static<S>, ctx: CommandContext) => Promise<Output> | Output;
 }
 
-export function defineRkbCommand<const A extends ArgsDef>(cmd: RkbCommand<A>): RkbCommand<A> {
+export function defineCommand<const S extends TObject>(cmd: RkbCommand<S>): RkbCommand<S> {
   return cmd;
 }
 
-/** A repeatable `--<name> key=value` flag: `--with a=b --with c=d` → {a: "b", c: "d"}; a value without `=` is a usage error. */
-export function keyValues(rawArgs: string[], name: string, example: string): Record<string, string> {
-  const pairs: Record<string, string> = {};
-  for (const v of repeated(rawArgs, name)) {
-    const eq = v.indexOf("=");
-    if (eq <= 0) throw usageError(`--${name} ${v} has no \`=\``, `write --${name} key=value, e.g. --${name} ${example}`);
-    pairs[v.slice(0, eq)] = v.slice(eq + 1);
-  }
-  return pairs;
-}
-
-/** Reads a repeatable string flag from raw argv (citty keeps only the last value). */
-export function repeated(rawArgs: string[], name: string): string[] {
-  const values: string[] = [];
-  for (let i = 0; i < rawArgs.length; i++) {
-    const a = rawArgs[i]!;
-    if (a === `--${name}` && i + 1 < rawArgs.length) values.push(rawArgs[++i]!);
-    else if (a.startsWith(`--${name}=`)) values.push(a.slice(name.length + 3));
-  }
-  return values;
+/** A context for calling a handler from inside rkb (hooks): no stdin, no place flags. */
+export function innerContext(env: NodeJS.ProcessEnv, cwd: string): CommandContext {
+  return { env, cwd, format: "human", place: { with: {} }, stdin: async () => "", stdinIsTTY: false, origin: "cli" };
 }

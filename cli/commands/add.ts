@@ -1,20 +1,45 @@
+import { Type } from "typebox";
 import { planAdd } from "../kb/changes.ts";
-import { lessonText, template } from "../kb/compose.ts";
+import { lessonParts, template, type LessonFields } from "../kb/compose.ts";
 import { openKb, provenance } from "../kb/open.ts";
 import { transact } from "../kb/write.ts";
 import { isLessonType } from "../kb/lesson.ts";
-import { LESSON_TYPES, REQUIRED_SECTIONS, sectionField, ALL_TYPE_SECTIONS } from "../kb/schema.ts";
+import { ALL_TYPE_SECTIONS, LESSON_TYPES, REQUIRED_SECTIONS, sectionField, VERIFIED_HOW } from "../kb/schema.ts";
 import { usageError } from "../output/errors.ts";
 import { writtenOutput } from "../output/written.ts";
-import { defineRkbCommand, keyValues, repeated } from "./_shared.ts";
+import { defineCommand, type CommandContext } from "./_shared.ts";
 
-const sectionFlag = (heading: string) => sectionField(heading).replace(/_/g, "-");
+const words = (description: string) => Type.Optional(Type.Array(Type.String(), { description }));
+const choice = (values: readonly string[], description: string) => Type.String({ enum: [...values], description });
 
-const sectionArgs = Object.fromEntries(
-  ALL_TYPE_SECTIONS.map((h) => [sectionFlag(h), { type: "string" as const, description: `The "${h}" section` }]),
+/** Verified-how values an agent or a person may claim; `checked` is set only by a passing check script. */
+const CLAIMED_VERIFIED_HOW = VERIFIED_HOW.filter((h) => h !== "checked");
+
+const sectionFields = Object.fromEntries(
+  ALL_TYPE_SECTIONS.map((heading) => [sectionField(heading), Type.Optional(Type.String({ description: `Text of the "${heading}" section` }))]),
 );
 
-export default defineRkbCommand({
+// The lesson fields come first: the rkb_add tool is all but the last three (template, session, harness).
+export const addInput = Type.Object(
+  {
+    type: Type.Optional(choice(LESSON_TYPES, "Kind of lesson")),
+    title: Type.Optional(Type.String({ description: "One line naming the problem or the rule" })),
+    topic: Type.Optional(Type.String({ description: "Topic folder, e.g. cmake or git" })),
+    tags: words("Words the lesson is about"),
+    queries: words("Questions or error snippets someone would search with"),
+    when: Type.Optional(Type.Object({}, { additionalProperties: Type.String(), description: 'Where it applies, e.g. {"project": "name"} or {"hdf5": "1.14"}' })),
+    verified_how: Type.Optional(choice(CLAIMED_VERIFIED_HOW, "How you know: ran it, read it, or were told (default ran)")),
+    ...sectionFields,
+    template: Type.Optional(Type.String({ description: "Print the skeleton of a lesson of this type" })),
+    session: Type.Optional(Type.String({ description: "Session id to record as the lesson's source" })),
+    harness: Type.Optional(Type.String({ description: "Harness the lesson came from (pi, omp)" })),
+  },
+  { additionalProperties: false },
+);
+
+type AddFields = Record<string, unknown> & { type?: string; title?: string; tags?: string[]; queries?: string[]; when?: Record<string, string>; verified_how?: string };
+
+export default defineCommand({
   name: "add",
   description: "Record a new lesson (Markdown on stdin, or built from flags)",
   examples: [
@@ -22,45 +47,57 @@ export default defineRkbCommand({
     "rkb add --topic cmake < lesson.md",
     'rkb add --topic git --type fact --title "git describe needs tags" --statement "…" --evidence "…"',
   ],
-  args: {
-    topic: { type: "string", description: "Topic folder (e.g. cmake, or general/cmake)" },
-    type: { type: "string", description: `Lesson type: ${LESSON_TYPES.join(", ")}` },
-    template: { type: "string", description: "Print the skeleton of a lesson of this type", valueHint: "type" },
-    title: { type: "string", description: "Title (building the lesson from flags)" },
-    tag: { type: "string", description: "A tag (repeatable)" },
-    query: { type: "string", description: "An example search query (repeatable)" },
-    when: { type: "string", description: "A condition key=value, e.g. project=foo (repeatable)", valueHint: "key=value" },
-    "verified-how": { type: "string", description: "ran, read or told (default ran)" },
-    session: { type: "string", description: "Session id to record as the lesson's source" },
-    harness: { type: "string", description: "Harness the lesson came from (pi, omp)" },
-    ...sectionArgs,
+  input: addInput,
+  cli: {
+    flags: {
+      tags: { flag: "tag" },
+      queries: { flag: "query" },
+      when: { valueHint: "key=value", example: "project=foo" },
+      template: { valueHint: "type" },
+    },
   },
-  async run(ctx) {
-    const { args } = ctx;
-    if (args.template !== undefined) {
-      if (!isLessonType(args.template)) throw usageError(`unknown lesson type \`${args.template}\``, `use one of ${LESSON_TYPES.join(", ")}`);
-      const text = template(args.template);
+  async run(input, ctx) {
+    if (input.template !== undefined) {
+      if (!isLessonType(input.template)) throw usageError(`unknown lesson type \`${input.template}\``, `use one of ${LESSON_TYPES.join(", ")}`);
+      const text = template(input.template);
       return { data: { template: text }, human: text, raw: true };
     }
-    if (!args.topic) throw usageError("`rkb add` needs --topic", "name the topic folder, e.g. --topic cmake");
-    const text = args.title ? fromFlags(args, ctx.rawArgs) : await ctx.stdin();
-    if (!text.trim()) throw usageError("no lesson on stdin", "pipe a lesson in (see `rkb add --template pitfall`) or build it with --type, --title and the section flags");
-    const env = args.harness ? { ...ctx.env, RKB_HARNESS: args.harness } : ctx.env;
+    if (!input.topic) throw usageError("`rkb add` needs --topic", "name the topic folder, e.g. --topic cmake");
+    let lesson: { text: string } | ReturnType<typeof lessonParts>;
+    if (input.title) lesson = lessonParts(lessonFields(input as AddFields, ctx));
+    else {
+      const text = await ctx.stdin();
+      if (!text.trim()) throw usageError("no lesson on stdin", "pipe a lesson in (see `rkb add --template pitfall`) or build it with --type, --title and the section flags");
+      lesson = { text };
+    }
+    const env = input.harness ? { ...ctx.env, RKB_HARNESS: input.harness } : ctx.env;
     const { root } = openKb(ctx, "write");
-    const written = await transact(root, ctx.env, (kb) => planAdd(kb, { text, topic: args.topic!, type: args.type, source: provenance(env, args.session) }));
+    const written = await transact(root, ctx.env, (kb) => planAdd(kb, { lesson, topic: input.topic!, type: input.type, source: provenance(env, input.session) }));
     return writtenOutput(written, [`rkb show ${written.result.id}`]);
   },
 });
 
-function fromFlags(args: Record<string, any>, rawArgs: string[]): string {
-  const type = args.type;
-  if (!isLessonType(type)) throw usageError("building a lesson from flags needs --type", `use one of ${LESSON_TYPES.join(", ")}`);
-  const when = keyValues(rawArgs, "when", "project=foo");
-  const sections: Record<string, string> = {};
-  for (const h of REQUIRED_SECTIONS[type]) {
-    const text = args[sectionFlag(h)];
-    if (!text || !String(text).trim()) throw usageError(`a ${type} needs --${sectionFlag(h)}`, `add --${sectionFlag(h)} "<text>"`);
-    sections[h] = String(text);
+/** The new lesson's fields from the input: every section of its type, none of another type's. */
+export function lessonFields(input: AddFields, ctx: Pick<CommandContext, "origin">): LessonFields {
+  const name = (field: string) => (ctx.origin === "tool" ? `\`${field}\`` : `--${field.replace(/_/g, "-")}`);
+  const type = input.type;
+  if (!type || !isLessonType(type)) throw usageError("building a lesson from flags needs --type", `use one of ${LESSON_TYPES.join(", ")}`);
+  const headings = REQUIRED_SECTIONS[type];
+  const own = headings.map(sectionField);
+  const stray = ALL_TYPE_SECTIONS.map(sectionField).filter((f) => input[f] !== undefined && !own.includes(f));
+  if (stray.length) {
+    throw usageError(`${name(stray[0]!)} is not a section of a ${type}`, `a ${type} has the sections ${own.join(", ")}; pick the type whose sections fit what you learned`);
   }
-  return lessonText({ type, title: args.title, verifiedHow: args["verified-how"], tags: repeated(rawArgs, "tag"), queries: repeated(rawArgs, "query"), when, sections });
+  const missing = own.filter((f) => typeof input[f] !== "string" || (input[f] as string).trim() === "");
+  if (missing.length) throw usageError(`a ${type} needs ${missing.map(name).join(", ")}`, `give every section of a ${type}: ${own.map(name).join(", ")}`);
+  const kept = (items: string[] | undefined) => (items ?? []).map((s) => s.trim()).filter(Boolean);
+  return {
+    type,
+    title: String(input.title).replace(/\s+/g, " ").trim(),
+    verifiedHow: input.verified_how,
+    tags: kept(input.tags),
+    queries: kept(input.queries),
+    when: Object.fromEntries(Object.entries(input.when ?? {}).filter(([k, v]) => k.trim() && v.trim())),
+    sections: Object.fromEntries(headings.map((h) => [h, String(input[sectionField(h)])])),
+  };
 }

@@ -1,14 +1,15 @@
 import { countsHere } from "../kb/overview.ts";
 import { currentByScope } from "../search/index.ts";
 import { openSearch } from "../search/search.ts";
-import { defineRkbCommand } from "./_shared.ts";
+import { Type } from "typebox";
+import { defineCommand } from "./_shared.ts";
 
-export default defineRkbCommand({
+export default defineCommand({
   name: "context",
   description: "At most five lines telling an agent what the knowledge base holds here (for the start of a session)",
   examples: ["rkb context", "rkb context --toon"],
-  args: {},
-  run(ctx) {
+  input: Type.Object({}, { additionalProperties: false }),
+  run(input, ctx) {
     // The search index's cache has the counts: no need to parse every lesson at each session start.
     const { index, place } = openSearch(ctx.env, ctx.cwd, ctx.place);
     const n = countsHere(currentByScope(index), place);

@@ -1,14 +1,15 @@
 import { kbChecks } from "../kb/doctor.ts";
 import { installChecks } from "../install/index.ts";
 import { kbRoot } from "../paths.ts";
-import { defineRkbCommand } from "./_shared.ts";
+import { Type } from "typebox";
+import { defineCommand } from "./_shared.ts";
 
-export default defineRkbCommand({
+export default defineCommand({
   name: "doctor",
   description: "Check the machine, the knowledge base and the pi/omp wiring; each problem comes with its fix",
   examples: ["rkb doctor", "rkb doctor --format json"],
-  args: {},
-  run(ctx) {
+  input: Type.Object({}, { additionalProperties: false }),
+  run(input, ctx) {
     const checks = [...kbChecks(kbRoot(ctx.env), ctx.env, ctx.cwd, ctx.place), ...installChecks(ctx.env)];
     const failed = checks.filter((c) => c.status === "fail").length;
     const warnings = checks.filter((c) => c.status === "warn").length;

@@ -4,24 +4,33 @@ import { findLesson } from "../kb/store.ts";
 import { transact } from "../kb/write.ts";
 import { usageError } from "../output/errors.ts";
 import { unchangedOutput, writtenOutput } from "../output/written.ts";
-import { defineRkbCommand } from "./_shared.ts";
+import { Type } from "typebox";
+import { defineCommand } from "./_shared.ts";
 
-export default defineRkbCommand({
+export const editInput = Type.Object(
+  {
+    id: Type.String({ description: "Lesson id" }),
+    base: Type.Optional(Type.String({ description: "The hash rkb_show printed for the version you edited" })),
+    text: Type.Optional(Type.String({ description: "The whole new file: frontmatter and body" })),
+    session: Type.Optional(Type.String({ description: "Session id to record as the editor" })),
+  },
+  { additionalProperties: false },
+);
+
+export default defineCommand({
   name: "edit",
   description: "Replace a lesson with the whole new file from stdin, if nobody changed it since you read it",
   examples: ["rkb show 7f3a9c2b41 --format json   # note the hash", "rkb edit 7f3a9c2b41 --base 3c1f0a9e2b7d < lesson.md"],
-  args: {
-    id: { type: "positional", required: true, description: "Lesson id" },
-    base: { type: "string", description: "The hash `rkb show` printed when you read the lesson" },
-    session: { type: "string", description: "Session id to record as the editor" },
-  },
-  async run(ctx) {
-    if (!ctx.args.base) throw usageError("`rkb edit` needs --base <hash>", "run `rkb show <id>` and pass the hash it prints, so a concurrent change is not overwritten");
-    const text = await ctx.stdin();
+  input: editInput,
+  // The new file comes on stdin.
+  cli: { positionals: ["id"], stdin: "text" },
+  async run(input, ctx) {
+    if (!input.base) throw usageError("`rkb edit` needs --base <hash>", "run `rkb show <id>` and pass the hash it prints, so a concurrent change is not overwritten");
+    const text = input.text ?? (await ctx.stdin());
     if (!text.trim()) throw usageError("no lesson on stdin", "pipe the whole new lesson file into `rkb edit`");
     const { root } = openKb(ctx, "write");
-    const id = ctx.args.id;
-    const written = await transact(root, ctx.env, (kb) => planEdit({ lesson: findLesson(kb, id), base: ctx.args.base!, text, source: provenance(ctx.env, ctx.args.session) }));
+    const { id, base } = input;
+    const written = await transact(root, ctx.env, (kb) => planEdit({ lesson: findLesson(kb, id), base, text, source: provenance(ctx.env, input.session) }));
     if ("unchanged" in written.result) return unchangedOutput(id, written.result.path, "the new text is the same as the lesson");
     return writtenOutput(written as any, [`rkb show ${id}`]);
   },

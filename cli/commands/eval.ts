@@ -1,5 +1,6 @@
 import { join, resolve } from "node:path";
-import { defineRkbCommand } from "./_shared.ts";
+import { Type } from "typebox";
+import { defineCommand } from "./_shared.ts";
 import { loadKb } from "../kb/store.ts";
 import { RkbError, usageError } from "../output/errors.ts";
 import { findSessionFiles } from "../sessions/extract.ts";
@@ -7,27 +8,32 @@ import { evalFailures, evalQueries, readFailures, readQueries, selfQueries, type
 import { replayFailures, type ReplayReport } from "../search/replay.ts";
 import { openSearch } from "../search/search.ts";
 
-export default defineRkbCommand({
+export default defineCommand({
   name: "eval",
   description: "Measure search: rank of the expected lesson, recall@5, MRR, and right/wrong/silent injections",
   examples: ["rkb eval --queries eval/queries.toml --min-recall 0.9", "rkb eval --failures failures.toml --format json", "rkb eval --self", "rkb eval --replay ~/.pi/agent/sessions/*.jsonl"],
-  args: {
-    queries: { type: "string", description: "Query file (default $RKB_HOME/eval/queries.toml)", valueHint: "FILE" },
-    failures: { type: "string", description: "Failed-command file ([[failure]] command, error, expect)", valueHint: "FILE" },
-    self: { type: "boolean", description: "One query per lesson from the first line of its Symptom or Statement" },
-    replay: { type: "boolean", description: "Apply the failure rule to every failed bash command in the given session files" },
-    "min-recall": { type: "string", description: "Exit 1 when recall@5 is below this (0..1)", valueHint: "F" },
-  },
-  async run({ args, env, cwd, place }) {
-    const chosen = [args.queries !== undefined && "--queries", args.failures !== undefined && "--failures", args.self && "--self", args.replay && "--replay"].filter(Boolean);
+  input: Type.Object(
+    {
+      queries: Type.Optional(Type.String({ description: "Query file (default $RKB_HOME/eval/queries.toml)" })),
+      failures: Type.Optional(Type.String({ description: "Failed-command file ([[failure]] command, error, expect)" })),
+      self: Type.Optional(Type.Boolean({ description: "One query per lesson from the first line of its Symptom or Statement" })),
+      replay: Type.Optional(Type.Boolean({ description: "Apply the failure rule to every failed bash command in the given session files" })),
+      min_recall: Type.Optional(Type.String({ description: "Exit 1 when recall@5 is below this (0..1)" })),
+      paths: Type.Optional(Type.Array(Type.String(), { description: "With --replay: session files, folders and globs" })),
+    },
+    { additionalProperties: false },
+  ),
+  cli: { variadic: "paths", flags: { queries: { valueHint: "FILE" }, failures: { valueHint: "FILE" }, min_recall: { valueHint: "F" } } },
+  async run(input, { env, cwd, place }) {
+    const chosen = [input.queries !== undefined && "--queries", input.failures !== undefined && "--failures", input.self && "--self", input.replay && "--replay"].filter(Boolean);
     if (chosen.length > 1) throw usageError(`${chosen.join(" and ")} cannot be combined`, "run one evaluation at a time");
-    const minRecall = args["min-recall"] === undefined ? undefined : Number(args["min-recall"]);
-    if (minRecall !== undefined && !(minRecall >= 0 && minRecall <= 1)) throw usageError(`--min-recall ${args["min-recall"]} is not a number between 0 and 1`, "e.g. --min-recall 0.9");
+    const minRecall = input.min_recall === undefined ? undefined : Number(input.min_recall);
+    if (minRecall !== undefined && !(minRecall >= 0 && minRecall <= 1)) throw usageError(`--min-recall ${input.min_recall} is not a number between 0 and 1`, "e.g. --min-recall 0.9");
     const { index, place: here, usage } = openSearch(env, cwd, place);
     const root = index.root;
     const ctx = { index, here, usage, cwd, env };
-    if (args.replay) {
-      const paths = (args._ as string[]).map(String);
+    if (input.replay) {
+      const paths = input.paths ?? [];
       if (!paths.length) throw usageError("`rkb eval --replay` needs session files", "e.g. rkb eval --replay ~/.pi/agent/sessions/*/*.jsonl");
       const { files, problems } = findSessionFiles(paths, cwd);
       if (!files.length) {
@@ -36,9 +42,9 @@ export default defineRkbCommand({
       const report = await replayFailures(ctx, files.map((f) => f.path));
       return { data: report, human: replayHuman(report) };
     }
-    const report = args.failures !== undefined
-      ? evalFailures(ctx, readFailures(resolve(cwd, String(args.failures))))
-      : evalQueries(ctx, args.self ? selfQueries(loadKb(root)) : readQueries(args.queries !== undefined ? resolve(cwd, String(args.queries)) : join(root, "eval", "queries.toml")));
+    const report = input.failures !== undefined
+      ? evalFailures(ctx, readFailures(resolve(cwd, String(input.failures))))
+      : evalQueries(ctx, input.self ? selfQueries(loadKb(root)) : readQueries(input.queries !== undefined ? resolve(cwd, String(input.queries)) : join(root, "eval", "queries.toml")));
     const below = minRecall !== undefined && report.recall_at_5 < minRecall;
     return { data: { ...report, ranked_by: "bm25", help: help(report, minRecall) }, human: evalHuman(report, minRecall), exit: below ? 1 : 0 };
   },

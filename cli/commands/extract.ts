@@ -1,7 +1,8 @@
 import { accessSync, constants, mkdirSync, writeSync } from "node:fs";
 import { isatty } from "node:tty";
 import { dirname, resolve } from "node:path";
-import { defineRkbCommand } from "./_shared.ts";
+import { Type } from "typebox";
+import { defineCommand } from "./_shared.ts";
 import { RkbError, usageError } from "../output/errors.ts";
 import { writeAtomic } from "../fsutil.ts";
 import { extract, markdownReport, type ExtractSummary } from "../sessions/extract.ts";
@@ -9,30 +10,34 @@ import { extract, markdownReport, type ExtractSummary } from "../sessions/extrac
 // `rkb extract`: capture over folders of archived sessions (CI). Progress goes to stderr while it
 // runs — a bar on a terminal, a plain line per tenth in CI logs — and the summary to stdout. The
 // progress is the one thing a command writes itself: it has to appear while the run goes on.
-export default defineRkbCommand({
+export default defineCommand({
   name: "extract",
   description: "Read session files (pi, omp, Claude Code) and put what they teach in the inbox",
   examples: ["rkb extract ~/.pi/agent/sessions", "rkb extract 'archive/**/*.jsonl' --since 2026-01-01 --report summary.md", "rkb extract sessions/ --dry-run --format json"],
-  args: {
-    paths: { type: "positional", required: false, description: "Session files, folders (every .jsonl below) or globs" },
-    "dry-run": { type: "boolean", description: "Report what would be captured; write nothing" },
-    since: { type: "string", description: "Only sessions with entries on or after this date", valueHint: "YYYY-MM-DD" },
-    report: { type: "string", description: "Also write a Markdown report (for a CI job summary)", valueHint: "file.md" },
-  },
-  run: async ({ args, env, cwd }) => {
-    const paths = args._ as string[];
+  input: Type.Object(
+    {
+      paths: Type.Optional(Type.Array(Type.String(), { description: "Session files, folders (every .jsonl below) or globs" })),
+      dry_run: Type.Optional(Type.Boolean({ description: "Report what would be captured; write nothing" })),
+      since: Type.Optional(Type.String({ description: "Only sessions with entries on or after this date" })),
+      report: Type.Optional(Type.String({ description: "Also write a Markdown report (for a CI job summary)" })),
+    },
+    { additionalProperties: false },
+  ),
+  cli: { variadic: "paths", flags: { since: { valueHint: "YYYY-MM-DD" }, report: { valueHint: "file.md" } } },
+  run: async (input, { env, cwd }) => {
+    const paths = input.paths ?? [];
     if (!paths.length) throw usageError("`rkb extract` needs at least one file, folder or glob", "write `rkb extract <file|dir|glob>…`");
     let since: Date | undefined;
-    if (args.since !== undefined) {
-      since = new Date(args.since);
-      if (Number.isNaN(since.getTime())) throw usageError(`--since ${args.since} is not a date`, "write a date like 2026-01-31 or 2026-01-31T12:00:00Z");
+    if (input.since !== undefined) {
+      since = new Date(input.since);
+      if (Number.isNaN(since.getTime())) throw usageError(`--since ${input.since} is not a date`, "write a date like 2026-01-31 or 2026-01-31T12:00:00Z");
     }
-    const dryRun = Boolean(args["dry-run"]);
-    const report = args.report ? reportFile(resolve(cwd, args.report)) : undefined;
+    const dryRun = Boolean(input.dry_run);
+    const report = input.report ? reportFile(resolve(cwd, input.report)) : undefined;
     const summary = await extract({ paths, cwd, env, dryRun, since, onProgress: progressPrinter() });
     if (report) report.write(markdownReport(summary, { dryRun }));
     const nothingRead = summary.sessions === 0;
-    return { data: { ...summary, dry_run: dryRun }, human: humanSummary(summary, dryRun, args.report), exit: nothingRead ? 1 : 0 };
+    return { data: { ...summary, dry_run: dryRun }, human: humanSummary(summary, dryRun, input.report), exit: nothingRead ? 1 : 0 };
   },
 });
 

@@ -3,19 +3,23 @@ import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
 import { transact } from "../kb/write.ts";
 import { writtenOutput } from "../output/written.ts";
-import { defineRkbCommand } from "./_shared.ts";
+import { Type } from "typebox";
+import { defineCommand } from "./_shared.ts";
 
-export default defineRkbCommand({
+export const flagInput = Type.Object(
+  { id: Type.String({ description: "Lesson id" }), reason: Type.Optional(Type.String({ description: "What is wrong with it" })) },
+  { additionalProperties: false },
+);
+
+export default defineCommand({
   name: "flag",
   description: "Mark a lesson stale, with the reason it may be wrong",
   examples: ['rkb flag 7f3a9c2b41 --reason "HDF5 2.0 ships a CMake config; the fix is no longer needed"'],
-  args: {
-    id: { type: "positional", required: true, description: "Lesson id" },
-    reason: { type: "string", description: "Why the lesson may be wrong" },
-  },
-  async run(ctx) {
+  input: flagInput,
+  cli: { positionals: ["id"] },
+  async run(input, ctx) {
     const { root } = openKb(ctx, "write");
-    const written = await transact(root, ctx.env, (kb) => planFlag(findLesson(kb, ctx.args.id), ctx.args.reason));
-    return writtenOutput(written, [`rkb edit ${ctx.args.id} --base <hash>  # fix the Evidence to make it active again`]);
+    const written = await transact(root, ctx.env, (kb) => planFlag(findLesson(kb, input.id), input.reason));
+    return writtenOutput(written, [`rkb edit ${input.id} --base <hash>  # fix the Evidence to make it active again`]);
   },
 });

@@ -1,28 +1,33 @@
-import { defineRkbCommand } from "./_shared.ts";
+import { Type } from "typebox";
+import { defineCommand } from "./_shared.ts";
 import { HANDLERS, HOOK_EVENTS, type HookEvent, type HookPayload } from "../hooks/events.ts";
 import { claudeReply, fromClaudeCode } from "../hooks/claude.ts";
 import { logHookError, touchHeartbeat } from "../hooks/log.ts";
 
 // `rkb hook <event>`: what the pi/omp extension calls on agent events. It never fails: whatever goes
 // wrong is logged to <state>/hook-errors.log, the exit code is 0, and the agent sees nothing.
-export default defineRkbCommand({
+export default defineCommand({
   name: "hook",
   description: "Handle one agent event (for the pi/omp extension and Claude Code hooks): payload as JSON on stdin, or as flags",
   examples: [`echo '{"session_id": "s1", "cwd": "/src/app"}' | rkb hook session-start`, "rkb hook session-end --session-file ~/.pi/agent/sessions/x.jsonl --harness pi"],
-  args: {
-    event: { type: "positional", required: false, description: `One of ${HOOK_EVENTS.join(", ")}` },
-    "session-file": { type: "string", description: "The session's file (a detached caller has no stdin for the payload)", valueHint: "path" },
-    "session-id": { type: "string", description: "The session's id", valueHint: "id" },
-    cwd: { type: "string", description: "The agent's working folder", valueHint: "dir" },
-    harness: { type: "string", description: "pi or omp", valueHint: "pi|omp" },
-    reason: { type: "string", description: "Why the session ends", valueHint: "text" },
-  },
-  run: async (ctx) => {
-    const event = ctx.args.event as string | undefined;
+  input: Type.Object(
+    {
+      event: Type.Optional(Type.String({ description: `One of ${HOOK_EVENTS.join(", ")}` })),
+      session_file: Type.Optional(Type.String({ description: "The session's file (a detached caller has no stdin for the payload)" })),
+      session_id: Type.Optional(Type.String({ description: "The session's id" })),
+      cwd: Type.Optional(Type.String({ description: "The agent's working folder" })),
+      harness: Type.Optional(Type.String({ description: "pi or omp" })),
+      reason: Type.Optional(Type.String({ description: "Why the session ends" })),
+    },
+    { additionalProperties: false },
+  ),
+  cli: { positionals: ["event"], flags: { session_file: { valueHint: "path" }, session_id: { valueHint: "id" }, cwd: { valueHint: "dir" }, harness: { valueHint: "pi|omp" }, reason: { valueHint: "text" } } },
+  run: async (input, ctx) => {
+    const { event, ...flags } = input;
     let text = "";
     try {
       if (!event || !(HOOK_EVENTS as readonly string[]).includes(event)) throw new Error(`unknown hook event \`${event ?? ""}\` (known: ${HOOK_EVENTS.join(", ")})`);
-      const raw = await readPayload(ctx.args, ctx.stdin);
+      const raw = await readPayload(flags, ctx.stdin);
       const claude = fromClaudeCode(raw as Record<string, unknown>);
       const payload = claude ?? raw;
       if (payload.harness) touchHeartbeat(ctx.env, payload.harness);
@@ -36,17 +41,10 @@ export default defineRkbCommand({
   },
 });
 
-async function readPayload(args: Record<string, unknown>, stdin: () => Promise<string>): Promise<HookPayload> {
-  const flag = (name: string) => (typeof args[name] === "string" && args[name] !== "" ? (args[name] as string) : undefined);
-  const fromFlags: HookPayload = {
-    session_file: flag("session-file"),
-    session_id: flag("session-id"),
-    cwd: flag("cwd"),
-    harness: flag("harness"),
-    reason: flag("reason"),
-  };
+async function readPayload(flags: Record<string, string | undefined>, stdin: () => Promise<string>): Promise<HookPayload> {
+  const fromFlags: HookPayload = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined && v !== ""));
   // A detached caller passes flags and has no stdin; reading it would wait for nothing.
-  if (Object.values(fromFlags).some((v) => v !== undefined)) return fromFlags;
+  if (Object.keys(fromFlags).length) return fromFlags;
   const text = (await stdin()).trim();
   if (!text) return {};
   const parsed = JSON.parse(text) as unknown;

@@ -1,25 +1,25 @@
-import { defineRkbCommand, repeated } from "./_shared.ts";
+import { Type } from "typebox";
+import { defineCommand } from "./_shared.ts";
 import { usageError } from "../output/errors.ts";
 import { age, dropItem, expireItems, listItems, parseOutcome, preview, readItem, recordOutcomes, type InboxItem } from "../sessions/inbox.ts";
 import { readFileSync } from "node:fs";
 
 // `rkb inbox [list|show|drop|done] [id…]`: what waits to be distilled into lessons.
-export default defineRkbCommand({
+export default defineCommand({
   name: "inbox",
   description: "List, show, drop or finish inbox items (captured sessions and notes)",
   examples: ["rkb inbox", "rkb inbox show 3f9a1c0d2e", "rkb inbox done 3f9a1c0d2e --outcome add:cmake-zlib-root", "rkb inbox drop 3f9a1c0d2e"],
-  args: {
-    action: { type: "positional", required: false, description: "list (default), show, drop or done" },
-    id: { type: "positional", required: false, description: "The item id(s), for show, drop and done" },
-    outcome: {
-      type: "string",
-      description: "With done: what distilling led to, <add|update|supersede|used>:<lesson id> or noop (repeatable)",
-      valueHint: "op[:lesson]",
+  input: Type.Object(
+    {
+      action: Type.Optional(Type.String({ description: "list (default), show, drop or done" })),
+      ids: Type.Optional(Type.Array(Type.String(), { description: "The item id(s), for show, drop and done" })),
+      outcomes: Type.Optional(Type.Array(Type.String(), { description: "With done: what distilling led to, <add|update|supersede|used>:<lesson id> or noop (repeatable)" })),
     },
-  },
-  run: async ({ args, rawArgs, env }) => {
-    const [action = "list", ...ids] = args._ as string[];
-    const outcomes = repeated(rawArgs, "outcome");
+    { additionalProperties: false },
+  ),
+  cli: { positionals: ["action"], variadic: "ids", flags: { outcomes: { flag: "outcome", valueHint: "op[:lesson]" } } },
+  run: async (input, { env }) => {
+    const { action = "list", ids = [], outcomes = [] } = input;
     if (outcomes.length && action !== "done") throw usageError("--outcome goes with `rkb inbox done`", "write `rkb inbox done <id> --outcome <op>[:<lesson>]`");
     if (action === "list") {
       if (ids.length) throw usageError("`rkb inbox list` takes no id", "use `rkb inbox show <id>` to read one item");

@@ -1,7 +1,7 @@
 import type { RkbCommand } from "./_shared.ts";
 
 // The command table. Each command lives in its own file and is loaded only when it runs.
-const table: Record<string, () => Promise<{ default: RkbCommand<any> }>> = {
+const table: Record<string, () => Promise<{ default: RkbCommand }>> = {
   status: () => import("./status.ts"),
   context: () => import("./context.ts"),
   init: () => import("./init.ts"),
@@ -31,7 +31,7 @@ const table: Record<string, () => Promise<{ default: RkbCommand<any> }>> = {
 
 export const commandNames = Object.keys(table);
 
-export async function loadCommand(name: string): Promise<RkbCommand<any> | undefined> {
+export async function loadCommand(name: string): Promise<RkbCommand | undefined> {
   const load = table[name];
   return load ? (await load()).default : undefined;
 }

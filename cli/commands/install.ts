@@ -1,19 +1,24 @@
 import { existsSync } from "node:fs";
-import { defineRkbCommand } from "./_shared.ts";
+import { Type } from "typebox";
+import { defineCommand } from "./_shared.ts";
 import { agentDir, HARNESSES, install, thisBinary, uninstall, type Harness, type InstallReport } from "../install/index.ts";
 import { RkbError, usageError } from "../output/errors.ts";
 import { tildify } from "../paths.ts";
 
-export default defineRkbCommand({
+export default defineCommand({
   name: "install",
   description: "Install (or remove) the rkb extension and skill for pi or omp, or the rkb plugin for Claude Code",
   examples: ["rkb install pi", "rkb install omp", "rkb install claude", "rkb install pi --uninstall"],
-  args: {
-    harness: { type: "positional", required: false, description: "pi, omp or claude (default: each one found in your home folder)" },
-    uninstall: { type: "boolean", description: "Remove the files rkb installed, and nothing else" },
-  },
-  run: (ctx) => {
-    const named = ctx.args.harness as string | undefined;
+  input: Type.Object(
+    {
+      harness: Type.Optional(Type.String({ description: "pi, omp or claude (default: each one found in your home folder)" })),
+      uninstall: Type.Optional(Type.Boolean({ description: "Remove the files rkb installed, and nothing else" })),
+    },
+    { additionalProperties: false },
+  ),
+  cli: { positionals: ["harness"] },
+  run: (input, ctx) => {
+    const named = input.harness as string | undefined;
     if (named !== undefined && !(HARNESSES as readonly string[]).includes(named)) {
       throw usageError(`\`${named}\` is not a harness rkb installs into`, `use one of ${HARNESSES.join(", ")}`);
     }
@@ -22,14 +27,14 @@ export default defineRkbCommand({
       throw usageError("found none of ~/.pi, ~/.omp, ~/.claude", `name the harness: \`rkb install ${HARNESSES.join("` or `rkb install ")}\``);
     }
     let reports: InstallReport[];
-    if (ctx.args.uninstall) reports = harnesses.map((h) => uninstall(h, ctx.env));
+    if (input.uninstall) reports = harnesses.map((h) => uninstall(h, ctx.env));
     else {
       const bin = thisBinary();
       if (!bin) throw new RkbError("refused", "rkb runs from source, so there is no binary for the extension to call", "build it (`bun run build`) and run `dist/rkb install` instead");
       reports = harnesses.map((h) => install(h, bin, ctx.env));
     }
     const changed = reports.some((r) => r.files.some((f) => f.action === "written" || f.action === "removed"));
-    const help = ctx.args.uninstall
+    const help = input.uninstall
       ? ["Files rkb did not write were left alone"]
       : changed
         ? [`Restart ${harnesses.map((h) => (h === "claude" ? "Claude Code" : h)).join(" and ")} (or run /reload, in Claude Code /reload-plugins) to load rkb`]

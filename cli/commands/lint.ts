@@ -1,35 +1,40 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { defineRkbCommand } from "./_shared.ts";
+import { Type } from "typebox";
+import { defineCommand } from "./_shared.ts";
 import { loadKbConfig } from "../kb/config.ts";
 import { requireReadableKb } from "../kb/layout.ts";
-import { fixFlowStyle, lintKb, lintStaged, type Finding } from "../kb/lint.ts";
+import type { Finding } from "../kb/finding.ts";
+import { fixFlowStyle, lintKb, lintStaged } from "../kb/lint.ts";
 import { lockPath } from "../kb/write.ts";
 import { withLock } from "../lock.ts";
 import { EXIT, usageError } from "../output/errors.ts";
 import { kbRoot } from "../paths.ts";
 import { findingLine } from "../output/findings.ts";
 
-export default defineRkbCommand({
+export default defineCommand({
   name: "lint",
   description: "Check lessons, folder notes, links, assets and kb.toml against the knowledge-base rules",
   examples: ["rkb lint", "rkb lint --fix            # rewrite flow-style frontmatter to block style first", "rkb lint --staged         # what the pre-commit hook runs"],
-  args: {
-    staged: { type: "boolean", description: "Lint the files staged in git (the pre-commit hook) instead of the working tree" },
-    fix: { type: "boolean", description: "Rewrite flow-style frontmatter (`[a, b]`, `{k: v}`) to block style, then lint" },
-  },
-  async run({ args, env }) {
-    if (args.staged && args.fix) {
+  input: Type.Object(
+    {
+      staged: Type.Optional(Type.Boolean({ description: "Lint the files staged in git (the pre-commit hook) instead of the working tree" })),
+      fix: Type.Optional(Type.Boolean({ description: "Rewrite flow-style frontmatter (`[a, b]`, `{k: v}`) to block style, then lint" })),
+    },
+    { additionalProperties: false },
+  ),
+  async run(input, { env }) {
+    if (input.staged && input.fix) {
       throw usageError("`--fix` cannot be used with `--staged`", "run `rkb lint --fix`, `git add` the fixed files, then commit again");
     }
     const root = kbRoot(env);
     requireReadableKb(root);
-    const fixed = args.fix ? await fixUnderLock(root) : undefined;
-    const findings = args.staged ? await lintStaged(root, env) : lintKb(root, { env });
+    const fixed = input.fix ? await fixUnderLock(root) : undefined;
+    const findings = input.staged ? await lintStaged(root, env) : lintKb(root, { env });
     const errors = findings.filter((f) => f.severity === "error").length;
     const warnings = findings.length - errors;
     const help: string[] = [];
-    if (!args.fix && findings.some((f) => f.rule === "format/flow-style")) help.push("Run `rkb lint --fix` to rewrite flow-style frontmatter to block style.");
+    if (!input.fix && findings.some((f) => f.rule === "format/flow-style")) help.push("Run `rkb lint --fix` to rewrite flow-style frontmatter to block style.");
     if (errors) help.push("Fix each error as its message says, then run `rkb lint` again.");
     return {
       data: { errors, warnings, findings, ...(help.length ? { help } : {}), ...(fixed ? { fixed } : {}) },

@@ -1,18 +1,25 @@
 import { lessonsUnder, topicCounts } from "../kb/overview.ts";
 import { openKb } from "../kb/open.ts";
 import { RkbError } from "../output/errors.ts";
-import { defineRkbCommand } from "./_shared.ts";
+import { Type } from "typebox";
+import { defineCommand } from "./_shared.ts";
 
 const MARK: Record<string, string> = { pitfall: "!", recipe: ">", fact: "=", decision: "#", preference: "~" };
 
-export default defineRkbCommand({
+export default defineCommand({
   name: "list",
   description: "Overview of the knowledge base, or the lessons of one folder",
   examples: ["rkb list", "rkb list general/git", "rkb list projects/dftracer --toon"],
-  args: { folder: { type: "positional", required: false, description: "A scope, project, system or topic folder" } },
-  run(ctx) {
+  input: Type.Object(
+    {
+      folder: Type.Optional(Type.String({ description: "A scope, project, system or topic folder" })),
+    },
+    { additionalProperties: false },
+  ),
+  cli: { positionals: ["folder"] },
+  run(input, ctx) {
     const { kb } = openKb(ctx, "read");
-    const folder = ctx.args.folder?.replace(/\/+$/, "");
+    const folder = input.folder?.replace(/\/+$/, "");
     if (!folder) {
       const topics = topicCounts(kb);
       const total = kb.lessons.length;

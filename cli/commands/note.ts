@@ -1,33 +1,35 @@
-import { defineRkbCommand } from "./_shared.ts";
+import { Type } from "typebox";
+import { defineCommand } from "./_shared.ts";
 import { harnessFromEnv, sessionFromEnv } from "../agent-env.ts";
 import { usageError } from "../output/errors.ts";
 import { addItem, type InboxMeta } from "../sessions/inbox.ts";
 import { maskSecrets } from "../sessions/secrets.ts";
 
 // `rkb note`: puts a thought in the inbox to be distilled later, from the words given or stdin.
-export default defineRkbCommand({
+export const noteInput = Type.Object(
+  {
+    text: Type.Optional(Type.String({ description: "What to remember, with the evidence" })),
+    priority: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, description: "1 normal, 2 important, 3 urgent" })),
+    session: Type.Optional(Type.String({ description: "Session id the note comes from (default: from the harness environment)" })),
+  },
+  { additionalProperties: false },
+);
+
+export default defineCommand({
   name: "note",
   description: "Add a note to the inbox, to be distilled into a lesson later",
   examples: ['rkb note "cmake finds zlib under /opt only with -DZLIB_ROOT"', "echo 'ssh to build hosts needs -A' | rkb note --priority 2"],
-  args: {
-    text: { type: "positional", required: false, description: "The note (read from stdin when absent)" },
-    priority: { type: "string", description: "How soon it should be distilled, 1 (default) to 3", valueHint: "1..3" },
-  },
-  run: async ({ args, env, stdin }) => {
-    let priority: number | undefined;
-    if (args.priority !== undefined) {
-      priority = Number(args.priority);
-      if (![1, 2, 3].includes(priority)) throw usageError(`--priority ${args.priority} is not 1, 2 or 3`, "write --priority 1, 2 or 3");
-    }
-    const words = (args._ as string[]).join(" ").trim();
-    const text = words || (await stdin()).trim();
+  input: noteInput,
+  cli: { variadic: "text", flags: { priority: { valueHint: "1..3" } } },
+  run: async (input, { env, stdin }) => {
+    const text = input.text?.trim() || (await stdin()).trim();
     if (!text) throw usageError("the note is empty", 'write `rkb note "<text>"`, or pipe the text into `rkb note`');
     const meta: InboxMeta = {
       kind: "note",
       time: Math.floor(Date.now() / 1000),
       harness: harnessFromEnv(env),
-      session: sessionFromEnv(env),
-      priority,
+      session: input.session || sessionFromEnv(env),
+      priority: input.priority,
     };
     const id = addItem(env, meta, maskSecrets(text));
     const help = "it is distilled with the other inbox items (`rkb inbox` lists them)";

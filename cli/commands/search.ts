@@ -1,35 +1,40 @@
-import { defineRkbCommand } from "./_shared.ts";
+import { Type } from "typebox";
+import { defineCommand } from "./_shared.ts";
 import { usageError } from "../output/errors.ts";
 import { openSearch, searchKb, type SearchHit, type SearchMode, type SearchResult } from "../search/search.ts";
 import type { UsageCounts } from "../kb/usage.ts";
 
 const SUMMARY_MAX = 160;
 
-export default defineRkbCommand({
+export const searchInput = Type.Object(
+  {
+    query: Type.Optional(Type.String({ description: "Words to look for, e.g. the error message or the task" })),
+    literal: Type.Optional(Type.String({ description: "Find lessons containing this exact text" })),
+    regex: Type.Optional(Type.String({ description: "Find lessons with a line matching this regular expression" })),
+    all: Type.Optional(Type.Boolean({ description: "Also list lessons that do not apply in this place" })),
+    status: Type.Optional(Type.String({ description: "`all` includes superseded and archived lessons" })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, default: 10, description: "Most results to return" })),
+  },
+  { additionalProperties: false },
+);
+
+export default defineCommand({
   name: "search",
   description: "Find lessons by words, a literal text or a regular expression",
   examples: ['rkb search "undefined reference to vtable"', 'rkb search --literal "--start-group" --toon', "rkb search --regex 'H5[A-Z]open' --all"],
-  args: {
-    query: { type: "positional", required: false, description: "Words to search for (ranked by BM25)" },
-    literal: { type: "string", description: "Find lessons containing this exact text", valueHint: "text" },
-    regex: { type: "string", description: "Find lessons with a line matching this regular expression", valueHint: "pattern" },
-    all: { type: "boolean", description: "Search every folder and show lessons that do not apply here" },
-    status: { type: "string", description: "`all` includes superseded and archived lessons", valueHint: "all" },
-    limit: { type: "string", description: "Show at most N results (default 10)", valueHint: "N" },
-  },
-  run({ args, env, cwd, place }) {
-    const given = [args.query ? "words" : "", args.literal !== undefined ? "--literal" : "", args.regex !== undefined ? "--regex" : ""].filter(Boolean);
+  input: searchInput,
+  cli: { positionals: ["query"], flags: { literal: { valueHint: "text" }, regex: { valueHint: "pattern" }, status: { valueHint: "all" }, limit: { valueHint: "N" } } },
+  run(input, { env, cwd, place }) {
+    const given = [input.query ? "words" : "", input.literal !== undefined ? "--literal" : "", input.regex !== undefined ? "--regex" : ""].filter(Boolean);
     if (given.length !== 1) {
       throw usageError(given.length ? `give only one of words, --literal and --regex (got ${given.join(", ")})` : "`rkb search` needs words, --literal <text> or --regex <pattern>", 'e.g. rkb search "cmake cannot find hdf5"');
     }
-    const mode: SearchMode = args.literal !== undefined ? "literal" : args.regex !== undefined ? "regex" : "ranked";
-    const query = String(args.literal ?? args.regex ?? args.query);
+    const mode: SearchMode = input.literal !== undefined ? "literal" : input.regex !== undefined ? "regex" : "ranked";
+    const query = String(input.literal ?? input.regex ?? input.query);
     if (!query.trim()) throw usageError("the search text is empty", 'e.g. rkb search "cmake cannot find hdf5"');
-    if (args.status !== undefined && args.status !== "all") throw usageError(`--status ${args.status} is not known`, "use --status all, or leave it out for active and stale lessons");
-    const limit = args.limit === undefined ? 10 : Number(args.limit);
-    if (!Number.isInteger(limit) || limit < 1) throw usageError(`--limit ${args.limit} is not a whole number ≥ 1`, "e.g. --limit 5");
+    if (input.status !== undefined && input.status !== "all") throw usageError(`--status ${input.status} is not known`, "use --status all, or leave it out for active and stale lessons");
     const { index, place: here, usage } = openSearch(env, cwd, place);
-    const result = searchKb({ index, query, mode, place: here, all: Boolean(args.all), allStatuses: args.status === "all", limit, usage });
+    const result = searchKb({ index, query, mode, place: here, all: Boolean(input.all), allStatuses: input.status === "all", limit: input.limit ?? 10, usage });
     return { data: searchData(result, usage), human: searchHuman(result) };
   },
 });

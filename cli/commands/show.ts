@@ -3,16 +3,20 @@ import { openKb, placeFor } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
 import { readUsage } from "../kb/usage.ts";
 import { evaluateWhen } from "../kb/when.ts";
-import { defineRkbCommand } from "./_shared.ts";
+import { Type } from "typebox";
+import { defineCommand } from "./_shared.ts";
 
-export default defineRkbCommand({
+export const showInput = Type.Object({ id: Type.String({ description: "Lesson id from rkb_search" }) }, { additionalProperties: false });
+
+export default defineCommand({
   name: "show",
   description: "Show a whole lesson, its content hash (for `rkb edit --base`) and whether it applies here",
   examples: ["rkb show 7f3a9c2b41", "rkb show 7f3a9c2b41 --with hdf5=1.14.3 --toon"],
-  args: { id: { type: "positional", required: true, description: "Lesson id (10 hex)" } },
-  run(ctx) {
+  input: showInput,
+  cli: { positionals: ["id"] },
+  run(input, ctx) {
     const { root, kb } = openKb(ctx, "read");
-    const lesson = findLesson(kb, ctx.args.id);
+    const lesson = findLesson(kb, input.id);
     const place = placeFor(ctx, root, kb);
     const applies = evaluateWhen(lesson.when, place.facts, place);
     const usage = readUsage(root).get(lesson.id) ?? { worked: 0, failed: 0, injected: 0, inferred: 0, irrelevant: 0 };

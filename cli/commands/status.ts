@@ -3,14 +3,15 @@ import { currentByScope } from "../search/index.ts";
 import { openSearch } from "../search/search.ts";
 import { git } from "../kb/git.ts";
 import { tildify } from "../paths.ts";
-import { defineRkbCommand } from "./_shared.ts";
+import { Type } from "typebox";
+import { defineCommand } from "./_shared.ts";
 
-export default defineRkbCommand({
+export default defineCommand({
   name: "status",
   description: "Where rkb runs: the knowledge base, the matched project and system, and lesson counts (also plain `rkb`)",
   examples: ["rkb", "rkb --project dftracer --format json"],
-  args: {},
-  run(ctx) {
+  input: Type.Object({}, { additionalProperties: false }),
+  run(input, ctx) {
     // The search index's cache has the counts: no need to parse every lesson at each session start.
     const { index, place } = openSearch(ctx.env, ctx.cwd, ctx.place);
     const root = index.root;

@@ -1,15 +1,21 @@
 import { syncKb } from "../kb/sync.ts";
 import { findingLine } from "../output/findings.ts";
 import { kbRoot } from "../paths.ts";
-import { defineRkbCommand } from "./_shared.ts";
+import { Type } from "typebox";
+import { defineCommand } from "./_shared.ts";
 
-export default defineRkbCommand({
+export default defineCommand({
   name: "sync",
   description: "Pull the knowledge base with rebase, lint it, and push when lint is clean",
   examples: ["rkb sync", "rkb sync --remote team"],
-  args: { remote: { type: "string", description: "The git remote (default: the branch's upstream, else origin)" } },
-  async run(ctx) {
-    const result = await syncKb(kbRoot(ctx.env), ctx.env, ctx.args.remote);
+  input: Type.Object(
+    {
+      remote: Type.Optional(Type.String({ description: "The git remote (default: the branch's upstream, else origin)" })),
+    },
+    { additionalProperties: false },
+  ),
+  async run(input, ctx) {
+    const result = await syncKb(kbRoot(ctx.env), ctx.env, input.remote);
     if (result.status === "not_pushed") {
       const lines = [`pulled ${result.pulled.length} commits from ${result.remote}/${result.branch}, but lint found ${result.errors} errors, so nothing was pushed:`];
       for (const f of result.findings.filter((f) => f.severity === "error")) lines.push(`  ${findingLine(f)}`);

@@ -1,15 +1,16 @@
-import { defineRkbCommand } from "./_shared.ts";
+import { Type } from "typebox";
+import { defineCommand } from "./_shared.ts";
 import { ARGUMENTS_TOKEN, SLASH_COMMANDS } from "../install/prompts.ts";
 import { TOOLS, toolDefinition } from "../tools/schemas.ts";
 
 // Everything the pi/omp extension registers comes from here, so the extension never holds a copy.
-export default defineRkbCommand({
+export default defineCommand({
   name: "tools",
   description: "Print the agent tool definitions (JSON Schema) and the slash commands for agent extensions",
   examples: ["rkb tools --format json", "rkb tools --toon"],
-  args: {},
-  run: () => {
-    const tools = TOOLS.map(toolDefinition);
+  input: Type.Object({}, { additionalProperties: false }),
+  run: async () => {
+    const tools = await Promise.all(TOOLS.map(toolDefinition));
     const data = {
       tools,
       commands: SLASH_COMMANDS.map((c) => ({ ...c, arguments_token: ARGUMENTS_TOKEN })),

@@ -3,16 +3,23 @@ import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
 import { transact } from "../kb/write.ts";
 import { writtenOutput } from "../output/written.ts";
-import { defineRkbCommand } from "./_shared.ts";
+import { Type } from "typebox";
+import { defineCommand } from "./_shared.ts";
 
-export default defineRkbCommand({
+export default defineCommand({
   name: "unarchive",
   description: "Bring an archived lesson back into search",
   examples: ["rkb unarchive 2b81d05e77"],
-  args: { id: { type: "positional", required: true, description: "Lesson id" } },
-  async run(ctx) {
+  input: Type.Object(
+    {
+      id: Type.String({ description: "Lesson id" }),
+    },
+    { additionalProperties: false },
+  ),
+  cli: { positionals: ["id"] },
+  async run(input, ctx) {
     const { root } = openKb(ctx, "write");
-    const written = await transact(root, ctx.env, (kb) => planUnarchive(findLesson(kb, ctx.args.id)));
+    const written = await transact(root, ctx.env, (kb) => planUnarchive(findLesson(kb, input.id)));
     return writtenOutput(written);
   },
 });

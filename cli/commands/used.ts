@@ -6,33 +6,45 @@ import { isCurrent } from "../kb/schema.ts";
 import { appendUsage } from "../kb/usage.ts";
 import { transact } from "../kb/write.ts";
 import { usageError } from "../output/errors.ts";
-import { defineRkbCommand } from "./_shared.ts";
+import { Type } from "typebox";
+import { defineCommand } from "./_shared.ts";
 
-export default defineRkbCommand({
+const RESULTS = ["worked", "failed", "irrelevant"] as const;
+
+export const usedInput = Type.Object(
+  {
+    id: Type.String({ description: "Lesson id" }),
+    result: Type.String({ enum: [...RESULTS], description: "What happened when you applied it" }),
+    reason: Type.Optional(Type.String({ description: "Why; required when it failed" })),
+    session: Type.Optional(Type.String({ description: "Session id (default: from the harness environment)" })),
+  },
+  { additionalProperties: false },
+);
+
+export default defineCommand({
   name: "used",
   description: "Report how a lesson worked out; a failure also flags it stale",
   examples: ["rkb used 7f3a9c2b41 --worked", 'rkb used 7f3a9c2b41 --failed --reason "the flag is gone in CMake 4"', "rkb used 7f3a9c2b41 --irrelevant"],
-  args: {
-    id: { type: "positional", required: true, description: "Lesson id" },
-    worked: { type: "boolean", description: "The lesson helped" },
-    failed: { type: "boolean", description: "The lesson was wrong here (needs --reason)" },
-    irrelevant: { type: "boolean", description: "The lesson did not fit the problem" },
-    reason: { type: "string", description: "Why" },
-    session: { type: "string", description: "Session id (default: from the harness environment)" },
+  input: usedInput,
+  cli: {
+    positionals: ["id"],
+    choices: { result: { worked: "The lesson helped", failed: "The lesson was wrong here (needs --reason)", irrelevant: "The lesson did not fit the problem" } },
   },
-  async run(ctx) {
-    const { args, env } = ctx;
-    const chosen = (["worked", "failed", "irrelevant"] as const).filter((k) => args[k]);
-    if (chosen.length !== 1) throw usageError("say exactly one of --worked, --failed or --irrelevant", "e.g. rkb used <id> --worked");
-    const event = chosen[0]!;
-    if (event === "failed" && !args.reason?.trim()) throw usageError("--failed needs --reason", 'say what was wrong, e.g. --reason "the option was removed"');
+  async run(input, ctx) {
+    const { env } = ctx;
+    const event = input.result as (typeof RESULTS)[number];
+    if (event === "failed" && !input.reason?.trim()) {
+      throw ctx.origin === "tool"
+        ? usageError("rkb_used with result `failed` needs a `reason`", "say what went wrong when you applied the lesson, in `reason`")
+        : usageError("--failed needs --reason", 'say what was wrong, e.g. --reason "the option was removed"');
+    }
     const { root, kb } = openKb(ctx, "write");
-    const lesson = findLesson(kb, args.id);
-    const session = args.session || sessionFromEnv(env);
-    await appendUsage(root, { time: new Date().toISOString(), id: lesson.id, event, ...(session ? { session } : {}), ...(args.reason ? { reason: args.reason } : {}) }, env);
+    const lesson = findLesson(kb, input.id);
+    const session = input.session || sessionFromEnv(env);
+    await appendUsage(root, { time: new Date().toISOString(), id: lesson.id, event, ...(session ? { session } : {}), ...(input.reason ? { reason: input.reason } : {}) }, env);
     let flag: { commit: string } | undefined;
     if (event === "failed" && isCurrent(lesson.status)) {
-      const written = await transact(root, env, (k) => planFlag(findLesson(k, lesson.id), args.reason));
+      const written = await transact(root, env, (k) => planFlag(findLesson(k, lesson.id), input.reason));
       flag = { commit: written.commit };
     }
     const data = { status: "recorded", id: lesson.id, result: event, session: session ?? null, ...(flag ? { flag } : {}) };

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
-import { runCli } from "../dispatch.ts";
+import contextCommand from "../commands/context.ts";
+import { innerContext } from "../commands/_shared.ts";
 import { requireReadableKb } from "../kb/layout.ts";
 import { appendUsage } from "../kb/usage.ts";
 import { kbRoot } from "../paths.ts";
@@ -63,9 +64,8 @@ const INBOX_NUDGE_DAYS = 7;
 async function sessionStart(p: HookPayload, env: NodeJS.ProcessEnv): Promise<string> {
   expireRecords(env);
   if (!haveKb(env)) return "";
-  const context = await runCli(["context"], { env, cwd: p.cwd ?? process.cwd(), stdin: "" });
-  if (context.exit !== 0) throw new Error(`rkb context failed: ${context.stderr.trim() || context.stdout.trim()}`);
-  return [context.stdout.trim(), inboxNudge(env, p.harness)].filter(Boolean).join("\n");
+  const context = await contextCommand.run({}, innerContext(env, p.cwd ?? process.cwd()));
+  return [context.human.trim(), inboxNudge(env, p.harness)].filter(Boolean).join("\n");
 }
 
 /** One line when the inbox has waited long enough that distilling it is worth a suggestion. */

@@ -34,7 +34,8 @@ export function slugify(title: string): string {
 }
 
 export interface AddInput {
-  text: string;
+  /** The lesson as a file (stdin of `rkb add`), or as values already (built from fields). */
+  lesson: { text: string } | { frontmatter: Record<string, YamlValue>; body: string };
   topic: string;
   type?: string;
   source: Record<string, string>;
@@ -65,11 +66,17 @@ function topicFolder(kb: Kb, scope: string, topic: string, notes: string[]): str
 
 export function planAdd(kb: Kb, input: AddInput): Plan<LessonWrite> {
   let fm: Record<string, YamlValue> = {};
-  let body = input.text;
-  if (/^---\r?\n/.test(input.text)) {
-    const split = splitFrontmatter(input.text, "<stdin>");
-    fm = parseYamlMap(split.yaml, "<stdin>", 2);
-    body = split.body;
+  let body: string;
+  if ("text" in input.lesson) {
+    body = input.lesson.text;
+    if (/^---\r?\n/.test(body)) {
+      const split = splitFrontmatter(body, "<stdin>");
+      fm = parseYamlMap(split.yaml, "<stdin>", 2);
+      body = split.body;
+    }
+  } else {
+    fm = input.lesson.frontmatter;
+    body = input.lesson.body;
   }
   for (const key of FORBIDDEN_ON_ADD) {
     if (key in fm) throw new RkbError("refused", `a new lesson must not set \`${key}\`; rkb sets it`, `remove \`${key}\` from the frontmatter`);

@@ -1,9 +1,8 @@
 import { REQUIRED_SECTIONS, type LessonType } from "./schema.ts";
-import { emitEntry } from "./yaml.ts";
+import type { YamlValue } from "./yaml.ts";
 
-// Lesson files written from nothing, for `rkb add` to read: the skeleton `--template` prints, and a
-// lesson built from fields (`rkb add` flags, the rkb_add tool). Kept apart from changes.ts so a tool
-// call loads only this.
+// Lessons written from nothing: the skeleton `rkb add --template` prints, and a lesson built from
+// fields (`rkb add` flags, the rkb_add tool), handed to planAdd as values, never as Markdown to reparse.
 
 /** The skeleton `rkb add --template <type>` prints. */
 export function template(type: LessonType): string {
@@ -22,15 +21,12 @@ export interface LessonFields {
   sections: Record<string, string>;
 }
 
-/** The lesson file `rkb add` reads, built from fields: frontmatter, `# Title`, the type's sections in order. */
-export function lessonText(f: LessonFields): string {
-  const fm = [
-    `type: ${f.type}`,
-    `verified_how: ${f.verifiedHow ?? "ran"}`,
-    ...emitEntry("tags", f.tags ?? []),
-    ...emitEntry("queries", f.queries ?? []),
-    ...emitEntry("when", f.when ?? {}),
-  ];
+/** A new lesson built from fields, as planAdd takes it: frontmatter values and the body (`# Title`, the type's sections in order). */
+export function lessonParts(f: LessonFields): { frontmatter: Record<string, YamlValue>; body: string } {
+  const frontmatter: Record<string, YamlValue> = { type: f.type, verified_how: f.verifiedHow ?? "ran" };
+  if (f.tags?.length) frontmatter.tags = f.tags;
+  if (f.queries?.length) frontmatter.queries = f.queries;
+  if (f.when && Object.keys(f.when).length) frontmatter.when = f.when;
   const sections = REQUIRED_SECTIONS[f.type].map((h) => `\n## ${h}\n${(f.sections[h] ?? "").trim()}\n`).join("");
-  return `---\n${fm.join("\n")}\n---\n\n# ${f.title}\n${sections}`;
+  return { frontmatter, body: `\n# ${f.title}\n${sections}` };
 }

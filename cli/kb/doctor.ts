@@ -7,7 +7,7 @@ import { lintKb } from "./lint.ts";
 import { resolvePlace } from "./place.ts";
 import { loadKb } from "./store.ts";
 import { lockPath } from "./write.ts";
-import type { PlaceOptions } from "../commands/_shared.ts";
+import type { PlaceOptions } from "./place.ts";
 
 // Health checks of the machine and the knowledge base, each with the fix to apply.
 

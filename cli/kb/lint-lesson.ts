@@ -1,6 +1,6 @@
 import { isMap, isLessonType, type Lesson } from "./lesson.ts";
 import { lessonDepth, scopeFolder } from "./layout.ts";
-import type { Finding } from "./lint.ts";
+import type { Finding } from "./finding.ts";
 import { LESSON_TYPES, REQUIRED_SECTIONS, STATUSES, STATUS_SECTIONS, VERIFIED_HOW, type LessonType, type Status } from "./schema.ts";
 import { isValidWhenValue } from "./when.ts";
 import type { YamlValue } from "./yaml.ts";

@@ -8,6 +8,7 @@ import { findLeaks, leakOptions, type LeakOptions } from "./leak.ts";
 import { classify, FOLDER_NAME, lessonDepth, walkFiles } from "./layout.ts";
 import { frontmatterKeyLines, LessonParseError, parseLesson, serializeLesson, splitFrontmatter, type Lesson } from "./lesson.ts";
 import { labelFindings, lessonFindings, nestedLine } from "./lint-lesson.ts";
+import type { Finding } from "./finding.ts";
 import { scanBody } from "./body.ts";
 import { parseNote, type FolderNote } from "./notes.ts";
 import { emitEntry, flowStyleLines, type YamlValue } from "./yaml.ts";
@@ -15,14 +16,6 @@ import { emitEntry, flowStyleLines, type YamlValue } from "./yaml.ts";
 // `rkb lint`: every rule a knowledge base must pass, over the files on disk (optionally with
 // prospective changes laid over them) or over the git index. Per-file rules run on the files
 // asked about; rules that compare files (duplicate ids, aliases) always see the whole tree.
-
-export interface Finding {
-  path: string;
-  line?: number;
-  severity: "error" | "warning";
-  rule: string;
-  message: string;
-}
 
 /** The files being linted, wherever they come from. */
 interface Tree {

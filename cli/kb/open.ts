@@ -1,19 +1,18 @@
 import { harnessFromEnv, sessionFromEnv } from "../agent-env.ts";
-import type { RunContext } from "../commands/_shared.ts";
 import { kbRoot } from "../paths.ts";
 import { requireReadableKb, requireWritableKb } from "./layout.ts";
-import { resolvePlace, type Place } from "./place.ts";
+import { resolvePlace, type Place, type PlaceOptions } from "./place.ts";
 import { loadKb, type Kb } from "./store.ts";
 
 /** The knowledge base a command works on, checked for reading or writing. */
-export function openKb(ctx: Pick<RunContext<any>, "env">, mode: "read" | "write"): { root: string; kb: Kb } {
+export function openKb(ctx: { env: NodeJS.ProcessEnv }, mode: "read" | "write"): { root: string; kb: Kb } {
   const root = kbRoot(ctx.env);
   if (mode === "write") requireWritableKb(root);
   else requireReadableKb(root);
   return { root, kb: loadKb(root) };
 }
 
-export function placeFor(ctx: Pick<RunContext<any>, "env" | "cwd" | "place">, root: string, kb: Kb): Place {
+export function placeFor(ctx: { env: NodeJS.ProcessEnv; cwd: string; place: PlaceOptions }, root: string, kb: Kb): Place {
   return resolvePlace({ root, kb, cwd: ctx.cwd, env: ctx.env, options: ctx.place });
 }
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { hostname, platform } from "node:os";
 import { basename, join } from "node:path";
-import type { PlaceOptions } from "../commands/_shared.ts";
+import { wildcardMatches } from "../glob.ts";
 import { stateDir } from "../paths.ts";
 import { git } from "./git.ts";
 import { currentBranch, findRepo, remotes as repoRemotes, type Repo } from "./repo.ts";
@@ -25,6 +25,13 @@ export interface Place {
   repo?: string;
 }
 
+/** What the caller says about the place: --project, --system (or RKB_PROJECT, RKB_SYSTEM) and --with facts. */
+export interface PlaceOptions {
+  project?: string;
+  system?: string;
+  with: Record<string, string>;
+}
+
 export interface PlaceInput {
   root: string;
   kb: Kb;
@@ -44,32 +51,6 @@ function normalizeRemote(url: string): string {
   const path = slash < 0 ? "" : u.slice(slash + 1);
   host = host.replace(/:\d+$/, "").toLowerCase();
   return `${host}/${path}`.replace(/\.git$/, "").replace(/\/+$/, "").replace(/\/{2,}/g, "/");
-}
-
-function globToRegex(glob: string): RegExp {
-  let re = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === "*") re += ".*";
-    else if (c === "?") re += ".";
-    else if (c === "[") {
-      const end = glob.indexOf("]", i);
-      if (end < 0) re += "\\[";
-      else {
-        re += "[" + glob.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\") + "]";
-        i = end;
-      }
-    } else re += c.replace(/[.+^${}()|\\]/g, "\\$&");
-  }
-  return new RegExp(`^${re}$`);
-}
-
-export function globMatches(glob: string, value: string): boolean {
-  try {
-    return globToRegex(glob).test(value);
-  } catch {
-    return false;
-  }
 }
 
 function matchProject(input: PlaceInput, repo: Repo | undefined): Matched | undefined {
@@ -119,7 +100,7 @@ function matchSystem(input: PlaceInput): Matched | undefined {
   const host = env.RKB_HOSTNAME || hostname();
   const short = host.split(".")[0]!;
   for (const note of systems) {
-    const glob = note.hostname.find((g) => globMatches(g, host) || globMatches(g, short));
+    const glob = note.hostname.find((g) => wildcardMatches(g, host) || wildcardMatches(g, short));
     if (glob) return { name: note.folder.split("/")[1]!, rule: `hostname ${glob}` };
   }
   return undefined;

@@ -4,7 +4,8 @@ import { RkbError } from "../output/errors.ts";
 import { loadKbConfig } from "./config.ts";
 import { git, gitOrThrow } from "./git.ts";
 import { requireWritableKb } from "./layout.ts";
-import { lintKb, type Finding } from "./lint.ts";
+import type { Finding } from "./finding.ts";
+import { lintKb } from "./lint.ts";
 import { withLock } from "../lock.ts";
 import { lockPath } from "./write.ts";
 

@@ -1,4 +1,4 @@
-import { globMatches } from "./place.ts";
+import { wildcardMatches } from "../glob.ts";
 import type { YamlValue } from "./yaml.ts";
 
 // Whether a lesson's `when` conditions hold at the current place. Each key is checked against the
@@ -135,7 +135,7 @@ function checkOne(key: string, want: string, have: string | undefined, git?: Whe
     return { result: "unknown", reason: `no fact \`${key}\` here; ${how} sets it` };
   }
   if (key === "path") {
-    const ok = globMatches(want, have);
+    const ok = wildcardMatches(want, have);
     return { result: ok ? "yes" : "no", reason: ok ? `${have} matches ${want}` : `${have} does not match ${want}` };
   }
   const at = want.indexOf("@");

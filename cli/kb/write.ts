@@ -6,7 +6,8 @@ import { RkbError } from "../output/errors.ts";
 import { loadKbConfig } from "./config.ts";
 import { git, gitOrThrow } from "./git.ts";
 import { requireWritableKb } from "./layout.ts";
-import { lintKb, type Finding } from "./lint.ts";
+import type { Finding } from "./finding.ts";
+import { lintKb } from "./lint.ts";
 import { loadKb, type Kb } from "./store.ts";
 
 // The one write path: under the knowledge base's lock, plan the change from the current files,

@@ -1,5 +1,6 @@
 // One error record for every failure rkb reports: {error: {code, message, fix}}.
-// Exit codes: 0 ok, 1 error or findings, 2 usage, 3 needs the user.
+// Exit codes: 0 ok, 1 error or findings, 2 usage, 3 needs the user (code needs_user: only the user
+// may decide, e.g. with `rkb confirm`). `internal` is a bug in rkb; `config` a broken TOML file.
 
 export type ErrorCode =
   | "not_a_kb"
@@ -13,9 +14,9 @@ export type ErrorCode =
   | "invalid_lesson"
   | "locked"
   | "conflict"
-  | "expired"
-  | "bad_choice"
-  | "needs_terminal"
+  | "config"
+  | "needs_user"
+  | "internal"
   | "usage";
 
 export const EXIT = { ok: 0, error: 1, usage: 2, needsUser: 3 } as const;
@@ -33,12 +34,20 @@ export class RkbError extends Error {
   }
 
   get exit(): number {
-    return this.code === "usage" ? EXIT.usage : EXIT.error;
+    return this.code === "usage" ? EXIT.usage : this.code === "needs_user" ? EXIT.needsUser : EXIT.error;
   }
 
   toRecord(): { error: Record<string, unknown> } {
     return { error: { code: this.code, message: this.message, fix: this.fix, ...this.extra } };
   }
+}
+
+/** An RkbError as it is; anything else is a bug in rkb, reported as `internal` (with its stack when RKB_DEBUG is set). */
+export function asRkbError(e: unknown, env: NodeJS.ProcessEnv): RkbError {
+  if (e instanceof RkbError) return e;
+  const message = e instanceof Error ? e.message : String(e);
+  const stack = env.RKB_DEBUG && e instanceof Error && e.stack ? { stack: e.stack } : {};
+  return new RkbError("internal", message, "this is a bug in rkb; rerun with RKB_DEBUG=1 and report the output", stack);
 }
 
 export function usageError(message: string, fix: string): RkbError {

@@ -1,9 +1,10 @@
-import type { Finding } from "../kb/lint.ts";
+import type { Finding } from "../kb/finding.ts";
 import { EXIT, RkbError, usageError } from "./errors.ts";
 import { findingLine } from "./findings.ts";
 
-// The TOON encoder is loaded only when TOON is asked for: every rkb call is a new process.
-const toon = async (data: unknown) => (await import("./toon.ts")).toToon(data);
+// TOON is the library's own encoding, so its decoder reads back exactly the JSON data. The encoder
+// is loaded only when TOON is asked for: every rkb call is a new process.
+const toon = async (data: unknown) => (await import("@toon-format/toon")).encode(data, { indent: 2 });
 
 export type Format = "human" | "json" | "toon";
 
@@ -47,5 +48,6 @@ export async function renderError(err: RkbError, format: Format): Promise<{ stdo
   if (findings) for (const f of findings) text += `  ${findingLine(f)}\n`;
   const files = err.extra.files as string[] | undefined;
   if (files) for (const f of files) text += `  ${f}\n`;
+  if (typeof err.extra.stack === "string") text += err.extra.stack + "\n";
   return { stdout: "", stderr: text, exit: err.exit };
 }

@@ -61,34 +61,34 @@ function readToml(path: string): Record<string, unknown> {
   try {
     return Bun.TOML.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
   } catch (e) {
-    throw new RkbError("invalid_lesson", `${path} is not valid TOML: ${(e as Error).message}`, "fix the TOML syntax");
+    throw new RkbError("config", `${path} is not valid TOML: ${(e as Error).message}`, "fix the TOML syntax");
   }
 }
 
 function entries(path: string, table: string, keys: Set<string>): Record<string, unknown>[] {
   const data = readToml(path);
   const list = data[table];
-  if (!Array.isArray(list) || !list.length) throw new RkbError("invalid_lesson", `${path} has no [[${table}]] entries`, `add entries like [[${table}]] with the fields ${[...keys].join(", ")}`);
+  if (!Array.isArray(list) || !list.length) throw new RkbError("config", `${path} has no [[${table}]] entries`, `add entries like [[${table}]] with the fields ${[...keys].join(", ")}`);
   list.forEach((entry, i) => {
     for (const key of Object.keys(entry)) {
-      if (!keys.has(key)) throw new RkbError("invalid_lesson", `${path}: [[${table}]] number ${i + 1} has the unknown key \`${key}\``, `allowed keys: ${[...keys].join(", ")}`);
+      if (!keys.has(key)) throw new RkbError("config", `${path}: [[${table}]] number ${i + 1} has the unknown key \`${key}\``, `allowed keys: ${[...keys].join(", ")}`);
     }
-    if (!Array.isArray(entry.expect)) throw new RkbError("invalid_lesson", `${path}: [[${table}]] number ${i + 1} has no \`expect\` list`, "write expect = [\"<id>\"], or expect = [] when no lesson should answer");
+    if (!Array.isArray(entry.expect)) throw new RkbError("config", `${path}: [[${table}]] number ${i + 1} has no \`expect\` list`, "write expect = [\"<id>\"], or expect = [] when no lesson should answer");
   });
   return list as Record<string, unknown>[];
 }
 
 export function readQueries(path: string): EvalQuery[] {
   return entries(path, "query", QUERY_KEYS).map((q, i) => {
-    if (typeof q.text !== "string" || !q.text.trim()) throw new RkbError("invalid_lesson", `${path}: [[query]] number ${i + 1} has no text`, 'write text = "<what the user would type>"');
-    if (q.mode !== undefined && q.mode !== "search" && q.mode !== "literal") throw new RkbError("invalid_lesson", `${path}: [[query]] number ${i + 1} has mode \`${q.mode}\``, 'use mode = "search" (the default) or "literal"');
+    if (typeof q.text !== "string" || !q.text.trim()) throw new RkbError("config", `${path}: [[query]] number ${i + 1} has no text`, 'write text = "<what the user would type>"');
+    if (q.mode !== undefined && q.mode !== "search" && q.mode !== "literal") throw new RkbError("config", `${path}: [[query]] number ${i + 1} has mode \`${q.mode}\``, 'use mode = "search" (the default) or "literal"');
     return q as unknown as EvalQuery;
   });
 }
 
 export function readFailures(path: string): EvalFailure[] {
   return entries(path, "failure", FAILURE_KEYS).map((f, i) => {
-    if (typeof f.command !== "string" || typeof f.error !== "string") throw new RkbError("invalid_lesson", `${path}: [[failure]] number ${i + 1} needs a command and an error`, "write command = \"…\" and error = '''…''' (the output as printed)");
+    if (typeof f.command !== "string" || typeof f.error !== "string") throw new RkbError("config", `${path}: [[failure]] number ${i + 1} needs a command and an error`, "write command = \"…\" and error = '''…''' (the output as printed)");
     return f as unknown as EvalFailure;
   });
 }

@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { PlaceOptions } from "../commands/_shared.ts";
 import { splitFrontmatter } from "../kb/lesson.ts";
 import { keyErrorLines, program, replaceVolatile, stripHarnessTrailer } from "../sessions/bash.ts";
 import type { SearchIndex } from "./index.ts";
@@ -9,7 +8,7 @@ import { coverage } from "./relevance.ts";
 import { injectable, toInjected, type InjectedLesson } from "./recall.ts";
 import { openSearch, searchKb, type SearchResult } from "./search.ts";
 import { tokenGroups, tokenize } from "./tokenize.ts";
-import type { Place } from "../kb/place.ts";
+import type { Place, PlaceOptions } from "../kb/place.ts";
 import type { UsageCounts } from "../kb/usage.ts";
 
 // What rkb does when a command fails: build a query from the command and its error, search, and

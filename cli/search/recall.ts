@@ -1,5 +1,4 @@
-import type { PlaceOptions } from "../commands/_shared.ts";
-import type { Place } from "../kb/place.ts";
+import type { Place, PlaceOptions } from "../kb/place.ts";
 import type { UsageCounts } from "../kb/usage.ts";
 import type { SearchIndex } from "./index.ts";
 import { openSearch, searchKb, type SearchHit, type SearchResult } from "./search.ts";

@@ -1,8 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { PlaceOptions } from "../commands/_shared.ts";
 import { requireReadableKb } from "../kb/layout.ts";
-import { resolvePlace, type Place } from "../kb/place.ts";
+import { resolvePlace, type Place, type PlaceOptions } from "../kb/place.ts";
 import { kbRoot } from "../paths.ts";
 import { readUsage, usageFactor, type UsageCounts } from "../kb/usage.ts";
 import { evaluateWhen, type KeyVerdict, type Verdict } from "../kb/when.ts";

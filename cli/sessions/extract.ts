@@ -1,4 +1,4 @@
-import { Glob } from "bun";
+import { isPathGlob, pathGlobFiles } from "../glob.ts";
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { capture, type CaptureResult } from "./capture.ts";
@@ -67,9 +67,9 @@ export function findSessionFiles(paths: string[], cwd: string): { files: { path:
   };
   for (const p of paths) {
     const abs = isAbsolute(p) ? p : resolve(cwd, p);
-    if (/[*?[{]/.test(p)) {
+    if (isPathGlob(p)) {
       const before = found.size;
-      for (const match of new Glob(p).scanSync({ cwd, absolute: true, onlyFiles: true })) add(match);
+      for (const match of pathGlobFiles(p, cwd)) add(match);
       if (found.size === before) problems.push({ path: p, message: "the pattern matches no file" });
       continue;
     }
@@ -82,7 +82,7 @@ export function findSessionFiles(paths: string[], cwd: string): { files: { path:
     }
     if (st.isDirectory()) {
       const before = found.size;
-      for (const match of new Glob("**/*.jsonl").scanSync({ cwd: abs, absolute: true, onlyFiles: true })) add(match);
+      for (const match of pathGlobFiles("**/*.jsonl", abs)) add(match);
       if (found.size === before) problems.push({ path: p, message: "has no .jsonl file below it" });
     } else add(abs);
   }

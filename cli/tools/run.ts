@@ -1,26 +1,97 @@
-import { runCli, type CliResult } from "../dispatch.ts";
-import { toInvocation, type Provenance } from "./argv.ts";
-import { findTool } from "./schemas.ts";
-import { checkArguments, parseToolInput, unknownTool } from "./validate.ts";
+import type { CommandContext } from "../commands/_shared.ts";
+import { expectedValue, inputProblem } from "../input.ts";
+import type { PlaceOptions } from "../kb/place.ts";
+import type { TObject } from "typebox";
+import { asRkbError, usageError, type RkbError } from "../output/errors.ts";
+import { renderError, renderOutput } from "../output/render.ts";
+import { findTool, loadTool, TOOL_NAMES, type ToolSpec } from "./schemas.ts";
 
-export interface ToolRun extends Provenance {
+// The tool-call adapter: an agent's JSON arguments, checked against the tool's schema (a pick of the
+// command's input schema), become the command's input, and the command's handler runs in this
+// process. `rkb tool` and an MCP server both call callTool.
+
+export interface ToolCall {
   env: NodeJS.ProcessEnv;
+  /** The agent's working folder: it decides the project. */
   cwd: string;
-  format: "toon" | "json";
-  /** Place flags given to `rkb tool` itself, passed on to the command. */
-  placeArgs: string[];
+  /** How `text` is written: TOON (default, for agents) or JSON. */
+  format?: "toon" | "json";
+  /** --project, --system and --with as the caller gives them. */
+  place?: PlaceOptions;
+  /** Recorded as the provenance of what the tool writes. */
+  sessionId?: string;
+  harness?: string;
 }
 
-/** Checks the arguments and runs the matching command in this process; throws a usage error for bad input. */
-export async function runTool(name: string, input: string, run: ToolRun): Promise<CliResult> {
-  const tool = findTool(name);
-  if (!tool) throw unknownTool(name);
-  const args = parseToolInput(name, input);
-  checkArguments(tool, args);
-  const { argv, stdin } = toInvocation(name, args, run);
-  const formatFlag = run.format === "json" ? ["--format", "json"] : ["--toon"];
-  // Flags go before the `--` that ends the command's own flags.
-  const end = argv.indexOf("--");
-  const full = end < 0 ? [...argv, ...formatFlag, ...run.placeArgs] : [...argv.slice(0, end), ...formatFlag, ...run.placeArgs, ...argv.slice(end)];
-  return runCli(full, { env: run.env, cwd: run.cwd, stdin: stdin ?? "" });
+export interface ToolResult {
+  /** The command's exit code: 0 ok, 1 error, 2 bad arguments, 3 needs the user. */
+  exit: number;
+  /** The command's data, or the error record `{error: {code, message, fix}}`. */
+  data: unknown;
+  /** `data` written for the model (TOON) or a script (JSON). */
+  text: string;
+}
+
+/** Runs the tool `name` with `args` (one JSON object) and returns what it answers; never throws. */
+export async function callTool(name: string, args: unknown, call: ToolCall): Promise<ToolResult> {
+  const format = call.format ?? "toon";
+  try {
+    const tool = findTool(name);
+    if (!tool) throw unknownTool(name);
+    const { cmd, parameters } = await loadTool(tool);
+    const input = checkedArguments(tool, parameters, args);
+    const props = cmd.input.properties as Record<string, unknown>;
+    if ("session" in props && call.sessionId) input.session = call.sessionId;
+    if ("harness" in props && call.harness) input.harness = call.harness;
+    const ctx: CommandContext = {
+      env: call.env,
+      cwd: call.cwd,
+      format,
+      place: call.place ?? { with: {} },
+      stdin: async () => "",
+      stdinIsTTY: false,
+      origin: "tool",
+    };
+    const out = await cmd.run(input as never, ctx);
+    const rendered = await renderOutput(out, format);
+    return { exit: rendered.exit, data: out.data, text: rendered.stdout };
+  } catch (e) {
+    const err = asRkbError(e, call.env);
+    const rendered = await renderError(err, format);
+    return { exit: rendered.exit, data: err.toRecord(), text: rendered.stdout };
+  }
+}
+
+/** A tool's arguments as the text `rkb tool` reads on stdin: empty is {}, anything but one JSON object is a usage error. */
+export function parseToolArguments(tool: string, text: string): Record<string, unknown> {
+  if (text.trim() === "") return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw usageError(`the arguments of ${tool} are not valid JSON: ${(e as Error).message}`, `pass one JSON object on stdin, e.g. {"query": "cmake zlib"}`);
+  }
+  return asObject(tool, value);
+}
+
+function asObject(tool: string, value: unknown): Record<string, unknown> {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw usageError(`the arguments of ${tool} must be a JSON object`, `pass one JSON object on stdin, e.g. {"query": "cmake zlib"}`);
+  }
+  return value as Record<string, unknown>;
+}
+
+export function unknownTool(name: string): RkbError {
+  return usageError(`\`${name}\` is not an rkb tool`, `the tools are ${TOOL_NAMES.join(", ")}; \`rkb tools --toon\` shows their arguments`);
+}
+
+/** The arguments checked against the tool's schema (null counts as absent); a usage error says exactly what is wrong, so the model can correct the call. */
+export function checkedArguments(tool: ToolSpec, parameters: TObject, args: unknown): Record<string, unknown> {
+  const given = Object.fromEntries(Object.entries(asObject(tool.name, args)).filter(([, v]) => v !== null));
+  const problem = inputProblem(parameters, given);
+  if (!problem) return given;
+  const fix = `run \`rkb tools --toon\` to see the arguments of ${tool.name}`;
+  if (problem.kind === "unknown") throw usageError(`\`${problem.field}\` is not an argument of ${tool.name}`, `${fix}; its arguments are ${Object.keys(parameters.properties).join(", ")}`);
+  if (problem.kind === "missing") throw usageError(`${tool.name} needs \`${problem.field}\``, fix);
+  throw usageError(`\`${problem.field}\` of ${tool.name} must be ${expectedValue(problem.schema)}`, fix);
 }

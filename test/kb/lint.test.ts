@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_KB_TOML } from "../../cli/kb/config.ts";
-import { fixFlowStyle, lintKb, lintStaged, type Finding } from "../../cli/kb/lint.ts";
+import type { Finding } from "../../cli/kb/finding.ts";
+import { fixFlowStyle, lintKb, lintStaged } from "../../cli/kb/lint.ts";
 import { sandbox, writeFile } from "../helpers.ts";
 
 const GOOD = `---

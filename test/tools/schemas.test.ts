@@ -3,7 +3,8 @@ import { ALL_TYPE_SECTIONS, LESSON_TYPES, sectionField } from "../../cli/kb/sche
 import { firstSentence } from "../../cli/kb/body.ts";
 import { TOOLS, toolDefinition } from "../../cli/tools/schemas.ts";
 
-const json = (t: (typeof TOOLS)[number]) => toolDefinition(t).inputSchema;
+const definitions = new Map(await Promise.all(TOOLS.map(async (t) => [t.name, await toolDefinition(t)] as const)));
+const json = (t: (typeof TOOLS)[number]) => definitions.get(t.name)!.inputSchema;
 
 /** Every `default` anywhere in a schema, with its path. */
 function defaults(schema: unknown, path = ""): [string, unknown][] {
@@ -42,7 +43,7 @@ describe("tool schemas", () => {
   });
 
   test("the definition `rkb tools` prints survives JSON and has a one-sentence snippet", () => {
-    const d = toolDefinition(TOOLS[0]!);
+    const d = definitions.get(TOOLS[0]!.name)!;
     expect(JSON.parse(JSON.stringify(d))).toEqual(d);
     expect(d.snippet.endsWith(".")).toBe(true);
     expect(d.description.startsWith(d.snippet)).toBe(true);

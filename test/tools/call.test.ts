@@ -1,0 +1,134 @@
+// The tool-call adapter in-process: arguments checked by the command's own schema (picked for the
+// tool) with the messages a model can act on, and rkb_add's fields turned into a lesson.
+import { describe, expect, test } from "bun:test";
+import { lessonFields } from "../../cli/commands/add.ts";
+import { lessonParts } from "../../cli/kb/compose.ts";
+import { serializeLesson, type Frontmatter } from "../../cli/kb/lesson.ts";
+import { REQUIRED_SECTIONS, sectionField } from "../../cli/kb/schema.ts";
+import { RkbError } from "../../cli/output/errors.ts";
+import { findTool, loadTool } from "../../cli/tools/schemas.ts";
+import { checkedArguments, parseToolArguments, unknownTool } from "../../cli/tools/run.ts";
+
+async function problem(tool: string, args: Record<string, unknown>): Promise<string | undefined> {
+  const spec = findTool(tool)!;
+  const { parameters } = await loadTool(spec);
+  try {
+    checkedArguments(spec, parameters, args);
+    return undefined;
+  } catch (e) {
+    expect(e).toBeInstanceOf(RkbError);
+    expect((e as RkbError).code).toBe("usage");
+    expect((e as RkbError).fix).toContain("rkb tools --toon");
+    return (e as RkbError).message;
+  }
+}
+
+describe("tool argument checks", () => {
+  test("good arguments pass", async () => {
+    expect(await problem("rkb_search", { query: "cmake zlib", limit: 3, all: true })).toBeUndefined();
+    expect(await problem("rkb_add", { type: "fact", title: "t", topic: "git", tags: ["a"], when: { project: "p" }, statement: "s", evidence: "e" })).toBeUndefined();
+    expect(await problem("rkb_note", { text: "x", priority: 3 })).toBeUndefined();
+  });
+
+  test("an unknown key is named, with the valid ones", async () => {
+    expect(await problem("rkb_search", { query: "x", limt: 3 })).toBe("`limt` is not an argument of rkb_search");
+    // Fields of the command that the tool does not take are unknown too.
+    expect(await problem("rkb_search", { query: "x", regex: "y" })).toBe("`regex` is not an argument of rkb_search");
+    expect(await problem("rkb_add", { type: "fact", title: "t", topic: "g", template: "fact" })).toBe("`template` is not an argument of rkb_add");
+  });
+
+  test("a missing or null required argument is named", async () => {
+    expect(await problem("rkb_show", {})).toBe("rkb_show needs `id`");
+    expect(await problem("rkb_show", { id: null })).toBe("rkb_show needs `id`");
+    expect(await problem("rkb_edit", { id: "a", text: "t" })).toBe("rkb_edit needs `base`");
+  });
+
+  test("a null optional argument counts as absent", async () => {
+    expect(await problem("rkb_search", { query: "x", limit: null })).toBeUndefined();
+  });
+
+  test("wrong types say what was expected", async () => {
+    expect(await problem("rkb_search", { query: 3 })).toBe("`query` of rkb_search must be a string");
+    expect(await problem("rkb_search", { query: "x", limit: "3" })).toBe("`limit` of rkb_search must be an integer ≥ 1");
+    expect(await problem("rkb_search", { query: "x", limit: 0 })).toBe("`limit` of rkb_search must be an integer ≥ 1");
+    expect(await problem("rkb_search", { query: "x", limit: 2.5 })).toBe("`limit` of rkb_search must be an integer ≥ 1");
+    expect(await problem("rkb_search", { query: "x", all: "yes" })).toBe("`all` of rkb_search must be true or false");
+    expect(await problem("rkb_note", { text: "x", priority: 4 })).toBe("`priority` of rkb_note must be an integer from 1 to 3");
+    expect(await problem("rkb_used", { id: "a", result: "maybe" })).toBe("`result` of rkb_used must be one of worked, failed, irrelevant");
+    expect(await problem("rkb_add", { type: "fact", title: "t", topic: "g", tags: ["a", 1] })).toBe("`tags` of rkb_add must be a list of strings");
+    expect(await problem("rkb_add", { type: "fact", title: "t", topic: "g", when: { project: 1 } })).toContain("`when` of rkb_add must be an object of strings");
+    expect(await problem("rkb_add", { type: "fact", title: "t", topic: "g", when: ["p"] })).toContain("must be an object of strings");
+    expect(await problem("rkb_add", { type: "lesson", title: "t", topic: "g" })).toBe("`type` of rkb_add must be one of pitfall, recipe, fact, decision, preference");
+    expect(await problem("rkb_add", { type: "fact", title: "t", topic: "g", verified_how: "checked" })).toBe("`verified_how` of rkb_add must be one of ran, read, told");
+  });
+
+  test("input: empty is {}, anything but one JSON object is a usage error", () => {
+    expect(parseToolArguments("rkb_show", "  \n")).toEqual({});
+    expect(parseToolArguments("rkb_show", '{"id":"x"}')).toEqual({ id: "x" });
+    expect(() => parseToolArguments("rkb_show", "{id: x}")).toThrow("not valid JSON");
+    expect(() => parseToolArguments("rkb_show", "[1]")).toThrow("must be a JSON object");
+    expect(() => parseToolArguments("rkb_show", "null")).toThrow("must be a JSON object");
+  });
+
+  test("an unknown tool lists the tools", () => {
+    const e = unknownTool("rkb_serch");
+    expect(e.code).toBe("usage");
+    expect(e.fix).toContain("rkb_search, rkb_show, rkb_add, rkb_note, rkb_used, rkb_flag, rkb_edit");
+  });
+});
+
+describe("rkb_add's lesson, built from fields without Markdown", () => {
+  const tool = { origin: "tool" as const };
+  const pitfall = {
+    type: "pitfall",
+    title: "  CMake\nmisses ZLIB ",
+    topic: "cmake",
+    tags: ["cmake", " ", "zlib: 1.3"],
+    queries: ["Could NOT find ZLIB"],
+    when: { project: "app", hdf5: "1.14" },
+    symptom: "S",
+    cause: "C",
+    fix: "F",
+    evidence: "`cmake` said: yes",
+  };
+  /** The file a lesson with these parts becomes (planAdd adds id, status and the rest). */
+  const file = (parts: ReturnType<typeof lessonParts>) => serializeLesson(parts.frontmatter as Frontmatter, parts.body);
+  const frontmatter = (text: string) => Bun.YAML.parse(text.slice(4, text.indexOf("\n---\n", 4)));
+
+  test("frontmatter keeps every value as written (quoting included), blank tags dropped", () => {
+    expect(frontmatter(file(lessonParts(lessonFields(pitfall, tool))))).toEqual({
+      type: "pitfall",
+      verified_how: "ran",
+      tags: ["cmake", "zlib: 1.3"],
+      queries: ["Could NOT find ZLIB"],
+      when: { project: "app", hdf5: "1.14" },
+    });
+  });
+
+  test("one-line title, then the type's sections in their order", () => {
+    const text = file(lessonParts(lessonFields({ ...pitfall, verified_how: "read" }, tool)));
+    expect(text).toContain("verified_how: read\n");
+    expect(text.slice(text.indexOf("\n---\n") + 5)).toBe("\n# CMake misses ZLIB\n\n## Symptom\nS\n\n## Cause\nC\n\n## Fix\nF\n\n## Evidence\n`cmake` said: yes\n");
+  });
+
+  test("empty lists and facts are left out", () => {
+    const parts = lessonParts(lessonFields({ type: "fact", title: "T", tags: [], when: {}, statement: "S", evidence: "E" }, tool));
+    expect(parts.frontmatter).toEqual({ type: "fact", verified_how: "ran" });
+  });
+
+  test("a missing section of the type is named, the way the caller wrote it", () => {
+    const recipe = { type: "recipe", title: "T", when_to_use: "W", evidence: "E" };
+    expect(() => lessonFields(recipe, tool)).toThrow("a recipe needs `steps`");
+    expect(() => lessonFields({ ...recipe, steps: " " }, tool)).toThrow("a recipe needs `steps`");
+    expect(() => lessonFields(recipe, { origin: "cli" })).toThrow("a recipe needs --steps");
+    for (const type of ["pitfall", "recipe", "fact", "decision", "preference"] as const) {
+      const all = Object.fromEntries(REQUIRED_SECTIONS[type].map((h) => [sectionField(h), "x"]));
+      expect(() => lessonFields({ type, title: "T", ...all }, tool)).not.toThrow();
+    }
+  });
+
+  test("a section of another type is refused, not silently dropped", () => {
+    expect(() => lessonFields({ type: "fact", title: "T", statement: "S", evidence: "E", fix: "F" }, tool)).toThrow("`fix` is not a section of a fact");
+    expect(() => lessonFields({ type: "fact", title: "T", statement: "S", evidence: "E", when_to_use: "W" }, { origin: "cli" })).toThrow("--when-to-use is not a section of a fact");
+  });
+});
