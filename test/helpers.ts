@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
@@ -13,12 +13,13 @@ export interface Sandbox {
 }
 
 const sandboxes: string[] = [];
-// One test run makes hundreds of sandboxes; remove them when the run ends.
-process.on("exit", () => {
-  for (const dir of sandboxes) rmSync(dir, { recursive: true, force: true });
-});
 
-/** A throwaway HOME with its own XDG folders and git identity; RKB_HOME points inside it. Removed at exit. */
+/** One test run makes hundreds of sandboxes; test/setup.ts removes them after the last test. */
+export function removeSandboxes(): void {
+  for (const dir of sandboxes.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** A throwaway HOME with its own XDG folders and git identity; RKB_HOME points inside it. Removed when the run ends. */
 export function sandbox(name = "rkb-test"): Sandbox {
   const dir = mkdtempSync(join(tmpdir(), name + "-"));
   sandboxes.push(dir);
@@ -41,6 +42,30 @@ export function sandbox(name = "rkb-test"): Sandbox {
     NO_COLOR: "1",
   };
   return { dir, home, kb, env };
+}
+
+/** A copy of a sandbox (knowledge base, state, home) in a new folder: the same calls in both give the same results but for random ids and times. */
+export function twin(box: Sandbox): Sandbox {
+  const dir = mkdtempSync(join(tmpdir(), "rkb-twin-"));
+  sandboxes.push(dir);
+  cpSync(box.dir, dir, { recursive: true });
+  const env = Object.fromEntries(Object.entries(box.env).map(([k, v]) => [k, v.startsWith(box.dir) ? dir + v.slice(box.dir.length) : v]));
+  return { dir, home: join(dir, "home"), kb: join(dir, "kb"), env };
+}
+
+/**
+ * Data from two twin sandboxes made comparable: their folders, hex ids and hashes (numbered in order
+ * of appearance), and clock times are replaced by placeholders.
+ */
+export function comparable(data: unknown, box: Sandbox): unknown {
+  const seen = new Map<string, string>();
+  const text = JSON.stringify(data)
+    .replaceAll(box.dir, "<dir>")
+    .replace(/"time":\d+/g, '"time":0')
+    // Not after ":": a long JSON number is not an id.
+    .replace(/(?<!:)\b[0-9a-f]{7,40}\b/g, (hex) => seen.get(hex) ?? (seen.set(hex, `<hex${seen.size + 1}>`), `<hex${seen.size}>`))
+    .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, "<time>");
+  return JSON.parse(text);
 }
 
 export interface Run {

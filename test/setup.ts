@@ -2,6 +2,11 @@
 import { statSync } from "node:fs";
 import { Glob } from "bun";
 import { join } from "node:path";
+import { afterAll } from "bun:test";
+import { removeSandboxes } from "./helpers.ts";
+
+// A hook in this preload file runs once, after every test file: the sandboxes go then.
+afterAll(removeSandboxes);
 
 const root = join(import.meta.dir, "..");
 const bin = join(root, "dist", "rkb");

@@ -40,11 +40,10 @@ export async function callTool(name: string, args: unknown, call: ToolCall): Pro
     if (!tool) throw unknownTool(name);
     const { cmd, parameters } = await loadTool(tool);
     const input = checkedArguments(tool, parameters, args);
-    const props = cmd.input.properties as Record<string, unknown>;
-    if ("session" in props && call.sessionId) input.session = call.sessionId;
-    if ("harness" in props && call.harness) input.harness = call.harness;
+    // Provenance: the session goes to the commands that record one, the harness to all of them.
+    if ("session" in (cmd.input.properties as object) && call.sessionId) input.session = call.sessionId;
     const ctx: CommandContext = {
-      env: call.env,
+      env: call.harness ? { ...call.env, RKB_HARNESS: call.harness } : call.env,
       cwd: call.cwd,
       format,
       place: call.place ?? { with: {} },

@@ -33,7 +33,11 @@ describe("extension/rkb.ts type-checks", () => {
           files: [join(ROOT, "extension", "rkb.ts")],
         };
         writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(config));
-        const tsc = Bun.spawnSync([process.execPath, join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(dir, "tsconfig.json")], { cwd: ROOT });
+        const tsc = Bun.spawnSync([process.execPath, join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(dir, "tsconfig.json")], {
+          cwd: ROOT,
+          // tsc turns on Node's compile cache, which lands in TMPDIR: keep it in the folder removed below.
+          env: { ...process.env, TMPDIR: dir },
+        });
         expect(tsc.stdout.toString() + tsc.stderr.toString()).toBe("");
         expect(tsc.exitCode).toBe(0);
       } finally {
