@@ -1,4 +1,5 @@
-import { defineRkbCommand } from "./_shared.ts";
+import { Type } from "typebox";
+import { defineCommand } from "./_shared.ts";
 import { SKILL_DESCRIPTION } from "../install/skill.ts";
 import { toolCaller } from "../mcp/call.ts";
 import { serve } from "../mcp/server.ts";
@@ -7,12 +8,12 @@ import { VERSION } from "../version.ts";
 // `rkb mcp`: the MCP server Claude Code (or any MCP client) starts. It reads requests until the
 // client closes stdin. Bun.stdin.stream() reads fd 0 as bytes arrive without building Node's
 // process.stdin; replies go out with Bun.write, one line each, in order.
-export default defineRkbCommand({
+export default defineCommand({
   name: "mcp",
   description: "Serve the agent tools over the Model Context Protocol (stdio, for Claude Code and other MCP clients)",
   examples: ["rkb mcp", "claude mcp add rkb -- rkb mcp"],
-  args: {},
-  run: async (ctx) => {
+  input: Type.Object({}, { additionalProperties: false }),
+  run: async (_input, ctx) => {
     const input = Bun.stdin.stream() as unknown as AsyncIterable<Uint8Array>;
     await serve(input, (line) => Bun.write(Bun.stdout, line), { callTool: toolCaller(ctx.env, ctx.cwd), version: VERSION, instructions: SKILL_DESCRIPTION });
     return { data: null, human: "", raw: true };

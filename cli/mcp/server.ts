@@ -1,4 +1,4 @@
-import { findTool, TOOLS, toolDefinition } from "../tools/schemas.ts";
+import { findTool, TOOL_NAMES, TOOLS, toolDefinition } from "../tools/schemas.ts";
 
 // The Model Context Protocol over stdio: newline-delimited JSON-RPC 2.0, one message a line. The
 // server answers requests one at a time, in order, and decides nothing about tools itself: tools/list
@@ -45,7 +45,10 @@ class RpcError extends Error {
 const fail = (id: Id, code: number, message: string): Reply => ({ jsonrpc: "2.0", id, error: { code, message } });
 
 export function createServer(opts: ServerOptions) {
-  const tools = TOOLS.map(toolDefinition).map((t) => ({ name: t.name, title: t.label, description: t.description, inputSchema: t.inputSchema }));
+  // Built on the first tools/list: each tool's schema comes from its command, loaded then.
+  let tools: Promise<unknown[]> | undefined;
+  const listTools = () =>
+    (tools ??= Promise.all(TOOLS.map(toolDefinition)).then((all) => all.map((t) => ({ name: t.name, title: t.label, description: t.description, inputSchema: t.inputSchema }))));
 
   const methods: Record<string, (params: Record<string, unknown>) => Promise<unknown> | unknown> = {
     initialize: (params) => {
@@ -54,11 +57,11 @@ export function createServer(opts: ServerOptions) {
       return { protocolVersion, capabilities: { tools: { listChanged: false } }, serverInfo: { name: "rkb", version: opts.version }, instructions: opts.instructions };
     },
     ping: () => ({}),
-    "tools/list": () => ({ tools }),
+    "tools/list": async () => ({ tools: await listTools() }),
     "tools/call": async (params) => {
       const name = params.name;
       if (typeof name !== "string") throw new RpcError(ERROR.invalidParams, "tools/call needs `name`, the tool to run");
-      if (!findTool(name)) throw new RpcError(ERROR.invalidParams, `unknown tool \`${name}\`; tools/list lists ${tools.map((t) => t.name).join(", ")}`);
+      if (!findTool(name)) throw new RpcError(ERROR.invalidParams, `unknown tool \`${name}\`; tools/list lists ${TOOL_NAMES.join(", ")}`);
       const args = params.arguments ?? {};
       if (typeof args !== "object" || args === null || Array.isArray(args)) throw new RpcError(ERROR.invalidParams, "tools/call `arguments` must be a JSON object");
       const out = await opts.callTool(name, args as Record<string, unknown>);
