@@ -4,7 +4,9 @@ import { findingLine } from "./findings.ts";
 
 // TOON is the library's own encoding, so its decoder reads back exactly the JSON data. The encoder
 // is loaded only when TOON is asked for: every rkb call is a new process.
-const toon = async (data: unknown) => (await import("@toon-format/toon")).encode(data, { indent: 2 });
+// The data goes through JSON first so that TOON holds exactly what JSON does (an undefined field is
+// left out, not written as null).
+const toon = async (data: unknown) => (await import("@toon-format/toon")).encode(JSON.parse(JSON.stringify(data ?? null)), { indent: 2 });
 
 export type Format = "human" | "json" | "toon";
 
