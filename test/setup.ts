@@ -5,8 +5,9 @@ import { join } from "node:path";
 import { afterAll } from "bun:test";
 import { removeSandboxes } from "./helpers.ts";
 
-// A hook in this preload file runs once, after every test file: the sandboxes go then.
-afterAll(removeSandboxes);
+// A hook in this preload file runs once, after every test file: the sandboxes go then (hundreds of
+// folders; on a loaded machine that takes longer than a test's default 5 s).
+afterAll(removeSandboxes, { timeout: 120_000 });
 
 const root = join(import.meta.dir, "..");
 const bin = join(root, "dist", "rkb");
