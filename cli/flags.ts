@@ -156,7 +156,10 @@ export function readCommandLine(cmd: RkbCommand, rest: string[]): CommandLine {
   if (problem) {
     const positional = positionalsOf(cmd).includes(problem.field);
     const name = positional ? `<${problem.field}>` : `--${flagsOf(cmd).find((f) => f.prop === problem.field)?.flag ?? problem.field}`;
-    if (problem.kind === "invalid") throw usageError(`${positional ? raw[problem.field] : `${name} ${raw[problem.field] ?? ""}`} is not ${expectedWord(problem.schema)}`.replace("  ", " "), help);
+    if (problem.kind === "invalid") {
+      const given = [positional ? "" : name, raw[problem.field] ?? ""].filter(Boolean).join(" ");
+      throw usageError(`${given} is not ${expectedWord(problem.schema)}`, help);
+    }
     throw usageError(`\`rkb ${cmd.name}\` needs ${name}`, help);
   }
   return {
