@@ -2,6 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { claudePluginFiles } from "../../cli/install/claude.ts";
 import { extensionText, installChecks, parseProblem } from "../../cli/install/index.ts";
 import { BIN, rkb, sandbox } from "../helpers.ts";
 
@@ -148,6 +149,14 @@ describe("rkb install claude", () => {
     expect(u.json().installs[0].files.slice(0, 2).map((f: any) => f.action)).toEqual(["kept", "kept"]);
     expect(readFileSync(manifest, "utf8")).toBe('{"name": "rkb"}');
     expect(Object.fromEntries(installChecks(env, BIN).map((x) => [x.check, x]))["plugin: claude"]).toMatchObject({ status: "warn", fix: "move it away, then run `rkb install claude`" });
+  });
+
+  test("the hook commands run the binary whatever its path holds (Claude Code runs them with the shell)", () => {
+    const odd = "/opt/it's here/$HOME/r k b";
+    const hooks = JSON.parse(claudePluginFiles("/h", odd, "m").find((f) => f.path.endsWith("hooks.json"))!.text).hooks;
+    const command: string = hooks.SessionEnd[0].hooks[0].command;
+    const argv = Bun.spawnSync(["sh", "-c", `printf '%s\\n' ${command}`]).stdout.toString();
+    expect(argv).toBe(`${odd}\nhook\nsession-end\n`);
   });
 
   test("doctor: a plugin that runs a missing binary fails", async () => {
