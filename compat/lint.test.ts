@@ -4,7 +4,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { classify } from "../cli/kb/layout.ts";
 import { parseLesson, serializeLesson } from "../cli/kb/lesson.ts";
-import { lintKb, type Finding } from "../cli/kb/lint.ts";
+import type { Finding } from "../cli/kb/finding.ts";
+import { lintKb } from "../cli/kb/lint.ts";
 
 // The shared fixtures are lessons written by the Rust rkb: this implementation must read every one
 // of them, write each back unchanged, and find nothing wrong with them.
