@@ -61,7 +61,7 @@ export function extensionText(harness: PiHarness, bin: string): string {
   };
   const text = `// ${marker(harness)}\n` + fill(fill(extensionSource, "__RKB_BIN__", bin), "__RKB_HARNESS__", harness);
   const problem = parseProblem(text);
-  if (problem) throw new RkbError("io", `the extension for ${harness} would not load: ${problem}`, "this is a bug in rkb; please report it");
+  if (problem) throw new RkbError("internal", `the extension for ${harness} would not load: ${problem}`, "this is a bug in rkb; please report it");
   return text;
 }
 

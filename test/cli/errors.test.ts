@@ -41,6 +41,19 @@ describe("errors are one record, with a fix, never a stack trace", () => {
     expect(lint.stdout + lint.stderr).toContain("general/git/broken.md:5");
   });
 
+  test("a broken TOML file is a `config` error naming the file", async () => {
+    const box = sandbox();
+    kbFromFixture(box);
+    writeFile(join(box.kb, "kb.toml"), "[layout\n");
+    const flag = await rkb(["flag", "3c0ffee001", "--reason", "old", "--format", "json"], { env: box.env });
+    expect(flag.exit).toBe(1);
+    expect(flag.json().error.code).toBe("config");
+    expect(flag.json().error.message).toContain("kb.toml");
+    writeFile(join(box.dir, "q.toml"), "[[query]\ntext = 1\n");
+    const evaluated = await rkb(["eval", "--queries", join(box.dir, "q.toml"), "--format", "json"], { env: box.env });
+    expect(evaluated.json().error).toMatchObject({ code: "config" });
+  });
+
   test("usage errors exit 2: unknown flag, unknown command, missing argument, flag without value, bad --with", async () => {
     const box = sandbox();
     kbFromFixture(box);

@@ -5,7 +5,7 @@ import { lessonFields } from "../../cli/commands/add.ts";
 import { lessonParts } from "../../cli/kb/compose.ts";
 import { serializeLesson, type Frontmatter } from "../../cli/kb/lesson.ts";
 import { REQUIRED_SECTIONS, sectionField } from "../../cli/kb/schema.ts";
-import { RkbError } from "../../cli/output/errors.ts";
+import { asRkbError, RkbError, usageError } from "../../cli/output/errors.ts";
 import { findTool, loadTool } from "../../cli/tools/schemas.ts";
 import { checkedArguments, parseToolArguments, unknownTool } from "../../cli/tools/run.ts";
 
@@ -130,5 +130,20 @@ describe("rkb_add's lesson, built from fields without Markdown", () => {
   test("a section of another type is refused, not silently dropped", () => {
     expect(() => lessonFields({ type: "fact", title: "T", statement: "S", evidence: "E", fix: "F" }, tool)).toThrow("`fix` is not a section of a fact");
     expect(() => lessonFields({ type: "fact", title: "T", statement: "S", evidence: "E", when_to_use: "W" }, { origin: "cli" })).toThrow("--when-to-use is not a section of a fact");
+  });
+});
+
+describe("an unexpected exception", () => {
+  test("is `internal`, a bug to report, exit 1; RKB_DEBUG adds the stack", () => {
+    const err = asRkbError(new TypeError("x is undefined"), {});
+    expect(err.toRecord()).toEqual({ error: { code: "internal", message: "x is undefined", fix: "this is a bug in rkb; rerun with RKB_DEBUG=1 and report the output" } });
+    expect(err.exit).toBe(1);
+    expect(asRkbError(new Error("boom"), { RKB_DEBUG: "1" }).extra.stack).toContain("boom");
+    const known = usageError("bad", "fix it");
+    expect(asRkbError(known, {})).toBe(known);
+  });
+
+  test("needs_user exits 3", () => {
+    expect(new RkbError("needs_user", "confirm first", "run `rkb confirm`").exit).toBe(3);
   });
 });
