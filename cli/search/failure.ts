@@ -1,33 +1,46 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { splitFrontmatter } from "../kb/lesson.ts";
-import { keyErrorLines, program, replaceVolatile, stripHarnessTrailer } from "../sessions/bash.ts";
-import type { SearchIndex } from "./index.ts";
-import { parseQuery } from "./rank.ts";
-import { coverage } from "./relevance.ts";
-import { injectable, toInjected, type InjectedLesson } from "./recall.ts";
-import { openSearch, searchKb, type SearchResult } from "./search.ts";
-import { tokenGroups, tokenize } from "./tokenize.ts";
 import type { Place, PlaceOptions } from "../kb/place.ts";
 import type { UsageCounts } from "../kb/usage.ts";
+import { keyErrorLines, program, replaceVolatile, stripHarnessTrailer } from "../sessions/bash.ts";
+import { docFrequency, termFrequency, type SearchIndex } from "./index.ts";
+import { idf } from "./rank.ts";
+import { injectable, toInjected, type InjectedLesson } from "./recall.ts";
+import { openSearch, searchKb, type SearchHit } from "./search.ts";
+import { tokenGroups, tokenize } from "./tokenize.ts";
 
 // What rkb does when a command fails: build a query from the command and its error, search, and
-// inject the top lesson only when the error itself is clearly about that lesson: the lesson quotes
-// a piece of the error (a phrase of two words or more, or an error code or compound name, in its
-// title or its code), its words cover most of one key error line, and its relevance is high and
-// clearly ahead of the next lesson's. Lessons quote the errors they are about verbatim; a lesson
-// that only uses the same words in its prose is usually about something else. The hook and
-// `rkb eval --failures` / `--replay` all decide through `failureDecision`.
+// inject a lesson only when the error itself is clearly what that lesson is about. Lessons quote
+// the errors they are about verbatim, so the evidence is the quote, not shared vocabulary:
+// - the lesson quotes most of one key error line (runs of two or more words in the same order, or
+//   a compound name), and most of its quoted line is in the error: a lesson whose long quote only
+//   shares "Permission denied (publickey)" with the error is about another failure;
+// - an error code names one error: a failure with codes and a lesson quoting only other codes are
+//   two different errors of the same tool (`npm ERR! code E404` vs `ERESOLVE`);
+// - the program: a lesson that never names the failing program is a near miss (nginx's lesson for
+//   apache, npm's for pnpm) unless its quote is nearly the whole error line;
+// - program names and severity labels ("npm ERR!", "nginx: [emerg]", "fatal:") start every error of
+//   a tool, so they are no evidence of which error it is.
+// Of the first few search results, the lesson with the strongest quote wins. The hook,
+// `rkb eval --failures` / `--replay` and `--explain` all decide through `decideFailureIn`.
 
 /** The query stops before it grows past this many terms: the first key lines say the most. */
 const MAX_QUERY_TERMS = 40;
-
-/** The top lesson must cover at least this share of one key error line's distinctive words… */
-export const FAILURE_MIN_LINE_COVERAGE = 0.4;
-/** …be this relevant to the whole failure query… */
-export const FAILURE_MIN_RELEVANCE = 0.35;
-/** …and this much more relevant than the next lesson. */
-export const FAILURE_MIN_MARGIN = 0.2;
+/** Search results the rule weighs: the lesson that quotes the error best is often not the first. */
+const CANDIDATES = 3;
+/** What a word inside quotes in an error line (`No module named 'yaml'`) counts: it is usually the argument of this one run, not the error. */
+const ARGUMENT_WEIGHT = 0.25;
+/** The lesson must quote at least this share of the key line's distinctive weight… */
+export const FAILURE_MIN_QUOTED = 0.4;
+/** …and the error must hold at least this share of the lesson's quoted line. */
+export const FAILURE_MIN_QUOTE_FOUND = 0.4;
+/** A lesson that does not name the failing program needs nearly the whole line and quote. */
+export const FAILURE_MIN_QUOTED_OTHER_PROGRAM = 0.7;
+export const FAILURE_MIN_QUOTE_FOUND_OTHER_PROGRAM = 0.7;
+/** Key lines and words per line the rule reads: an error of any size is judged in bounded time. */
+const MAX_KEY_LINES = 12;
+const MAX_LINE_TERMS = 40;
 
 /** A key error line without the parts that only add noise to a query (paths, hex ids, numbers). */
 function withoutNoise(line: string): string {
@@ -55,36 +68,6 @@ export function failureQuery(command: string, error: string): string {
   return words.join(" ");
 }
 
-/** The largest share of any one key line's distinctive words that the lesson holds. */
-function bestLineCoverage(index: SearchIndex, lines: string[], doc: number, programName: string): number {
-  let best = 0;
-  for (const line of lines) {
-    const query = parseQuery(index, `${programName} ${line}`);
-    if (query.words.length < 3) continue; // "error: failed" alone says nothing about which failure
-    best = Math.max(best, coverage(index, query, doc));
-  }
-  return best;
-}
-
-/** The lines a lesson quotes: its title, its inline code and its code blocks, cleaned of noise. */
-export function quotedLines(index: SearchIndex, doc: number): string[] {
-  const lesson = index.lesson(doc);
-  const out = [lesson.title];
-  let body: string;
-  try {
-    body = splitFrontmatter(readFileSync(join(index.root, lesson.path), "utf8"), lesson.path).body;
-  } catch {
-    return out;
-  }
-  let fenced = false;
-  for (const line of body.split("\n")) {
-    if (/^\s*(`{3,}|~{3,})/.test(line)) fenced = !fenced;
-    else if (fenced) out.push(line);
-    else for (const m of line.matchAll(/`([^`\n]+)`/g)) out.push(m[1]!);
-  }
-  return out.map(withoutNoise);
-}
-
 /** The whole form of each token of a line, in order (stop words dropped, so phrases match across them). */
 function termSequence(line: string): string[] {
   return tokenGroups(line).map((g) => g.whole ?? g.parts.join(" "));
@@ -98,66 +81,261 @@ function isCompound(term: string): boolean {
   return /[_:@-]/.test(term) || (term.includes(".") && !/^[^.]+\.[a-z][a-z0-9]{0,3}$/.test(term));
 }
 
-/** Severity labels name no failure: "CMake Error", "LaTeX Error" and "fatal: …" start many different ones. */
-const SEVERITY = new Set(tokenize("error errors fatal warning failed"));
+/** Severity labels name no failure: "CMake Error", "npm ERR!", "nginx: [emerg]" and "fatal: …" start many different ones. */
+const SEVERITY = new Set(tokenize("error errors err fatal warning warn failed failure emerg crit alert"));
+
+/** An error code names one error (`E0382`, `NU1101`, `EACCES`, `ERR_REQUIRE_ESM`, `203/EXEC`); read from the raw text, where case still tells. */
+const ERROR_CODE = /(?<![\w/-])(?:[A-Z]{1,8}\d{3,6}|E[A-Z]{4,}|ERR_[A-Z0-9_]+|\d{3}\/[A-Z]{3,})(?![\w/-])/g;
+
+export function errorCodes(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.matchAll(ERROR_CODE)) if (!SEVERITY.has(m[0].toLowerCase())) out.add(m[0].toLowerCase());
+  return [...out];
+}
 
 /**
- * The piece of the error the lesson quotes: two words adjacent in a key line and in a quoted line
- * of the lesson (neither a severity label), or a compound name from a key line. Undefined when it
- * quotes none.
+ * The names that print an error's lines: the command's program and a word that starts a key line
+ * before a colon or `ERR!` (`nginx:`, `/usr/bin/ld:`, `npm ERR!`, `go:`), as index terms.
  */
-export function quotedPhrase(index: SearchIndex, lines: string[], doc: number): string | undefined {
-  const pairs = new Set<string>();
-  const specific = new Set<string>();
-  for (const quoted of quotedLines(index, doc)) {
-    const seq = termSequence(quoted);
-    seq.forEach((t, i) => {
-      if (isCompound(t)) specific.add(t);
-      if (i > 0 && !SEVERITY.has(t) && !SEVERITY.has(seq[i - 1]!)) pairs.add(`${seq[i - 1]} ${t}`);
+export function failurePrograms(command: string, rawLines: string[]): string[] {
+  const names = [program(command)];
+  for (const line of rawLines) {
+    const m = /^(?:\S*\/)?([A-Za-z][\w.+-]*)(?::\s| ERR!)/.exec(line);
+    if (m) names.push(m[1]!);
+  }
+  const out = new Set<string>();
+  for (const name of names) {
+    const g = tokenGroups(name)[0];
+    // `CMake` and `cmake` index differently (a compound keeps its whole form, a word is stemmed).
+    for (const term of [g?.whole, g?.parts[0], name.toLowerCase()]) if (term && !SEVERITY.has(term)) out.add(term);
+  }
+  return [...out];
+}
+
+/**
+ * Whether a lesson names one of the programs, or the family a program name starts with
+ * (`mpi` for mpirun, `gradle` for gradlew, `python` for python3: at least three letters, at most
+ * three left over).
+ */
+function namesProgram(index: SearchIndex, doc: number, programs: string[]): boolean {
+  for (const p of programs) {
+    for (let n = Math.min(p.length, Math.max(3, p.length - 3)); n <= p.length; n++) if (termFrequency(index, p.slice(0, n), doc) > 0) return true;
+  }
+  return false;
+}
+
+/** Whether the knowledge base names a program or its family at all. */
+function knownProgram(index: SearchIndex, p: string): boolean {
+  for (let n = Math.min(p.length, Math.max(3, p.length - 3)); n <= p.length; n++) if (docFrequency(index, p.slice(0, n)) > 0) return true;
+  return false;
+}
+
+/** A lesson's title, the lines it quotes as written (its inline code and code blocks), and both cleaned of noise. */
+function lessonQuotes(index: SearchIndex, doc: number): { title: string; raw: string[]; quotes: string[] } {
+  const lesson = index.lesson(doc);
+  const raw: string[] = [];
+  let body = "";
+  try {
+    body = splitFrontmatter(readFileSync(join(index.root, lesson.path), "utf8"), lesson.path).body;
+  } catch {
+    // A lesson removed since the index was built quotes nothing.
+  }
+  let fenced = false;
+  for (const line of body.split("\n")) {
+    if (/^\s*(`{3,}|~{3,})/.test(line)) fenced = !fenced;
+    else if (fenced) raw.push(line);
+    else for (const m of line.matchAll(/`([^`\n]+)`/g)) raw.push(m[1]!);
+  }
+  return { title: lesson.title, raw, quotes: raw.map(withoutNoise) };
+}
+
+/** Positions of `key` covered by a run of two or more terms that `quote` has in the same order, or by a compound both hold. */
+function quotedPositions(key: string[], quote: string[]): Set<number> {
+  const covered = new Set<number>();
+  const quoteTerms = new Set(quote);
+  let prev = new Uint16Array(quote.length + 1);
+  for (let i = 0; i < key.length; i++) {
+    const cur = new Uint16Array(quote.length + 1);
+    for (let j = 0; j < quote.length; j++) {
+      if (key[i] !== quote[j]) continue;
+      const run = (cur[j + 1] = prev[j]! + 1);
+      if (run >= 2) for (let k = i - run + 1; k <= i; k++) covered.add(k);
+    }
+    if (isCompound(key[i]!) && quoteTerms.has(key[i]!)) covered.add(i);
+    prev = cur;
+  }
+  return covered;
+}
+
+/** The evidence that a lesson is about a failure: what the rule weighs and `--explain` shows. */
+export interface FailureEvidence {
+  id: string;
+  relevance: number;
+  /** The key error line the lesson quotes best, and the lesson's line that quotes it. */
+  line?: string;
+  quote?: string;
+  /** The words of that line the lesson quotes (program names and severity labels left out). */
+  quoted: string[];
+  /** Their share of the line's distinctive weight (0..1). */
+  quotedShare: number;
+  /** The share of the quote's own distinctive weight that the error holds (0..1). */
+  foundShare: number;
+  /** Error codes of the failure and of the lesson's quotes; the ones both have. */
+  codes: { failure: string[]; lesson: string[]; shared: string[] };
+  /** The failure's programs (the command's, and the names that start its error lines). */
+  programs: string[];
+  /** Whether the lesson names one of them (absent: the knowledge base names none of them, so it tells nothing). */
+  programMatch?: boolean;
+}
+
+/** How distinctive a term is in this knowledge base: its IDF, a term no lesson uses counting as the rarest. */
+function weightOf(index: SearchIndex, term: string): number {
+  return idf(index, Math.max(docFrequency(index, term), 1));
+}
+
+const round = (x: number) => Math.round(x * 100) / 100;
+
+/** A line's words beyond program names and severity labels, each with its weight in this knowledge base. */
+interface LineWords {
+  terms: string[];
+  weights: number[];
+}
+
+/**
+ * Quoted names in a line (`'yaml'`, `"users"`, `` `tokens' ``): an opening quote after a space,
+ * colon or parenthesis, up to its closing one, with at most three words between (a longer quoted
+ * stretch is a message, as in JSON output, not a name).
+ */
+const QUOTED = /(?<=^|[\s(:=])(['"`])([^'"`\s]*(?:\s+[^'"`\s]+){0,2})(?:\1|')(?=$|[\s),.:;!])/g;
+
+function lineWords(index: SearchIndex, line: string, skip: Set<string>): LineWords {
+  const terms: string[] = [];
+  const weights: number[] = [];
+  const add = (text: string, argument: boolean) => {
+    for (const t of termSequence(text)) {
+      if (skip.has(t) || terms.length >= MAX_LINE_TERMS) continue;
+      terms.push(t);
+      // A file name says where an error is, a quoted word what it is about this time: neither which error it is.
+      const plain = argument || (t.includes(".") && !isCompound(t));
+      weights.push(weightOf(index, t) * (plain ? ARGUMENT_WEIGHT : 1));
+    }
+  };
+  let at = 0;
+  for (const m of line.matchAll(QUOTED)) {
+    add(line.slice(at, m.index), false);
+    add(m[2]!, true);
+    at = m.index + m[0].length;
+  }
+  add(line.slice(at), false);
+  return { terms, weights };
+}
+
+/** The weight of the words at some positions of a line. */
+function weightAt(words: LineWords, positions: Iterable<number>): number {
+  let n = 0;
+  for (const i of positions) n += words.weights[i]!;
+  return n;
+}
+
+/** The weight of a line's distinct words (only those in `among`, when given). */
+function distinctWeight(words: LineWords, among?: Set<string>): number {
+  const seen = new Map<string, number>();
+  words.terms.forEach((t, i) => {
+    if (!among || among.has(t)) seen.set(t, Math.max(seen.get(t) ?? 0, words.weights[i]!));
+  });
+  let n = 0;
+  for (const w of seen.values()) n += w;
+  return n;
+}
+
+/** The evidence for one lesson against a failure (`lines`: its key lines, from `failureLines`). */
+export function failureEvidence(index: SearchIndex, hit: SearchHit, command: string, error: string, lines: string[]): FailureEvidence {
+  const programs = failurePrograms(command, keyErrorLines(stripHarnessTrailer(error).text));
+  const skip = new Set([...SEVERITY, ...programs]);
+  const { raw, quotes } = lessonQuotes(index, hit.doc);
+  const quoteWords = quotes.map((q) => lineWords(index, q, skip));
+  let best = { score: 0, quoted: 0, found: 0, line: "", quote: "", words: [] as string[] };
+  for (const line of lines.slice(0, MAX_KEY_LINES)) {
+    const key = lineWords(index, line, skip);
+    const total = weightAt(key, key.terms.keys());
+    if (!total) continue;
+    quoteWords.forEach((q, qi) => {
+      const covered = [...quotedPositions(key.terms, q.terms)].sort((a, b) => a - b);
+      if (!covered.length) return;
+      const quoted = weightAt(key, covered) / total;
+      const held = new Set(covered.map((i) => key.terms[i]!));
+      const quoteTotal = distinctWeight(q);
+      const found = quoteTotal ? distinctWeight(q, held) / quoteTotal : 0;
+      if (quoted + found > best.score) best = { score: quoted + found, quoted, found, line, quote: quotes[qi]!, words: covered.map((i) => key.terms[i]!) };
     });
   }
-  for (const line of lines) {
-    const seq = termSequence(line);
-    for (let i = 0; i < seq.length; i++) {
-      if (specific.has(seq[i]!)) return seq[i];
-      if (i > 0 && pairs.has(`${seq[i - 1]} ${seq[i]}`)) return `${seq[i - 1]} ${seq[i]}`;
-    }
-  }
+  const failureCodes = errorCodes(error);
+  const lessonCodes = errorCodes(raw.join("\n"));
+  const known = programs.filter((p) => knownProgram(index, p));
+  const evidence: FailureEvidence = {
+    id: hit.lesson.id,
+    relevance: hit.relevance ?? 0,
+    ...(best.line ? { line: best.line, quote: best.quote } : {}),
+    quoted: best.words,
+    quotedShare: round(best.quoted),
+    foundShare: round(best.found),
+    codes: { failure: failureCodes, lesson: lessonCodes, shared: failureCodes.filter((c) => lessonCodes.includes(c)) },
+    programs,
+  };
+  if (known.length) evidence.programMatch = namesProgram(index, hit.doc, known);
+  return evidence;
+}
+
+/** Why the evidence does not make the lesson injectable (undefined: it does). */
+export function failureVeto(e: FailureEvidence): string | undefined {
+  if (e.codes.shared.length) return undefined;
+  if (e.codes.failure.length && e.codes.lesson.length) return `${e.id} quotes error code ${e.codes.lesson.join(", ")}, the failure has ${e.codes.failure.join(", ")}`;
+  if (!e.quoted.length) return `${e.id} quotes no part of the error`;
+  const other = e.programMatch === false;
+  const minQuoted = other ? FAILURE_MIN_QUOTED_OTHER_PROGRAM : FAILURE_MIN_QUOTED;
+  const minFound = other ? FAILURE_MIN_QUOTE_FOUND_OTHER_PROGRAM : FAILURE_MIN_QUOTE_FOUND;
+  const about = other ? ` (it never names ${e.programs.join(" or ")})` : "";
+  if (e.quotedShare < minQuoted) return `${e.id} quotes ${e.quotedShare.toFixed(2)} of an error line, needs ${minQuoted}${about}`;
+  if (e.foundShare < minFound) return `the error holds ${e.foundShare.toFixed(2)} of what ${e.id} quotes, needs ${minFound}${about}`;
   return undefined;
+}
+
+/** The reason a lesson is injected, in one line: what it quotes and how much. */
+function injectReason(e: FailureEvidence): string {
+  const code = e.codes.shared.length ? `error code ${e.codes.shared.join(", ")}` : "";
+  const words = e.quoted.length ? `"${e.quoted.slice(0, 8).join(" ")}" (${Math.round(e.quotedShare * 100)}% of an error line)` : "";
+  const program = e.programMatch ? `, names ${e.programs[0]}` : "";
+  return `quotes ${[code, words].filter(Boolean).join(" and ")}${program}`;
 }
 
 export interface FailureDecision {
   query: string;
   lesson?: InjectedLesson;
   reason: string;
+  /** The evidence for each lesson weighed, in search order. */
+  candidates: FailureEvidence[];
 }
 
-/** The inject-or-not rule for a failed command, on a search already run with its failure query. */
-function failureDecision(index: SearchIndex, result: SearchResult, command: string, error: string): FailureDecision {
-  const top = result.hits[0];
-  const gate = injectable(top);
-  if (!top || gate) return { query: result.query, reason: gate ?? "no lesson matches the error" };
-  const relevance = top.relevance ?? 0;
-  const doc = top.doc;
-  const lines = failureLines(error);
-  const phrase = quotedPhrase(index, lines, doc);
-  if (!phrase) return { query: result.query, reason: `${top.lesson.id} quotes no part of the error` };
-  const lineCoverage = bestLineCoverage(index, lines, doc, program(command));
-  if (lineCoverage < FAILURE_MIN_LINE_COVERAGE) {
-    return { query: result.query, reason: `the best lesson covers ${lineCoverage.toFixed(2)} of any error line (needs ${FAILURE_MIN_LINE_COVERAGE})` };
-  }
-  if (relevance < FAILURE_MIN_RELEVANCE) return { query: result.query, reason: `relevance ${relevance.toFixed(2)} is below ${FAILURE_MIN_RELEVANCE}` };
-  const margin = relevance - (result.hits[1]?.relevance ?? 0);
-  if (margin < FAILURE_MIN_MARGIN) return { query: result.query, reason: `${top.lesson.id} leads the next lesson by only ${margin.toFixed(2)}` };
-  return { query: result.query, lesson: toInjected(top), reason: `quotes \"${phrase}\", covers ${lineCoverage.toFixed(2)} of an error line, relevance ${relevance.toFixed(2)}` };
-}
-
-/** Searches for a failure from a known place (used by eval, which holds the index already). */
+/** Searches for a failure from a known place and decides whether to inject a lesson. */
 export function decideFailureIn(index: SearchIndex, place: Place, usage: Map<string, UsageCounts>, command: string, error: string): FailureDecision {
   const query = failureQuery(command, error);
-  if (!tokenize(query).length) return { query, reason: "the error has no words to search for" };
-  const result = searchKb({ index, query, place, limit: 2, usage });
-  return failureDecision(index, result, command, error);
+  if (!tokenize(query).length) return { query, reason: "the error has no words to search for", candidates: [] };
+  const result = searchKb({ index, query, place, limit: CANDIDATES, usage });
+  const lines = failureLines(error);
+  const candidates: FailureEvidence[] = [];
+  let chosen: { hit: SearchHit; evidence: FailureEvidence; score: number } | undefined;
+  let firstReason: string | undefined;
+  for (const hit of result.hits) {
+    const evidence = failureEvidence(index, hit, command, error, lines);
+    candidates.push(evidence);
+    const veto = injectable(hit) ?? failureVeto(evidence);
+    firstReason ??= veto;
+    if (veto) continue;
+    const score = evidence.quotedShare + evidence.foundShare + (evidence.codes.shared.length ? 1 : 0);
+    if (!chosen || score > chosen.score) chosen = { hit, evidence, score };
+  }
+  if (!chosen) return { query, reason: firstReason ?? "no lesson matches the error", candidates };
+  return { query, lesson: toInjected(chosen.hit), reason: injectReason(chosen.evidence), candidates };
 }
 
 export async function decideFailureInjection(input: { command: string; error: string; cwd: string; env: NodeJS.ProcessEnv; place?: PlaceOptions }): Promise<FailureDecision> {

@@ -294,9 +294,10 @@ const KEY_LINE =
 
 // Lines that only report that the errors above happened: the linker's exit status, make's
 // `*** … Error 1`, "could not compile … due to previous error", CMake's "errors occurred",
-// TeX's "Emergency stop", "compilation terminated". They say nothing about which failure it was.
+// TeX's "Emergency stop", "compilation terminated", nginx's "configuration file … test failed",
+// Gradle's "Build failed with an exception". They say nothing about which failure it was.
 const AFTERMATH =
-  /returned \d+ exit status|\*\*\*.*\bError \d+|due to (?:\d+ )?previous errors?|errors? occurred|emergency stop|compilation terminated/i;
+  /returned \d+ exit status|\*\*\*.*\bError \d+|due to (?:\d+ )?previous errors?|errors? occurred|emergency stop|compilation terminated|configuration file \S+ test failed|build failed with an exception/i;
 
 /**
  * The lines of an error that say what went wrong, without the aftermath lines that only count

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadKb } from "../../cli/kb/store.ts";
-import { decideFailureIn, failureQuery } from "../../cli/search/failure.ts";
+import { decideFailureIn, errorCodes, failureEvidence, failureLines, failurePrograms, failureQuery, failureVeto, FAILURE_MIN_QUOTED, FAILURE_MIN_QUOTE_FOUND, type FailureEvidence } from "../../cli/search/failure.ts";
 import { buildIndex } from "../../cli/search/index.ts";
 import { recallDecision } from "../../cli/search/recall.ts";
 import { searchKb } from "../../cli/search/search.ts";
@@ -73,4 +73,55 @@ test("the rule judges the lesson it would inject, not a higher-ranked one that i
   const d = decideFailureIn(idx, clang, new Map(), "make", error);
   expect(d.lesson).toBeUndefined();
   expect(d.reason).toContain("3c0000aa02 quotes no part of the error");
+});
+
+describe("failure evidence", () => {
+  const docOf = (id: string) => [...Array(index.size).keys()].find((i) => index.lesson(i).id === id)!;
+  const hitOf = (id: string) => ({ lesson: index.lesson(docOf(id)), doc: docOf(id), applies: "unknown" as const, applyKeys: [], relevance: 0.5 });
+  const evidence = (id: string, command: string, error: string) => failureEvidence(index, hitOf(id), command, error, failureLines(error));
+
+  test("the words of a key line the lesson quotes in order, and how much of its quote the error holds", () => {
+    const e = evidence("3c00000002", "make", "shape.cpp:(.text+0x1b): undefined reference to `vtable for Widget'\ncollect2: error: ld returned 1 exit status");
+    expect(e.quoted).toEqual(["undefin", "referenc", "vtabl"]);
+    expect(e.quote).toBe("undefined reference to `vtable for ShapeRenderer'");
+    // The class name is this run's argument: it counts for little on either side.
+    expect(e.quotedShare).toBeGreaterThan(0.6);
+    expect(e.foundShare).toBeGreaterThan(0.6);
+  });
+  test("words the lesson uses only in prose, a severity label or a file name are no quote", () => {
+    expect(evidence("3c00000002", "cc", "error: the compiler emits garbage").quoted).toEqual([]);
+    expect(evidence("3c00000001", "cmake", "CMake Error at CMakeLists.txt:1 (project):").quoted).toEqual([]);
+  });
+  test("a compound name counts on its own", () => {
+    expect(evidence("3c00000001", "cmake", "error: cache holds Eigen3_DIR-NOTFOUND").quoted).toContain("eigen3_dir-notfound");
+  });
+});
+
+describe("error codes and programs", () => {
+  test.each([
+    ["npm ERR! code ERESOLVE", ["eresolve"]],
+    ["error[E0382]: borrow of moved value", ["e0382"]],
+    ["error NU1101: Unable to find package", ["nu1101"]],
+    ["Main process exited, code=exited, status=203/EXEC", ["203/exec"]],
+    ["Error [ERR_REQUIRE_ESM]: require() of ES Module", ["err_require_esm"]],
+    ["ERROR: relation does not exist; export JAVA_HOME=/opt/jdk", []],
+  ])("%s", (text, codes) => expect(errorCodes(text)).toEqual(codes));
+  test("the command's program and the names that start its error lines", () => {
+    expect(failurePrograms("CC=gcc make -j8", ["/usr/bin/ld: main.o: undefined reference", "npm ERR! code E404", "fatal: not a git repository"])).toEqual(["mak", "make", "ld", "npm"]);
+  });
+});
+
+describe("failureVeto", () => {
+  const base: FailureEvidence = { id: "x", relevance: 0.8, quoted: ["address", "alreadi", "use"], quotedShare: 0.9, foundShare: 0.9, codes: { failure: [], lesson: [], shared: [] }, programs: ["nginx"], programMatch: true };
+  test.each<[string, Partial<FailureEvidence>, boolean]>([
+    ["a strong quote of a lesson that names the program", {}, true],
+    ["a quote of less than the minimum share of the line", { quotedShare: FAILURE_MIN_QUOTED - 0.01 }, false],
+    ["a long quote the error holds little of", { foundShare: FAILURE_MIN_QUOTE_FOUND - 0.01 }, false],
+    ["no quote", { quoted: [], quotedShare: 0, foundShare: 0 }, false],
+    ["another error code of the same tool", { codes: { failure: ["e404"], lesson: ["eresolve"], shared: [] } }, false],
+    ["a shared error code, even without a quoted phrase", { quoted: [], quotedShare: 0, foundShare: 0, codes: { failure: ["e0382"], lesson: ["e0382"], shared: ["e0382"] } }, true],
+    ["a lesson about another program with a middling quote", { programMatch: false, quotedShare: 0.6, foundShare: 0.6 }, false],
+    ["a lesson about another program that quotes the whole line", { programMatch: false, quotedShare: 0.95, foundShare: 0.9 }, true],
+    ["a program the knowledge base never names tells nothing", { programMatch: undefined, quotedShare: 0.6, foundShare: 0.6 }, true],
+  ])("%s", (_, change, injects) => expect(failureVeto({ ...base, ...change }) === undefined).toBe(injects));
 });

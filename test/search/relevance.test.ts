@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadKb } from "../../cli/kb/store.ts";
-import { failureLines, quotedLines, quotedPhrase } from "../../cli/search/failure.ts";
 import { buildIndex } from "../../cli/search/index.ts";
 import { parseQuery, rank } from "../../cli/search/rank.ts";
 import { fit, relevances } from "../../cli/search/relevance.ts";
@@ -27,26 +26,6 @@ describe("relevance", () => {
     expect(withUnknown.coverage).toBeLessThan(known.coverage);
     expect(fit(index, parseQuery(index, "vtable"), doc).evidence).toBeLessThan(known.evidence);
     expect(known.evidence).toBeLessThanOrEqual(1);
-  });
-});
-
-describe("quoted phrase", () => {
-  test("the lesson's code and title are its quotes, without paths and numbers", () => {
-    const lines = quotedLines(index, docOf("3c00000002"));
-    expect(lines[0]).toBe("Undefined reference to vtable means a virtual function has no definition");
-    expect(lines).toContain("undefined reference to `vtable for ShapeRenderer'");
-  });
-  test("two adjacent words of a key line that the lesson quotes", () => {
-    const lines = failureLines("shape.cpp:(.text+0x1b): undefined reference to `vtable for Widget'\ncollect2: error: ld returned 1 exit status");
-    expect(quotedPhrase(index, lines, docOf("3c00000002"))).toBe("undefin referenc");
-  });
-  test("words the lesson uses only in prose, or a severity label, are no quote", () => {
-    // "compiler emits" is in the Cause prose only; "CMake Error" starts every CMake failure.
-    expect(quotedPhrase(index, ["error: the compiler emits garbage"], docOf("3c00000002"))).toBeUndefined();
-    expect(quotedPhrase(index, ["CMake Error at line"], docOf("3c00000001"))).toBeUndefined();
-  });
-  test("a compound name counts on its own", () => {
-    expect(quotedPhrase(index, ["cache holds Eigen3_DIR-NOTFOUND"], docOf("3c00000001"))).toBe("eigen3_dir-notfound");
   });
 });
 
