@@ -4,7 +4,9 @@ import { defineCommand } from "./_shared.ts";
 import { loadKb } from "../kb/store.ts";
 import { RkbError, usageError } from "../output/errors.ts";
 import { findSessionFiles } from "../sessions/extract.ts";
-import { evalFailures, evalQueries, readFailures, readQueries, selfQueries, type EvalReport } from "../search/eval.ts";
+import { evalFailures, evalQueries, readFailures, readQueries, selfQueries, type EvalReport, type EvalRow } from "../search/eval.ts";
+import { explainLines } from "../search/explain.ts";
+import { failureEvidenceLine } from "../search/failure.ts";
 import { replayFailures, type ReplayReport } from "../search/replay.ts";
 import { openSearch } from "../search/search.ts";
 
@@ -20,6 +22,7 @@ export default defineCommand({
       replay: Type.Optional(Type.Boolean({ description: "Apply the failure rule to every failed bash command in the given session files" })),
       min_recall: Type.Optional(Type.String({ description: "Exit 1 when recall@5 is below this (0..1)" })),
       paths: Type.Optional(Type.Array(Type.String(), { description: "With --replay: session files, folders and globs" })),
+      explain: Type.Optional(Type.Boolean({ description: "Per row: why the rule injected or stayed silent, and the evidence for each lesson it weighed" })),
     },
     { additionalProperties: false },
   ),
@@ -42,9 +45,10 @@ export default defineCommand({
       const report = await replayFailures(ctx, files.map((f) => f.path));
       return { data: report, human: replayHuman(report) };
     }
+    const explain = Boolean(input.explain);
     const report = input.failures !== undefined
-      ? evalFailures(ctx, readFailures(resolve(cwd, String(input.failures))))
-      : evalQueries(ctx, input.self ? selfQueries(loadKb(root)) : readQueries(input.queries !== undefined ? resolve(cwd, String(input.queries)) : join(root, "eval", "queries.toml")));
+      ? evalFailures(ctx, readFailures(resolve(cwd, String(input.failures))), explain)
+      : evalQueries(ctx, input.self ? selfQueries(loadKb(root)) : readQueries(input.queries !== undefined ? resolve(cwd, String(input.queries)) : join(root, "eval", "queries.toml")), explain);
     const below = minRecall !== undefined && report.recall_at_5 < minRecall;
     return { data: { ...report, ranked_by: "bm25", help: help(report, minRecall) }, human: evalHuman(report, minRecall), exit: below ? 1 : 0 };
   },
@@ -64,6 +68,7 @@ function evalHuman(report: EvalReport, minRecall: number | undefined): string {
     const rank = r.answerable ? String(r.rank || "-").padStart(4) : "   n";
     const top = r.top.map((t) => `${t.id} ${t.relevance.toFixed(2)}`).join(", ");
     lines.push(`${rank}  ${r.verdict.padEnd(7)}  ${r.query ?? r.command}${top ? `   [${top}]` : ""}`);
+    if (r.explain) lines.push(...explainRow(r.explain).map((l) => `        ${l}`));
   }
   lines.push("");
   lines.push(`${report.queries} queries (${report.queries - report.answerable} with no answer)  recall@5 ${report.recall_at_5.toFixed(2)}  mrr ${report.mrr.toFixed(2)}  ranked by: bm25`);
@@ -71,6 +76,13 @@ function evalHuman(report: EvalReport, minRecall: number | undefined): string {
   if (minRecall !== undefined) lines.push(report.recall_at_5 >= minRecall ? `(meets the minimum ${minRecall})` : `(BELOW the minimum ${minRecall})`);
   if (report.missed.length) lines.push(`not in the first 5: ${report.missed.join(", ")}`);
   return lines.join("\n") + "\n";
+}
+
+function explainRow(e: NonNullable<EvalRow["explain"]>): string[] {
+  const out = [`why: ${e.reason}`];
+  for (const h of e.hits ?? []) out.push(`${h.id}: ${explainLines(h).join(" | ")}`);
+  for (const c of e.candidates ?? []) out.push(`${c.id}: ${failureEvidenceLine(c)}`);
+  return out;
 }
 
 function replayHuman(report: ReplayReport): string {

@@ -1,6 +1,8 @@
 import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 import { usageError } from "../output/errors.ts";
+import { explainLines, explainSearch, type HitExplanation } from "../search/explain.ts";
+import { recallDecision, recallGate } from "../search/recall.ts";
 import { openSearch, searchKb, type SearchHit, type SearchMode, type SearchResult } from "../search/search.ts";
 import type { UsageCounts } from "../kb/usage.ts";
 
@@ -14,6 +16,7 @@ export const searchInput = Type.Object(
     all: Type.Optional(Type.Boolean({ description: "Also list lessons that do not apply in this place" })),
     status: Type.Optional(Type.String({ description: "`all` includes superseded and archived lessons" })),
     limit: Type.Optional(Type.Integer({ minimum: 1, default: 10, description: "Most results to return" })),
+    explain: Type.Optional(Type.Boolean({ description: "Show the evidence behind each result's score and whether prompt recall would inject the first" })),
   },
   { additionalProperties: false },
 );
@@ -35,7 +38,14 @@ export default defineCommand({
     if (input.status !== undefined && input.status !== "all") throw usageError(`--status ${input.status} is not known`, "use --status all, or leave it out for active and stale lessons");
     const { index, place: here, usage } = openSearch(env, cwd, place);
     const result = searchKb({ index, query, mode, place: here, all: Boolean(input.all), allStatuses: input.status === "all", limit: input.limit ?? 10, usage });
-    return { data: searchData(result, usage), human: searchHuman(result) };
+    if (!input.explain || mode !== "ranked") return { data: searchData(result, usage), human: searchHuman(result) };
+    const explained = explainSearch(index, result);
+    const gate = recallGate(query);
+    const recall = gate ? { reason: gate } : recallDecision(result);
+    const data = searchData(result, usage);
+    (data.results as Record<string, unknown>[]).forEach((row, i) => (row.explain = explained[i]));
+    data.recall = { inject: recall.lesson?.id ?? null, reason: recall.reason };
+    return { data, human: searchHuman(result, explained) + `\nPrompt recall: ${recall.lesson ? `would inject ${recall.lesson.id}` : "would inject nothing"} (${recall.reason})\n` };
   },
 });
 
@@ -86,7 +96,7 @@ function marker(h: SearchHit): string {
   return h.applies === "yes" ? "" : h.applies === "no" ? "  (does not apply here)" : "  (may apply: unknown)";
 }
 
-function searchHuman(result: SearchResult): string {
+function searchHuman(result: SearchResult, explained?: HitExplanation[]): string {
   if (!result.hits.length) {
     const hidden = result.hidden ? `; ${result.hidden} hidden that do not apply here (--all shows them)` : "";
     return `no lessons match \`${result.query}\`${hidden}\n`;
@@ -98,6 +108,7 @@ function searchHuman(result: SearchResult): string {
     lines.push(`   ${h.lesson.id}  ${h.lesson.path}`);
     const text = result.mode === "ranked" ? h.lesson.summary : h.line;
     if (text) lines.push(`   ${cut(text, h.lesson.id)}`);
+    if (explained?.[i]) lines.push(...explainLines(explained[i]!).map((l) => `   ${l}`));
   });
   if (result.hidden) lines.push("", `${result.hidden} hidden that do not apply here (${Object.entries(result.hiddenBy).map(([k, n]) => `${k}: ${n}`).join(", ")}); --all shows them`);
   lines.push("", "Next: rkb show <id>");

@@ -88,7 +88,7 @@ async function inject(env: NodeJS.ProcessEnv, p: HookPayload, hook: string, less
   });
   if (!fresh || !lesson) return "";
   await appendUsage(kbRoot(env), { time: new Date().toISOString(), id: lesson.id, event: "injected", session: p.session_id, reason: `${hook}, ${reason}` }, env);
-  return renderInjection(lesson);
+  return renderInjection(lesson, reason);
 }
 
 async function toolFailed(p: HookPayload, env: NodeJS.ProcessEnv): Promise<string> {

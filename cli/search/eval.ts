@@ -3,7 +3,8 @@ import { RkbError } from "../output/errors.ts";
 import { resolvePlace, type Place } from "../kb/place.ts";
 import type { Kb } from "../kb/store.ts";
 import type { UsageCounts } from "../kb/usage.ts";
-import { decideFailureIn } from "./failure.ts";
+import { explainSearch, type HitExplanation } from "./explain.ts";
+import { decideFailureIn, type FailureEvidence } from "./failure.ts";
 import { placeKb, type SearchIndex } from "./index.ts";
 import { recallDecision, recallGate } from "./recall.ts";
 import { searchKb } from "./search.ts";
@@ -37,6 +38,8 @@ export interface EvalRow {
   verdict: Verdict;
   injected?: string;
   top: { id: string; relevance: number }[];
+  /** With `--explain`: why the rule injected or stayed silent, and the evidence for each lesson it weighed. */
+  explain?: { reason: string; hits?: HitExplanation[]; candidates?: FailureEvidence[] };
 }
 
 export interface EvalReport {
@@ -152,13 +155,17 @@ function rankOf(ids: string[], expect: string[]): number {
   return at + 1;
 }
 
-export function evalQueries(ctx: EvalContext, queries: EvalQuery[]): EvalReport {
+/** Results `--explain` shows per query: the ones the recall rule reads, and one more. */
+const EXPLAINED = 3;
+
+export function evalQueries(ctx: EvalContext, queries: EvalQuery[], explain = false): EvalReport {
   checkIds(ctx.index, queries.map((q) => q.expect));
   const rows = queries.map((q): EvalRow => {
     const place = placeFor(ctx, q);
     const result = searchKb({ index: ctx.index, query: q.text, mode: q.mode === "literal" ? "literal" : "ranked", place, limit: RANK_DEPTH, usage: ctx.usage });
     const gate = result.mode === "ranked" ? recallGate(q.text) : "literal search never recalls";
-    const injected = gate ? undefined : recallDecision(result).lesson?.id;
+    const decision = gate ? { reason: gate } : recallDecision(result);
+    const injected = decision.lesson?.id;
     return {
       query: q.text,
       answerable: q.expect.length > 0,
@@ -166,12 +173,13 @@ export function evalQueries(ctx: EvalContext, queries: EvalQuery[]): EvalReport 
       verdict: verdict(injected, q.expect),
       ...(injected ? { injected } : {}),
       top: result.hits.slice(0, 2).map((h) => ({ id: h.lesson.id, relevance: h.relevance ?? 0 })),
+      ...(explain ? { explain: { reason: decision.reason, hits: explainSearch(ctx.index, { ...result, hits: result.hits.slice(0, EXPLAINED) }) } } : {}),
     };
   });
   return summarize(rows, queries.map((q) => q.expect));
 }
 
-export function evalFailures(ctx: EvalContext, failures: EvalFailure[]): EvalReport {
+export function evalFailures(ctx: EvalContext, failures: EvalFailure[], explain = false): EvalReport {
   checkIds(ctx.index, failures.map((f) => f.expect));
   const rows = failures.map((f): EvalRow => {
     const decision = decideFailureIn(ctx.index, ctx.here, ctx.usage, f.command, f.error);
@@ -184,6 +192,7 @@ export function evalFailures(ctx: EvalContext, failures: EvalFailure[]): EvalRep
       verdict: verdict(injected, f.expect),
       ...(injected ? { injected } : {}),
       top: result.hits.slice(0, 2).map((h) => ({ id: h.lesson.id, relevance: h.relevance ?? 0 })),
+      ...(explain ? { explain: { reason: decision.reason, candidates: decision.candidates } } : {}),
     };
   });
   return summarize(rows, failures.map((f) => f.expect));

@@ -95,7 +95,7 @@ export function errorCodes(text: string): string[] {
 
 /**
  * The names that print an error's lines: the command's program and a word that starts a key line
- * before a colon or `ERR!` (`nginx:`, `/usr/bin/ld:`, `npm ERR!`, `go:`), as index terms.
+ * before a colon or `ERR!` (`nginx:`, `/usr/bin/ld:`, `npm ERR!`, `go:`), lowercased, each once.
  */
 export function failurePrograms(command: string, rawLines: string[]): string[] {
   const names = [program(command)];
@@ -103,30 +103,23 @@ export function failurePrograms(command: string, rawLines: string[]): string[] {
     const m = /^(?:\S*\/)?([A-Za-z][\w.+-]*)(?::\s| ERR!)/.exec(line);
     if (m) names.push(m[1]!);
   }
-  const out = new Set<string>();
-  for (const name of names) {
-    const g = tokenGroups(name)[0];
-    // `CMake` and `cmake` index differently (a compound keeps its whole form, a word is stemmed).
-    for (const term of [g?.whole, g?.parts[0], name.toLowerCase()]) if (term && !SEVERITY.has(term)) out.add(term);
-  }
-  return [...out];
+  return [...new Set(names.map((n) => n.toLowerCase()).filter((n) => n && !SEVERITY.has(n)))];
+}
+
+/** The index terms a program name may appear as: `CMake` and `cmake` index differently (a compound keeps its whole form, a word is stemmed). */
+function programTerms(name: string): string[] {
+  const g = tokenGroups(name)[0];
+  return [...new Set([g?.whole, g?.parts[0], name].filter((t): t is string => Boolean(t) && !SEVERITY.has(t!)))];
 }
 
 /**
- * Whether a lesson names one of the programs, or the family a program name starts with
- * (`mpi` for mpirun, `gradle` for gradlew, `python` for python3: at least three letters, at most
- * three left over).
+ * A program's term, or the family its name starts with (`mpi` for mpirun, `gradle` for gradlew,
+ * `python` for python3: at least three letters, at most three left over), that `has` accepts.
  */
-function namesProgram(index: SearchIndex, doc: number, programs: string[]): boolean {
-  for (const p of programs) {
-    for (let n = Math.min(p.length, Math.max(3, p.length - 3)); n <= p.length; n++) if (termFrequency(index, p.slice(0, n), doc) > 0) return true;
+function programFamily(name: string, has: (term: string) => boolean): boolean {
+  for (const p of programTerms(name)) {
+    for (let n = Math.min(p.length, Math.max(3, p.length - 3)); n <= p.length; n++) if (has(p.slice(0, n))) return true;
   }
-  return false;
-}
-
-/** Whether the knowledge base names a program or its family at all. */
-function knownProgram(index: SearchIndex, p: string): boolean {
-  for (let n = Math.min(p.length, Math.max(3, p.length - 3)); n <= p.length; n++) if (docFrequency(index, p.slice(0, n)) > 0) return true;
   return false;
 }
 
@@ -184,8 +177,9 @@ export interface FailureEvidence {
   codes: { failure: string[]; lesson: string[]; shared: string[] };
   /** The failure's programs (the command's, and the names that start its error lines). */
   programs: string[];
-  /** Whether the lesson names one of them (absent: the knowledge base names none of them, so it tells nothing). */
+  /** Whether the lesson names one of them (absent: the knowledge base names none of them, so it tells nothing), and which. */
   programMatch?: boolean;
+  namedProgram?: string;
 }
 
 /** How distinctive a term is in this knowledge base: its IDF, a term no lesson uses counting as the rarest. */
@@ -251,7 +245,7 @@ function distinctWeight(words: LineWords, among?: Set<string>): number {
 /** The evidence for one lesson against a failure (`lines`: its key lines, from `failureLines`). */
 export function failureEvidence(index: SearchIndex, hit: SearchHit, command: string, error: string, lines: string[]): FailureEvidence {
   const programs = failurePrograms(command, keyErrorLines(stripHarnessTrailer(error).text));
-  const skip = new Set([...SEVERITY, ...programs]);
+  const skip = new Set([...SEVERITY, ...programs.flatMap(programTerms)]);
   const { raw, quotes } = lessonQuotes(index, hit.doc);
   const quoteWords = quotes.map((q) => lineWords(index, q, skip));
   let best = { score: 0, quoted: 0, found: 0, line: "", quote: "", words: [] as string[] };
@@ -271,7 +265,7 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, command: str
   }
   const failureCodes = errorCodes(error);
   const lessonCodes = errorCodes(raw.join("\n"));
-  const known = programs.filter((p) => knownProgram(index, p));
+  const known = programs.filter((p) => programFamily(p, (t) => docFrequency(index, t) > 0));
   const evidence: FailureEvidence = {
     id: hit.lesson.id,
     relevance: hit.relevance ?? 0,
@@ -282,7 +276,11 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, command: str
     codes: { failure: failureCodes, lesson: lessonCodes, shared: failureCodes.filter((c) => lessonCodes.includes(c)) },
     programs,
   };
-  if (known.length) evidence.programMatch = namesProgram(index, hit.doc, known);
+  if (known.length) {
+    const named = known.find((p) => programFamily(p, (t) => termFrequency(index, t, hit.doc) > 0));
+    evidence.programMatch = named !== undefined;
+    if (named) evidence.namedProgram = named;
+  }
   return evidence;
 }
 
@@ -300,12 +298,29 @@ export function failureVeto(e: FailureEvidence): string | undefined {
   return undefined;
 }
 
+/** Error text shown in a reason: short, on one line. */
+function clip(text: string, max = 80): string {
+  return text.length <= max ? text : text.slice(0, max - 1).trimEnd() + "…";
+}
+
 /** The reason a lesson is injected, in one line: what it quotes and how much. */
 function injectReason(e: FailureEvidence): string {
-  const code = e.codes.shared.length ? `error code ${e.codes.shared.join(", ")}` : "";
-  const words = e.quoted.length ? `"${e.quoted.slice(0, 8).join(" ")}" (${Math.round(e.quotedShare * 100)}% of an error line)` : "";
-  const program = e.programMatch ? `, names ${e.programs[0]}` : "";
-  return `quotes ${[code, words].filter(Boolean).join(" and ")}${program}`;
+  const said = [];
+  if (e.codes.shared.length) said.push(`shares error code ${e.codes.shared.map((c) => c.toUpperCase()).join(", ")}`);
+  if (e.line) said.push(`quotes ${Math.round(e.quotedShare * 100)}% of the error line "${clip(e.line)}"`);
+  return said.join(" and ") + (e.namedProgram ? ` and names ${e.namedProgram}` : "");
+}
+
+/** The evidence for one lesson in one line, for people. */
+export function failureEvidenceLine(e: FailureEvidence): string {
+  const parts = [`relevance ${e.relevance.toFixed(2)}`];
+  if (e.quoted.length) parts.push(`quotes ${Math.round(e.quotedShare * 100)}% of "${e.line}" as "${e.quote}"; the error holds ${Math.round(e.foundShare * 100)}% of that quote`);
+  else parts.push("quotes no part of the error");
+  if (e.codes.failure.length || e.codes.lesson.length) parts.push(`codes: error ${e.codes.failure.join(", ") || "none"}, lesson ${e.codes.lesson.join(", ") || "none"}`);
+  parts.push(e.programMatch === undefined ? `${e.programs.join(", ")} unknown to the knowledge base` : e.namedProgram ? `names ${e.namedProgram}` : `never names ${e.programs.join(" or ")}`);
+  const veto = failureVeto(e);
+  parts.push(veto ? `not injectable: ${veto}` : "injectable");
+  return parts.join("; ");
 }
 
 export interface FailureDecision {

@@ -153,27 +153,34 @@ function whenText(when: Record<string, YamlValue>): string {
     .join(" ");
 }
 
+/** Each searched part of a lesson with its text, in the order the index reads them. */
+export function lessonFields(lesson: Lesson, notes: Map<string, FolderNote>): { field: keyof typeof FIELD_WEIGHTS; text: string }[] {
+  const out: { field: keyof typeof FIELD_WEIGHTS; text: string }[] = [
+    { field: "title", text: lesson.title },
+    { field: "tags", text: lesson.tags.join(" ") },
+    { field: "queries", text: lesson.queries.join("\n") },
+  ];
+  for (const folder of enclosingFolders(lesson.path)) {
+    const name = folder.split("/").pop()!;
+    out.push({ field: "folder", text: [name, ...(notes.get(folder)?.aliases ?? [])].join(" ") });
+  }
+  out.push({ field: "when", text: whenText(lesson.when) });
+  out.push({ field: "headings", text: lesson.scan.sections.map((s) => s.heading).join("\n") });
+  const lead = lesson.scan.sections[0];
+  for (const section of lesson.scan.sections) out.push({ field: section === lead ? "lead" : "body", text: section.text });
+  return out;
+}
+
 /** The weighted terms of one lesson, and its length (the number of terms, unweighted). */
 export function lessonTerms(lesson: Lesson, notes: Map<string, FolderNote>): { tf: Map<string, number>; length: number } {
   const tf = new Map<string, number>();
   let length = 0;
-  const add = (text: string, weight: number) => {
+  for (const { field, text } of lessonFields(lesson, notes)) {
     for (const term of tokenize(text)) {
-      tf.set(term, (tf.get(term) ?? 0) + weight);
+      tf.set(term, (tf.get(term) ?? 0) + FIELD_WEIGHTS[field]);
       length++;
     }
-  };
-  add(lesson.title, FIELD_WEIGHTS.title);
-  add(lesson.tags.join(" "), FIELD_WEIGHTS.tags);
-  add(lesson.queries.join("\n"), FIELD_WEIGHTS.queries);
-  for (const folder of enclosingFolders(lesson.path)) {
-    const name = folder.split("/").pop()!;
-    add([name, ...(notes.get(folder)?.aliases ?? [])].join(" "), FIELD_WEIGHTS.folder);
   }
-  add(whenText(lesson.when), FIELD_WEIGHTS.when);
-  add(lesson.scan.sections.map((s) => s.heading).join("\n"), FIELD_WEIGHTS.headings);
-  const lead = lesson.scan.sections[0];
-  for (const section of lesson.scan.sections) add(section.text, section === lead ? FIELD_WEIGHTS.lead : FIELD_WEIGHTS.body);
   return { tf, length };
 }
 

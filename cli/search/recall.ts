@@ -50,7 +50,7 @@ export function recallDecision(result: SearchResult): RecallDecision {
   const margin = relevance - (next?.relevance ?? 0);
   if (relevance < RECALL_MIN_RELEVANCE) return { reason: `relevance ${relevance.toFixed(2)} is below ${RECALL_MIN_RELEVANCE}` };
   if (margin < RECALL_MIN_MARGIN) return { reason: `${top.lesson.id} leads the next lesson by only ${margin.toFixed(2)}` };
-  return { lesson: toInjected(top), reason: `relevance ${relevance.toFixed(2)}, ahead by ${margin.toFixed(2)}` };
+  return { lesson: toInjected(top), reason: `matches the prompt with relevance ${relevance.toFixed(2)}, ${margin.toFixed(2)} ahead of the next lesson` };
 }
 
 /** Prompts recall never looks at: slash commands and prompts too short to say what they are about. */

@@ -72,6 +72,12 @@ expect = []
     const d = (await rkb(["eval", "--failures", join(box.dir, "f.toml"), "--format", "json"], { env: box.env })).json();
     expect(d.rows[0]).toMatchObject({ command: "make", answerable: true, rank: 1, verdict: "right" });
     expect(d.rows[1].verdict).toBe("silent");
+    const explained = (await rkb(["eval", "--failures", join(box.dir, "f.toml"), "--explain", "--format", "json"], { env: box.env })).json();
+    expect(explained.rows[0].explain.reason).toContain("quotes");
+    expect(explained.rows[0].explain.candidates[0]).toMatchObject({ id: "3c00000002", quoted: expect.arrayContaining(["vtabl"]) });
+    expect(explained.rows[1].explain.reason).not.toBe("");
+    const human = await rkb(["eval", "--failures", join(box.dir, "f.toml"), "--explain"], { env: box.env });
+    expect(human.stdout).toMatch(/why: quotes \d+% of the error line/);
   });
   test("--self asks one question per lesson", async () => {
     const { env } = withKb();

@@ -50,4 +50,17 @@ describe("rkb search", () => {
     expect(r.exit).toBe(1);
     expect(r.json().error.code).toBe("not_a_kb");
   });
+  test("--explain: the evidence behind each score and whether prompt recall would inject", async () => {
+    const { env } = withKb();
+    const d = (await rkb(["search", "undefined reference to vtable for my class", "--explain", "--format", "json"], { env })).json();
+    const e = d.results[0].explain;
+    expect(e).toMatchObject({ id: "3c00000002", relevance: d.results[0].relevance });
+    expect(e.relevance).toBeCloseTo(e.coverage * e.evidence * e.share, 1);
+    expect(e.matched.find((m: any) => m.term === "vtabl").fields).toEqual(expect.arrayContaining(["title", "tags", "lead"]));
+    expect(e.missing).toContain("class");
+    expect(d.recall).toEqual({ inject: "3c00000002", reason: expect.stringContaining("relevance") });
+    const human = await rkb(["search", "undefined reference to vtable for my class", "--explain"], { env });
+    expect(human.stdout).toMatch(/relevance [\d.]+ = coverage [\d.]+ × evidence [\d.]+ × score share [\d.]+/);
+    expect(human.stdout).toContain("Prompt recall: would inject 3c00000002");
+  });
 });

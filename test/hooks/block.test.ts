@@ -41,4 +41,10 @@ describe("injection block", () => {
     expect(text.length).toBeLessThanOrEqual(300);
     expect(text.endsWith("…")).toBe(true);
   });
+
+  test("one line says why the lesson was chosen; error text in it cannot close the block", () => {
+    const out = renderInjection(lesson, 'quotes 100% of the error line "x </rkb-lesson>\ny" and names cmake');
+    expect(out.split("\n")[3]).toBe('Chosen because it quotes 100% of the error line "x [/rkb-lesson> y" and names cmake.');
+    expect(out.match(/<\/rkb-lesson>/g)).toHaveLength(1);
+  });
 });

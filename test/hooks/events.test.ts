@@ -105,6 +105,7 @@ describe("tool-failed and tool-ok", () => {
     const failed = { session_id: "s1", cwd: box.home, command: "cmake -S . -B build", error: CMAKE_ERROR };
     const out = await hook("tool-failed", failed);
     expect(out).toContain(`<rkb-lesson id="${id}"`);
+    expect(out).toMatch(/\nChosen because it quotes \d+% of the error line "[^\n]+"/);
     expect(await hook("tool-failed", failed)).toBe("");
     expect(await hook("tool-failed", { ...failed, session_id: "s2" })).toContain(`<rkb-lesson id="${id}"`);
     const usage = readdirSync(join(box.kb, ".rkb", "usage")).map((f) => readFileSync(join(box.kb, ".rkb", "usage", f), "utf8")).join("");
