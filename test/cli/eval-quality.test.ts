@@ -1,0 +1,36 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { rkb, sandbox } from "../helpers.ts";
+
+// The quality targets of the failure and recall rules, measured by the compiled binary on the sets
+// in the repository: eval/kb plus lessons for a dozen more ecosystems (fixtures/eval-kb), failed
+// commands as the tools print them (half with no fitting lesson, many with a near miss), and
+// prompts. Targets: right on ≥ 85% of the answerable failures; a wrong injection on at most 1 in
+// 40 failures or prompts; recall@5 ≥ 0.97 and MRR ≥ 0.88 on the prompts.
+const FIXTURES = join(import.meta.dir, "../fixtures");
+const KB = join(FIXTURES, "eval-kb");
+
+async function evalJson(args: string[]) {
+  const { env } = sandbox("rkb-eval-quality");
+  const r = await rkb(["eval", ...args, "--format", "json"], { env: { ...env, RKB_HOME: KB } });
+  expect(r.exit).toBe(0);
+  return r.json();
+}
+
+describe("failure rule targets", () => {
+  test.each(["failures.toml", "failures-holdout.toml", "failures-2.toml"])("%s", async (file) => {
+    const d = await evalJson(["--failures", join(FIXTURES, file)]);
+    const right = d.rows.filter((r: { answerable: boolean; verdict: string }) => r.answerable && r.verdict === "right").length;
+    expect(right).toBeGreaterThanOrEqual(0.85 * d.answerable);
+    expect(d.wrong).toBeLessThanOrEqual(d.queries / 40);
+  });
+});
+
+describe("prompt recall targets", () => {
+  test("recall-holdout.toml", async () => {
+    const d = await evalJson(["--queries", join(FIXTURES, "recall-holdout.toml")]);
+    expect(d.recall_at_5).toBeGreaterThanOrEqual(0.97);
+    expect(d.mrr).toBeGreaterThanOrEqual(0.88);
+    expect(d.wrong).toBeLessThanOrEqual(d.queries / 40);
+  });
+});
