@@ -1,6 +1,9 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { lessonsUnder, topicCounts } from "../kb/overview.ts";
-import { openKb } from "../kb/open.ts";
 import { RkbError } from "../output/errors.ts";
+import { indexedLessons } from "../search/index.ts";
+import { openSearch } from "../search/search.ts";
 import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 
@@ -18,16 +21,17 @@ export default defineCommand({
   ),
   cli: { positionals: ["folder"] },
   run(input, ctx) {
-    const { kb } = openKb(ctx, "read");
+    const { index } = openSearch(ctx.env, ctx.cwd, ctx.place);
+    const all = indexedLessons(index);
     const folder = input.folder?.replace(/\/+$/, "");
     if (!folder) {
-      const topics = topicCounts(kb);
-      const total = kb.lessons.length;
+      const topics = topicCounts(all);
+      const total = all.length;
       const human = [`${total} lessons in ${topics.length} topics`, ...topics.map((t) => `  ${t.folder.padEnd(40)} ${t.lessons}`), "Next: rkb list <folder>"].join("\n");
       return { data: { lessons: total, topics, help: ["rkb list <folder> --toon"] }, human };
     }
-    const lessons = lessonsUnder(kb, folder);
-    if (!lessons.length && !kb.files.some((f) => f.startsWith(folder + "/"))) {
+    const lessons = lessonsUnder(all, folder);
+    if (!lessons.length && !existsSync(join(index.root, folder))) {
       throw new RkbError("not_found", `no folder ${folder} in the knowledge base`, "run `rkb list` to see the folders");
     }
     const rows = lessons.map((l) => ({

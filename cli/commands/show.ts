@@ -1,8 +1,11 @@
-import { contentHash, summary } from "../kb/lesson.ts";
-import { openKb, placeFor } from "../kb/open.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { contentHash, parseLesson, summary } from "../kb/lesson.ts";
+import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
-import { readUsage } from "../kb/usage.ts";
 import { evaluateWhen } from "../kb/when.ts";
+import { docOfId } from "../search/index.ts";
+import { openSearch } from "../search/search.ts";
 import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 
@@ -15,11 +18,13 @@ export default defineCommand({
   input: showInput,
   cli: { positionals: ["id"] },
   run(input, ctx) {
-    const { root, kb } = openKb(ctx, "read");
-    const lesson = findLesson(kb, input.id);
-    const place = placeFor(ctx, root, kb);
+    // The index finds the file; an id it lacks gets the full load, which names a broken lesson.
+    const { index, place, usage: uses } = openSearch(ctx.env, ctx.cwd, ctx.place);
+    const doc = docOfId(index, input.id);
+    const path = doc >= 0 ? index.lesson(doc).path : undefined;
+    const lesson = path ? parseLesson(readFileSync(join(index.root, path), "utf8"), path) : findLesson(openKb(ctx, "read").kb, input.id);
     const applies = evaluateWhen(lesson.when, place.facts, place);
-    const usage = readUsage(root).get(lesson.id) ?? { worked: 0, failed: 0, injected: 0, inferred: 0, irrelevant: 0 };
+    const usage = uses.get(lesson.id) ?? { worked: 0, failed: 0, injected: 0, inferred: 0, irrelevant: 0 };
     const hash = contentHash(lesson.raw);
     const data = {
       id: lesson.id,

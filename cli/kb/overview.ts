@@ -1,7 +1,6 @@
 import type { Lesson } from "./lesson.ts";
 import { isCurrent } from "./schema.ts";
 import type { Place } from "./place.ts";
-import type { Kb } from "./store.ts";
 
 // Counting and grouping lessons for status, context and list.
 
@@ -20,14 +19,17 @@ export function countsHere(currentByScope: Map<string, number>, place: Place): H
   };
 }
 
+/** What listing needs of a lesson: a parsed lesson or the search index's record of one. */
+type Listed = Pick<Lesson, "path" | "status" | "tags" | "title">;
+
 /** The topic folder a lesson sits in (`general/git`, `projects/p/cmake`). */
-export function topicOf(lesson: Lesson): string {
+export function topicOf(lesson: Listed): string {
   return lesson.path.split("/").slice(0, -1).join("/");
 }
 
-export function topicCounts(kb: Kb): { folder: string; lessons: number }[] {
+export function topicCounts(lessons: Listed[]): { folder: string; lessons: number }[] {
   const counts = new Map<string, number>();
-  for (const l of kb.lessons) {
+  for (const l of lessons) {
     const folder = topicOf(l);
     counts.set(folder, (counts.get(folder) ?? 0) + 1);
   }
@@ -35,9 +37,9 @@ export function topicCounts(kb: Kb): { folder: string; lessons: number }[] {
 }
 
 /** Lessons of a folder: current ones first, then grouped by first tag, then by title. */
-export function lessonsUnder(kb: Kb, folder: string): Lesson[] {
-  const rank = (l: Lesson) => (isCurrent(l.status) ? 0 : 1);
-  return kb.lessons
+export function lessonsUnder<L extends Listed>(lessons: L[], folder: string): L[] {
+  const rank = (l: L) => (isCurrent(l.status) ? 0 : 1);
+  return lessons
     .filter((l) => (l.path + "/").startsWith(folder + "/"))
     .sort((a, b) => rank(a) - rank(b) || (a.tags[0] ?? "").localeCompare(b.tags[0] ?? "") || a.title.localeCompare(b.title));
 }

@@ -1,12 +1,13 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeAtomic } from "../fsutil.ts";
 import { summary, type Lesson } from "../kb/lesson.ts";
 import type { FolderNote } from "../kb/notes.ts";
-import { isCurrent, SCOPES } from "../kb/schema.ts";
+import { isCurrent } from "../kb/schema.ts";
 import { loadKb, type Kb } from "../kb/store.ts";
 import type { YamlValue } from "../kb/yaml.ts";
 import { cacheDir } from "../paths.ts";
+import { kbSignature } from "./signature.ts";
 import { tokenize } from "./tokenize.ts";
 
 // The search index: per term, which lessons hold it and how strongly (term frequency weighted by
@@ -79,7 +80,7 @@ const held = new Map<string, { signature: string; index: SearchIndex }>();
 
 /** The index of the knowledge base at root, from memory or the cache when it is current. */
 export function loadIndex(root: string, env: NodeJS.ProcessEnv = process.env): SearchIndex {
-  const signature = kbSignature(root);
+  const signature = FORMAT + kbSignature(root);
   const kept = held.get(root);
   if (kept?.signature === signature) return kept.index;
   const file = indexCacheFile(root, env);
@@ -99,39 +100,6 @@ export function loadIndex(root: string, env: NodeJS.ProcessEnv = process.env): S
 export function indexCacheFile(root: string, env: NodeJS.ProcessEnv = process.env): string {
   const key = Bun.hash(root).toString(16).padStart(16, "0");
   return join(cacheDir(env), "search", `${key}.idx`);
-}
-
-/**
- * A fingerprint of every lesson and folder note: path, size and modification time. Any added,
- * removed or changed file changes it. Every Markdown file is stat-ed (an edit in place changes no
- * folder's time), so this walk is kept to the bare system calls: it is most of a warm search.
- */
-export function kbSignature(root: string): string {
-  const names: string[] = [FORMAT];
-  const numbers: number[] = [];
-  const visit = (dir: string) => {
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      const name = entry.name;
-      if (name.charCodeAt(0) === 46 /* . */ || name.endsWith(".assets") || name === "node_modules") continue;
-      const abs = dir + "/" + name;
-      if (entry.isDirectory() || (entry.isSymbolicLink() && !name.endsWith(".md"))) visit(abs);
-      else if (name.endsWith(".md")) {
-        try {
-          const st = statSync(abs);
-          names.push(abs);
-          numbers.push(st.size, st.mtimeMs);
-        } catch {}
-      }
-    }
-  };
-  for (const scope of SCOPES) visit(join(root, scope));
-  return Bun.hash(names.join("\n")).toString(16) + "-" + Bun.hash(new Float64Array(numbers)).toString(16);
 }
 
 function scopeOf(path: string): string {
@@ -288,6 +256,17 @@ export function currentByScope(index: SearchIndex): Map<string, number> {
     counts.set(scope, (counts.get(scope) ?? 0) + 1);
   }
   return counts;
+}
+
+/** Every lesson of the index (current or not), as searches show them. */
+export function indexedLessons(index: SearchIndex): IndexedLesson[] {
+  return Array.from({ length: index.size }, (_, i) => index.lesson(i));
+}
+
+/** The position of the lesson with this id, or -1. */
+export function docOfId(index: SearchIndex, id: string): number {
+  for (let i = 0; i < index.size; i++) if (index.lesson(i).id === id) return i;
+  return -1;
 }
 
 /** Position of a term in the vocabulary, or -1. */

@@ -80,12 +80,28 @@ function group(raw: string): TokenGroup | undefined {
   return whole ? { whole, parts } : { parts };
 }
 
-/** The tokens of a text, in order, each with its whole form and parts. */
+// Building the index reads every word of every lesson, and most of them are the same few
+// thousand words: each distinct token is analysed once per process. The memo is dropped when it
+// grows past a bound, so memory stays flat on any input.
+const MEMO_LIMIT = 50_000;
+let memo = new Map<string, TokenGroup | null>();
+
+function memoGroup(raw: string): TokenGroup | null {
+  let g = memo.get(raw);
+  if (g === undefined) {
+    if (memo.size >= MEMO_LIMIT) memo = new Map();
+    g = group(raw) ?? null;
+    memo.set(raw, g);
+  }
+  return g;
+}
+
+/** The tokens of a text, in order, each with its whole form and parts (shared: do not change them). */
 export function tokenGroups(text: string): TokenGroup[] {
   const out: TokenGroup[] = [];
   for (const raw of text.split(SPLIT)) {
     if (!raw) continue;
-    const g = group(raw);
+    const g = memoGroup(raw);
     if (g) out.push(g);
   }
   return out;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { cpSync } from "node:fs";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { rkb, sandbox } from "../helpers.ts";
 
@@ -62,5 +62,19 @@ describe("rkb search", () => {
     const human = await rkb(["search", "undefined reference to vtable for my class", "--explain"], { env });
     expect(human.stdout).toMatch(/relevance [\d.]+ = coverage [\d.]+ × evidence [\d.]+ × score share [\d.]+/);
     expect(human.stdout).toContain("Prompt recall: would inject 3c00000002");
+  });
+  test("show and list read the index, and see an edit made in place", async () => {
+    const { env, kb } = withKb();
+    expect((await rkb(["search", "vtable", "--format", "json"], { env })).exit).toBe(0); // builds the index
+    const file = join(kb, "general/cpp/missing-vtable.md");
+    writeFileSync(file, readFileSync(file, "utf8").replace("# Undefined reference to vtable", "# Edited: undefined reference to vtable"));
+    const shown = (await rkb(["show", "3c00000002", "--format", "json"], { env })).json();
+    expect(shown.title).toStartWith("Edited:");
+    const listed = (await rkb(["list", "general/cpp", "--format", "json"], { env })).json();
+    expect(listed.lessons.find((l: any) => l.id === "3c00000002").title).toStartWith("Edited:");
+    const overview = (await rkb(["list", "--format", "json"], { env })).json();
+    expect(overview.topics).toContainEqual({ folder: "general/cpp", lessons: expect.any(Number) });
+    expect((await rkb(["show", "ffffffffff", "--format", "json"], { env })).json().error.code).toBe("not_found");
+    expect((await rkb(["list", "general/nothing", "--format", "json"], { env })).json().error.code).toBe("not_found");
   });
 });

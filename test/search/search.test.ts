@@ -3,7 +3,8 @@ import { cpSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadKb } from "../../cli/kb/store.ts";
-import { buildIndex, decodeIndex, encodeIndex, kbSignature, loadIndex } from "../../cli/search/index.ts";
+import { buildIndex, decodeIndex, encodeIndex, loadIndex } from "../../cli/search/index.ts";
+import { kbSignature } from "../../cli/search/signature.ts";
 import { parseQuery } from "../../cli/search/rank.ts";
 import { searchKb } from "../../cli/search/search.ts";
 
