@@ -41,7 +41,7 @@ export default defineCommand({
     if (!input.explain || mode !== "ranked") return { data: searchData(result, usage), human: searchHuman(result) };
     const explained = explainSearch(index, result);
     const gate = recallGate(query);
-    const recall = gate ? { reason: gate } : recallDecision(result);
+    const recall = gate ? { reason: gate } : recallDecision(index, result);
     const data = searchData(result, usage);
     (data.results as Record<string, unknown>[]).forEach((row, i) => (row.explain = explained[i]));
     data.recall = { inject: recall.lesson?.id ?? null, reason: recall.reason };

@@ -164,7 +164,7 @@ export function evalQueries(ctx: EvalContext, queries: EvalQuery[], explain = fa
     const place = placeFor(ctx, q);
     const result = searchKb({ index: ctx.index, query: q.text, mode: q.mode === "literal" ? "literal" : "ranked", place, limit: RANK_DEPTH, usage: ctx.usage });
     const gate = result.mode === "ranked" ? recallGate(q.text) : "literal search never recalls";
-    const decision = gate ? { reason: gate } : recallDecision(result);
+    const decision = gate ? { reason: gate } : recallDecision(ctx.index, result);
     const injected = decision.lesson?.id;
     return {
       query: q.text,

@@ -63,13 +63,15 @@ export interface SearchIndex {
   postTf: Float32Array;
   /** Folder aliases (as typed, lowercased) → the terms of the folder name they stand for. */
   aliases: Record<string, string[]>;
+  /** The terms of every folder name below a scope (`cmake`, `git`, a project's name): what lessons are filed under. */
+  topics: string[];
   notes: FolderNote[];
   /** Note paths and one path per project and system folder: enough for place matching. */
   files: string[];
   lesson(i: number): IndexedLesson;
 }
 
-const FORMAT = "rkb-search-index 1";
+const FORMAT = "rkb-search-index 2";
 const MAGIC = new TextEncoder().encode("RKBIDX1\n");
 
 /**
@@ -217,6 +219,7 @@ export function buildIndex(kb: Kb): SearchIndex {
     postDocs,
     postTf,
     aliases: folderAliases(kb.notes),
+    topics: [...new Set(lessons.flatMap((l) => tokenize(l.path.split("/").slice(1, -1).join(" "))))].sort(),
     notes: kb.notes,
     files: placeFiles(kb),
     lesson: (i) => meta[i]!,
@@ -318,6 +321,7 @@ interface Header {
   docsBytes: number;
   scopes: string[];
   aliases: Record<string, string[]>;
+  topics: string[];
   notes: FolderNote[];
   files: string[];
 }
@@ -350,6 +354,7 @@ export function encodeIndex(index: SearchIndex, signature: string): Uint8Array {
     docsBytes,
     scopes: index.scopes,
     aliases: index.aliases,
+    topics: index.topics,
     notes: index.notes,
     files: index.files,
   };
@@ -429,6 +434,7 @@ export function decodeIndex(bytes: Uint8Array, root: string, signature: string):
     postDocs,
     postTf,
     aliases: header.aliases,
+    topics: header.topics,
     notes: header.notes,
     files: header.files,
     lesson(i) {

@@ -1,11 +1,13 @@
 import type { Place, PlaceOptions } from "../kb/place.ts";
 import type { UsageCounts } from "../kb/usage.ts";
-import type { SearchIndex } from "./index.ts";
+import { termFrequency, type SearchIndex } from "./index.ts";
 import { openSearch, searchKb, type SearchHit, type SearchResult } from "./search.ts";
+import { tokenize } from "./tokenize.ts";
 
 // Prompt recall: whether to put a lesson in front of the agent because of what the user wrote.
 // An injected lesson that does not fit costs tokens and trust, so the rule stays silent unless the
-// top result is clearly relevant and clearly ahead of the next. The hook and `rkb eval` share it.
+// top result is clearly relevant, clearly ahead of the next, and names the topics the prompt
+// names. The hook and `rkb eval` share it.
 
 export interface InjectedLesson {
   id: string;
@@ -41,8 +43,18 @@ export interface RecallDecision {
   reason: string;
 }
 
-/** The recall rule on a ranked search: a clear, relevant winner, or nothing. */
-export function recallDecision(result: SearchResult): RecallDecision {
+/**
+ * Topics the text names (words that are folder names in the knowledge base, such as `cmake` or
+ * `git`) that a lesson never mentions: a lesson about cross-compiling Go is not the answer to a
+ * question about cross-compiling with CMake, however many other words they share.
+ */
+export function unnamedTopics(index: SearchIndex, text: string, doc: number): string[] {
+  const topics = new Set(index.topics);
+  return [...new Set(tokenize(text))].filter((t) => topics.has(t) && termFrequency(index, t, doc) === 0);
+}
+
+/** The recall rule on a ranked search: a clear, relevant winner that names the topics the prompt names, or nothing. */
+export function recallDecision(index: SearchIndex, result: SearchResult): RecallDecision {
   const [top, next] = result.hits;
   const gate = injectable(top);
   if (!top || gate) return { reason: gate ?? "no lesson matches" };
@@ -50,6 +62,8 @@ export function recallDecision(result: SearchResult): RecallDecision {
   const margin = relevance - (next?.relevance ?? 0);
   if (relevance < RECALL_MIN_RELEVANCE) return { reason: `relevance ${relevance.toFixed(2)} is below ${RECALL_MIN_RELEVANCE}` };
   if (margin < RECALL_MIN_MARGIN) return { reason: `${top.lesson.id} leads the next lesson by only ${margin.toFixed(2)}` };
+  const unnamed = unnamedTopics(index, result.query, top.doc);
+  if (unnamed.length) return { reason: `the prompt names ${unnamed.join(", ")}, which ${top.lesson.id} never mentions` };
   return { lesson: toInjected(top), reason: `matches the prompt with relevance ${relevance.toFixed(2)}, ${margin.toFixed(2)} ahead of the next lesson` };
 }
 
@@ -65,7 +79,7 @@ export function recallGate(text: string): string | undefined {
 function decideRecallIn(index: SearchIndex, place: Place, usage: Map<string, UsageCounts>, text: string): RecallDecision {
   const gate = recallGate(text);
   if (gate) return { reason: gate };
-  return recallDecision(searchKb({ index, query: text.trim(), place, limit: 2, usage }));
+  return recallDecision(index, searchKb({ index, query: text.trim(), place, limit: 2, usage }));
 }
 
 export async function decideRecall(input: { text: string; cwd: string; env: NodeJS.ProcessEnv; place?: PlaceOptions }): Promise<RecallDecision> {

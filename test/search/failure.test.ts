@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { loadKb } from "../../cli/kb/store.ts";
 import { decideFailureIn, errorCodes, failureEvidence, failureLines, failurePrograms, failureQuery, failureVeto, FAILURE_MIN_QUOTED, FAILURE_MIN_QUOTE_FOUND, type FailureEvidence } from "../../cli/search/failure.ts";
 import { buildIndex } from "../../cli/search/index.ts";
-import { recallDecision } from "../../cli/search/recall.ts";
+import { recallDecision, unnamedTopics } from "../../cli/search/recall.ts";
 import { searchKb } from "../../cli/search/search.ts";
 import { sandbox, writeFile } from "../helpers.ts";
 
@@ -43,8 +43,8 @@ describe("inject or stay silent", () => {
     expect(d.lesson).toBeUndefined();
   });
   test("recall needs a clear winner", () => {
-    expect(recallDecision(searchKb({ index, query: "undefined reference to vtable for my class", place: nowhere, limit: 2 })).lesson?.id).toBe("3c00000002");
-    expect(recallDecision(searchKb({ index, query: "how do I plot a histogram in gnuplot", place: nowhere, limit: 2 })).lesson).toBeUndefined();
+    expect(recallDecision(index, searchKb({ index, query: "undefined reference to vtable for my class", place: nowhere, limit: 2 })).lesson?.id).toBe("3c00000002");
+    expect(recallDecision(index, searchKb({ index, query: "how do I plot a histogram in gnuplot", place: nowhere, limit: 2 })).lesson).toBeUndefined();
   });
 });
 
@@ -124,4 +124,15 @@ describe("failureVeto", () => {
     ["a lesson about another program that quotes the whole line", { programMatch: false, quotedShare: 0.95, foundShare: 0.9 }, true],
     ["a program the knowledge base never names tells nothing", { programMatch: undefined, quotedShare: 0.6, foundShare: 0.6 }, true],
   ])("%s", (_, change, injects) => expect(failureVeto({ ...base, ...change }) === undefined).toBe(injects));
+});
+
+describe("prompt recall names the prompt's topics", () => {
+  const docOf = (id: string) => [...Array(index.size).keys()].find((i) => index.lesson(i).id === id)!;
+  test("a folder name in the prompt that the lesson never mentions blocks it", () => {
+    expect(index.topics).toEqual(expect.arrayContaining(["cmak", "cpp"]));
+    expect(unnamedTopics(index, "vtable error in my cmake project", docOf("3c00000002"))).toEqual(["cmak"]);
+    expect(unnamedTopics(index, "undefined reference to vtable for my class", docOf("3c00000002"))).toEqual([]);
+    const d = recallDecision(index, searchKb({ index, query: "undefined reference to vtable with cmake", place: nowhere, limit: 2 }));
+    expect(d.lesson).toBeUndefined();
+  });
 });
