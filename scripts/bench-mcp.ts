@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { kbSignature } from "../cli/search/index.ts";
+import { kbSignature } from "../cli/search/signature.ts";
 import { makeKb } from "./bench-kb.ts";
 import { build } from "./build.ts";
 
