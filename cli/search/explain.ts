@@ -9,7 +9,8 @@ import { tokenize } from "./tokenize.ts";
 
 // `--explain`: the evidence behind each ranked result, read back from the lesson itself, so people
 // can see why a lesson ranks where it does and why it would or would not be injected. Only the
-// shown results are parsed; a plain search never pays for this.
+// shown results are parsed (and the one lesson prompt recall is about to inject); a plain search
+// never pays for this.
 
 export interface TermMatch {
   /** The query word, and the term that matched it (itself, a compound's part, a typo stand-in, a synonym or a folder alias). */
@@ -39,7 +40,7 @@ export interface HitExplanation {
 const round = (x: number) => Math.round(x * 100) / 100;
 
 /** The terms of each field of a lesson (empty when the file cannot be read or parsed any more). */
-function fieldTerms(index: SearchIndex, doc: number): Map<string, Set<string>> {
+export function fieldTerms(index: SearchIndex, doc: number): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   const lesson = index.lesson(doc);
   try {

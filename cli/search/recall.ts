@@ -1,13 +1,15 @@
 import type { Place, PlaceOptions } from "../kb/place.ts";
 import type { UsageCounts } from "../kb/usage.ts";
+import { fieldTerms } from "./explain.ts";
 import { termFrequency, type SearchIndex } from "./index.ts";
 import { openSearch, searchKb, type SearchHit, type SearchResult } from "./search.ts";
 import { tokenize } from "./tokenize.ts";
 
 // Prompt recall: whether to put a lesson in front of the agent because of what the user wrote.
 // An injected lesson that does not fit costs tokens and trust, so the rule stays silent unless the
-// top result is clearly relevant, clearly ahead of the next, and names the topics the prompt
-// names. The hook and `rkb eval` share it.
+// top result is clearly relevant, clearly ahead of the next, names the topics the prompt names,
+// and is about what the prompt asks (its title, tags or queries hold some of the prompt's words).
+// The hook and `rkb eval` share it.
 
 export interface InjectedLesson {
   id: string;
@@ -53,6 +55,21 @@ export function unnamedTopics(index: SearchIndex, text: string, doc: number): st
   return [...new Set(tokenize(text))].filter((t) => topics.has(t) && termFrequency(index, t, doc) === 0);
 }
 
+/** Fields that say what a lesson is about, as opposed to its prose. */
+const SUBJECT_FIELDS = ["title", "tags", "queries"];
+
+/**
+ * The prompt's words (beyond the topic folders it names) that a lesson holds in its title, tags or
+ * queries: a lesson that mentions a table of contents in passing is not about adding one.
+ */
+export function subjectWords(index: SearchIndex, result: SearchResult, doc: number): string[] {
+  if (!result.parsed) return [];
+  const topics = new Set(index.topics);
+  const fields = fieldTerms(index, doc);
+  const subject = new Set(SUBJECT_FIELDS.flatMap((f) => [...(fields.get(f) ?? [])]));
+  return [...new Set(result.parsed.terms.filter((t) => t.kind !== "alias" && !topics.has(t.term) && subject.has(t.term)).map((t) => t.term))];
+}
+
 /** The recall rule on a ranked search: a clear, relevant winner that names the topics the prompt names, or nothing. */
 export function recallDecision(index: SearchIndex, result: SearchResult): RecallDecision {
   const [top, next] = result.hits;
@@ -64,6 +81,7 @@ export function recallDecision(index: SearchIndex, result: SearchResult): Recall
   if (margin < RECALL_MIN_MARGIN) return { reason: `${top.lesson.id} leads the next lesson by only ${margin.toFixed(2)}` };
   const unnamed = unnamedTopics(index, result.query, top.doc);
   if (unnamed.length) return { reason: `the prompt names ${unnamed.join(", ")}, which ${top.lesson.id} never mentions` };
+  if (!subjectWords(index, result, top.doc).length) return { reason: `${top.lesson.id} holds the prompt's words only in its text, not in its title, tags or queries` };
   return { lesson: toInjected(top), reason: `matches the prompt with relevance ${relevance.toFixed(2)}, ${margin.toFixed(2)} ahead of the next lesson` };
 }
 

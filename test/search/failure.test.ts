@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { loadKb } from "../../cli/kb/store.ts";
 import { decideFailureIn, errorCodes, failureEvidence, failureLines, failurePrograms, failureQuery, failureVeto, FAILURE_MIN_QUOTED, FAILURE_MIN_QUOTE_FOUND, type FailureEvidence } from "../../cli/search/failure.ts";
 import { buildIndex } from "../../cli/search/index.ts";
-import { recallDecision, unnamedTopics } from "../../cli/search/recall.ts";
+import { recallDecision, subjectWords, unnamedTopics } from "../../cli/search/recall.ts";
 import { searchKb } from "../../cli/search/search.ts";
 import { sandbox, writeFile } from "../helpers.ts";
 
@@ -135,4 +135,13 @@ describe("prompt recall names the prompt's topics", () => {
     const d = recallDecision(index, searchKb({ index, query: "undefined reference to vtable with cmake", place: nowhere, limit: 2 }));
     expect(d.lesson).toBeUndefined();
   });
+});
+
+test("prompt recall needs the prompt's words in the lesson's title, tags or queries, not only its prose", () => {
+  const docOf = (id: string) => [...Array(index.size).keys()].find((i) => index.lesson(i).id === id)!;
+  const about = searchKb({ index, query: "undefined reference to vtable for my class", place: nowhere, limit: 2 });
+  expect(subjectWords(index, about, docOf("3c00000002"))).toEqual(expect.arrayContaining(["vtabl"]));
+  // "compiler emits" is only in the Cause of the vtable lesson.
+  const prose = searchKb({ index, query: "why does the compiler emits nothing", place: nowhere, limit: 2 });
+  expect(subjectWords(index, prose, docOf("3c00000002"))).toEqual([]);
 });
