@@ -57,16 +57,23 @@ export function unnamedTopics(index: SearchIndex, text: string, doc: number): st
 
 /** Fields that say what a lesson is about, as opposed to its prose. */
 const SUBJECT_FIELDS = ["title", "tags", "queries"];
+/**
+ * Lesson types whose first section names the situation they are for ("When to use", "Context"), so
+ * it says what they are about too; a pitfall's title already names its symptom.
+ */
+const SITUATION_LEAD = new Set(["recipe", "decision"]);
 
 /**
- * The prompt's words (beyond the topic folders it names) that a lesson holds in its title, tags or
- * queries: a lesson that mentions a table of contents in passing is not about adding one.
+ * The prompt's words (beyond the topic folders it names) that a lesson holds in its title, tags,
+ * queries or (recipes and decisions) the section naming the situation it is for: a fact that
+ * mentions a table of contents in passing is not about adding one.
  */
 export function subjectWords(index: SearchIndex, result: SearchResult, doc: number): string[] {
   if (!result.parsed) return [];
   const topics = new Set(index.topics);
   const fields = fieldTerms(index, doc);
-  const subject = new Set(SUBJECT_FIELDS.flatMap((f) => [...(fields.get(f) ?? [])]));
+  const names = SITUATION_LEAD.has(index.lesson(doc).type) ? [...SUBJECT_FIELDS, "lead"] : SUBJECT_FIELDS;
+  const subject = new Set(names.flatMap((f) => [...(fields.get(f) ?? [])]));
   return [...new Set(result.parsed.terms.filter((t) => t.kind !== "alias" && !topics.has(t.term) && subject.has(t.term)).map((t) => t.term))];
 }
 
@@ -81,7 +88,7 @@ export function recallDecision(index: SearchIndex, result: SearchResult): Recall
   if (margin < RECALL_MIN_MARGIN) return { reason: `${top.lesson.id} leads the next lesson by only ${margin.toFixed(2)}` };
   const unnamed = unnamedTopics(index, result.query, top.doc);
   if (unnamed.length) return { reason: `the prompt names ${unnamed.join(", ")}, which ${top.lesson.id} never mentions` };
-  if (!subjectWords(index, result, top.doc).length) return { reason: `${top.lesson.id} holds the prompt's words only in its text, not in its title, tags or queries` };
+  if (!subjectWords(index, result, top.doc).length) return { reason: `${top.lesson.id} holds the prompt's words only in its text, not in its title, tags, queries or situation` };
   return { lesson: toInjected(top), reason: `matches the prompt with relevance ${relevance.toFixed(2)}, ${margin.toFixed(2)} ahead of the next lesson` };
 }
 
