@@ -58,7 +58,8 @@ interface Wrapper {
   assignments?: boolean;
 }
 
-const WRAPPERS: Record<string, Wrapper> = {
+// Maps, not objects: a program may be called `constructor` or `__proto__`.
+const WRAPPERS = new Map<string, Wrapper>(Object.entries({
   sudo: { valued: ["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group", "--chdir"] },
   doas: { valued: ["-u", "-C"] },
   env: { valued: ["-u", "-C", "-S", "--unset", "--chdir", "--split-string"], assignments: true },
@@ -94,7 +95,7 @@ const WRAPPERS: Record<string, Wrapper> = {
   yarn: { sub: ["exec", "dlx"] },
   bun: { sub: ["x"] },
   mise: { sub: ["exec", "x"] },
-};
+}));
 
 /**
  * The program a command runs: not its prefix but the command that does the work. Statements that
@@ -135,7 +136,7 @@ function stageRun(words: string[], depth: number): Run {
     }
     if (word === "for" || word === "case" || word === "select" || word === "function") return { name: "", args: [], readOnly: true };
     const name = bareName(word);
-    const wrapper = WRAPPERS[name];
+    const wrapper = WRAPPERS.get(name);
     if (wrapper && (!wrapper.sub || wrapper.sub.includes(words[i + 1] ?? ""))) {
       const after = skipWrapper(words, i + 1 + (wrapper.sub ? 1 : 0), wrapper);
       // `command -v x` asks, `npx` alone prints help: the wrapper is the program then.
@@ -228,7 +229,7 @@ const READERS = new Set([
   "true", ":", "test", "[", "[[", "sleep", "clear", "env", "command",
 ]);
 /** Subcommands that only look, for programs that can also change things. */
-const READING_SUBCOMMANDS: Record<string, Set<string>> = {
+const READING_SUBCOMMANDS = new Map<string, Set<string>>(Object.entries({
   git: new Set(["status", "diff", "log", "show", "blame", "rev-parse", "ls-files", "ls-tree", "ls-remote", "grep", "describe", "shortlog", "reflog", "cat-file", "whatchanged", "remote", "branch", "tag", "config"]),
   pip: new Set(["list", "show", "freeze", "check", "search", "--version"]),
   npm: new Set(["ls", "list", "view", "info", "outdated", "why", "explain", "help", "--version"]),
@@ -237,7 +238,7 @@ const READING_SUBCOMMANDS: Record<string, Set<string>> = {
   systemctl: new Set(["status", "is-active", "is-enabled", "list-units", "show"]),
   brew: new Set(["list", "info", "search", "--prefix", "config", "doctor"]),
   cargo: new Set(["tree", "metadata", "--version"]),
-};
+}));
 /** git subcommands above that change things when given more than a listing flag. */
 const GIT_LISTING = new Set(["remote", "branch", "tag", "config"]);
 const GIT_LISTING_FLAGS = new Set(["-v", "-vv", "--verbose", "-a", "--all", "-r", "--remotes", "-l", "--list", "--get", "--get-all", "--show-origin", "--show-current"]);
@@ -248,7 +249,7 @@ function stageReadOnly(name: string, args: string[]): boolean {
   if (name === "find") return !args.some((a) => /^-(?:delete|exec|execdir|ok|okdir|fprint.*)$/.test(a));
   if (name === "sed") return !args.some((a) => /^-[a-zA-Z]*i|^--in-place/.test(a));
   if (READERS.has(name)) return true;
-  const reading = READING_SUBCOMMANDS[name];
+  const reading = READING_SUBCOMMANDS.get(name);
   if (!reading) return false;
   if (name === "git") {
     const sub = gitSubcommand(args);
