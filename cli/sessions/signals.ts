@@ -86,8 +86,9 @@ export function findSignals(
   events: SessionEvent[],
   opts: { openFailures?: Record<string, OpenFailure>; seenElsewhere?: (signature: string) => boolean } = {},
 ): Findings {
-  const open: Record<string, OpenFailure> = {};
-  for (const [prog, f] of Object.entries(opts.openFailures ?? {})) open[prog] = { ...f, fix: [...(f.fix ?? [])] };
+  // A Map, not an object: a program may be called `constructor` or `__proto__`.
+  const open = new Map<string, OpenFailure>();
+  for (const [prog, f] of Object.entries(opts.openFailures ?? {})) open.set(prog, { ...f, fix: [...(f.fix ?? [])] });
   const hits: SignalHit[] = [];
   const drafts: DraftPitfall[] = [];
   const failures: FailureSeen[] = [];
@@ -96,7 +97,7 @@ export function findSignals(
 
   // Each step goes to every open failure but the one of its own program, which it opens or closes.
   const addStep = (step: FixStep, except?: string) => {
-    for (const f of Object.values(open)) {
+    for (const f of open.values()) {
       if (f.program === except) continue;
       const fix = (f.fix ??= []);
       fix.push(step);
@@ -115,7 +116,7 @@ export function findSignals(
       if (!isReadOnly(e.command)) addStep({ kind: "command", command: maskSecrets(e.command), exitCode: e.exitCode, ok: e.ok, line: e.line, entryId: e.entryId }, prog);
       if (!e.ok) {
         const keyLines = keyErrorLines(e.output).slice(0, MAX_KEY_LINES);
-        open[prog] = { program: prog, command: e.command, exitCode: e.exitCode, keyLines, entryId: e.entryId, line: e.line, time: e.time, attempts: (open[prog]?.attempts ?? 0) + 1, fix: [], fixDropped: 0 };
+        open.set(prog, { program: prog, command: e.command, exitCode: e.exitCode, keyLines, entryId: e.entryId, line: e.line, time: e.time, attempts: (open.get(prog)?.attempts ?? 0) + 1, fix: [], fixDropped: 0 });
         hits.push({ kind: "failed", line: e.line, entryId: e.entryId, program: prog });
         const signature = failureSignature(prog, e.output);
         failures.push({ program: prog, signature, keyLine: keyLines[0] ?? "", line: e.line });
@@ -124,9 +125,9 @@ export function findSignals(
           hits.push({ kind: "repeat", line: e.line, entryId: e.entryId, program: prog });
           score += 2;
         }
-      } else if (open[prog]) {
-        const f = open[prog]!;
-        delete open[prog];
+      } else if (open.has(prog)) {
+        const f = open.get(prog)!;
+        open.delete(prog);
         drafts.push({
           program: prog,
           failed: { command: f.command, exitCode: f.exitCode, keyLines: f.keyLines, entryId: f.entryId, line: f.line, time: f.time },
@@ -154,7 +155,7 @@ export function findSignals(
   const counts: SignalCounts = { failed: 0, fixed: 0, correction: 0, remember: 0, repeat: 0 };
   for (const h of hits) counts[h.kind]++;
   const labels = [...new Set(hits.filter((h) => h.kind !== "failed").map((h) => (h.program ? `${h.kind} ${h.program}` : h.kind)))].sort();
-  return { counts, hits, drafts, failures, openFailures: open, labels, priority: Math.min(3, Math.max(1, score)) };
+  return { counts, hits, drafts, failures, openFailures: Object.fromEntries(open), labels, priority: Math.min(3, Math.max(1, score)) };
 }
 
 function changeStep(change: FileChange, line: number, entryId?: string): FixStep {

@@ -143,3 +143,22 @@ describe("capture", () => {
     for (const secret of Object.values(SECRETS)) expect(everything).not.toContain(secret);
   });
 });
+
+describe("program names that are Object.prototype keys", () => {
+  for (const name of ["constructor", "valueOf", "__proto__", "toString", "hasOwnProperty"]) {
+    test(`a command \`${name}\` that works, fails and works again is captured, and the next capture still works`, async () => {
+      const { env, dir } = fresh();
+      const w = new SessionWriter("pi");
+      w.bash(`${name} --check`, "fine");
+      w.bash(`${name} --build`, "error: it broke", 1);
+      const path = sessionFile(dir, "s.jsonl", w.text());
+      const first = await capture({ sessionFile: path, env });
+      expect(first.counts.failed).toBe(1);
+      w.bash(`${name} --build --retry`, "built");
+      writeFileSync(path, w.text());
+      const second = await capture({ sessionFile: path, env });
+      expect(second.drafts.map((d) => [d.program, d.failed.command, d.worked.command])).toEqual([[name, `${name} --build`, `${name} --build --retry`]]);
+      expect((await capture({ sessionFile: path, env })).entriesRead).toBe(0);
+    });
+  }
+});
