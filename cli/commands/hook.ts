@@ -2,10 +2,10 @@ import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 import { HANDLERS, HOOK_EVENTS, type HookEvent, type HookPayload } from "../hooks/events.ts";
 import { claudeReply, fromClaudeCode } from "../hooks/claude.ts";
-import { logHookError, touchHeartbeat } from "../hooks/log.ts";
+import { logHookError, noteHookCall } from "../state.ts";
 
 // `rkb hook <event>`: what the pi/omp extension calls on agent events. It never fails: whatever goes
-// wrong is logged to <state>/hook-errors.log, the exit code is 0, and the agent sees nothing.
+// wrong is logged in the state (`rkb doctor` shows it), the exit code is 0, and the agent sees nothing.
 export default defineCommand({
   name: "hook",
   description: "Handle one agent event (for the pi/omp extension and Claude Code hooks): payload as JSON on stdin, or as flags",
@@ -25,16 +25,18 @@ export default defineCommand({
   run: async (input, ctx) => {
     const { event, ...flags } = input;
     let text = "";
+    let harness: string | undefined;
     try {
       if (!event || !(HOOK_EVENTS as readonly string[]).includes(event)) throw new Error(`unknown hook event \`${event ?? ""}\` (known: ${HOOK_EVENTS.join(", ")})`);
       const raw = await readPayload(flags, ctx.stdin);
       const claude = fromClaudeCode(raw as Record<string, unknown>);
       const payload = claude ?? raw;
-      if (payload.harness) touchHeartbeat(ctx.env, payload.harness);
+      harness = payload.harness;
+      if (harness) noteHookCall(ctx.env, harness, event);
       text = await HANDLERS[event as HookEvent](payload, ctx.env);
       if (claude) text = claudeReply((raw as Record<string, unknown>).hook_event_name as string, text);
     } catch (e) {
-      logHookError(ctx.env, event ?? "", e);
+      logHookError(ctx.env, event ?? "", harness, e);
       text = "";
     }
     return { data: { output: text }, human: text, raw: true };

@@ -12,8 +12,8 @@ import { stripInjected } from "../sessions/clean.ts";
 import { listItems } from "../sessions/inbox.ts";
 import { userSignals } from "../sessions/signals.ts";
 import { slashCommand } from "../install/prompts.ts";
+import { expireState, updateRecords, type NewRecord } from "../state.ts";
 import { renderInjection } from "./block.ts";
-import { expireRecords, updateRecords, type NewRecord } from "./records.ts";
 import { stopNudge } from "./stop.ts";
 
 // One function per agent event. Each returns the text the agent should show the model ("" for
@@ -62,7 +62,7 @@ const INBOX_NUDGE_COUNT = 5;
 const INBOX_NUDGE_DAYS = 7;
 
 async function sessionStart(p: HookPayload, env: NodeJS.ProcessEnv): Promise<string> {
-  expireRecords(env);
+  expireState(env);
   if (!haveKb(env)) return "";
   const context = await contextCommand.run({}, innerContext(env, p.cwd ?? process.cwd()));
   return [context.human.trim(), inboxNudge(env, p.harness)].filter(Boolean).join("\n");

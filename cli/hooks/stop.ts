@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { configDir } from "../paths.ts";
 import type { HookPayload } from "./events.ts";
-import { updateRecords, type NewRecord, type SessionRecord } from "./records.ts";
+import { updateRecords, type NewRecord, type SessionRecord } from "../state.ts";
 
 // The optional stop nudge: when a turn ends after the session showed something worth a lesson (the
 // user corrected the agent or asked it to remember something), ask the agent once to record it.

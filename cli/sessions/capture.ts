@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { RkbError } from "../output/errors.ts";
+import { expireState } from "../state.ts";
 import { cursorFits, loadCursor, peekSessionId, saveCursor, withSessionLock, type Cursor } from "./cursor.ts";
 import { DRAFTS_HEADING, renderDraft } from "./draft.ts";
 import { renderExcerpt } from "./excerpt.ts";
@@ -103,14 +104,17 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
     return result;
   }
 
-  if (!input.batch) expireItems(env);
+  if (!input.batch) {
+    expireItems(env);
+    expireState(env);
+  }
   if (worthAnItem(findings)) {
     const meta = itemMeta(input, { file, sessionId, harness, cwd, read, findings });
     // A CI run over an archive writes thousands of these; it is rerun, not recovered, after a crash.
     result.itemsWritten.push(addItem(env, meta, itemBody(read, findings, drafts, file), { durable: !input.batch }));
   }
   if (input.batch) input.batch.newSignatures.push(...newSignatures);
-  else await appendSignatures(env, newSignatures);
+  else appendSignatures(env, newSignatures);
   const next: Cursor = {
     file,
     sessionId,

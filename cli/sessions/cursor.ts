@@ -1,11 +1,10 @@
-import { Database } from "bun:sqlite";
-import { closeSync, existsSync, mkdirSync, openSync, readSync } from "node:fs";
+import { closeSync, openSync, readSync } from "node:fs";
 import { hostname } from "node:os";
-import { join } from "node:path";
 import { holderGone } from "../lock.ts";
 import { RkbError } from "../output/errors.ts";
-import { stateDir } from "../paths.ts";
+import { captureLockHolder, dropCaptureLock, loadCursorRow, saveCursorRow, takeCaptureLock } from "../state.ts";
 import type { SessionFormat, PendingCall } from "./reader.ts";
+import { maskSecrets } from "./secrets.ts";
 import type { OpenFailure } from "./signals.ts";
 
 // Per session file, where rkb stopped reading: so a compaction followed by a shutdown, or a CI
@@ -27,43 +26,35 @@ export interface Cursor {
   updated: number;
 }
 
-// Cursors live in one SQLite file: a CI run over thousands of sessions updates thousands of them,
-// and one small write-ahead-log append each is far cheaper than a file created and renamed each.
-const databases = new Map<string, Database>();
-
-/** The cursor database; undefined when reading and none exists yet (a dry run creates nothing). */
-function cursorDb(env: NodeJS.ProcessEnv, create: boolean): Database | undefined {
-  const dir = stateDir(env);
-  let db = databases.get(dir);
-  if (!db) {
-    if (!create && !existsSync(join(dir, "cursors.sqlite"))) return undefined;
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    db = new Database(join(dir, "cursors.sqlite"), { create: true });
-    db.run("PRAGMA busy_timeout = 10000");
-    db.run("PRAGMA journal_mode = WAL");
-    // WAL with synchronous=NORMAL never corrupts; a crash may drop the last cursors, which only
-    // means those sessions are read again.
-    db.run("PRAGMA synchronous = NORMAL");
-    db.run("CREATE TABLE IF NOT EXISTS cursor (file TEXT PRIMARY KEY, data TEXT NOT NULL)");
-    db.run("CREATE TABLE IF NOT EXISTS capture_lock (file TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, since INTEGER NOT NULL)");
-    databases.set(dir, db);
-  }
-  return db;
-}
-
 export function loadCursor(env: NodeJS.ProcessEnv, file: string): Cursor | undefined {
   try {
-    const row = cursorDb(env, false)?.query("SELECT data FROM cursor WHERE file = ?").get(file) as { data: string } | null | undefined;
-    const c = row && JSON.parse(row.data);
-    if (c && c.file === file && Number.isInteger(c.offset) && Number.isInteger(c.line)) return { openFailures: {}, pendingCalls: {}, ...c };
+    const row = loadCursorRow(env, file);
+    const c = row && JSON.parse(row.position);
+    if (!c || c.file !== file || !Number.isInteger(c.offset) || !Number.isInteger(c.line)) return undefined;
+    const carry: Partial<Carry> = row.carry ? JSON.parse(row.carry) : {};
+    return { ...c, openFailures: carry.openFailures ?? {}, pendingCalls: carry.pendingCalls ?? {} };
   } catch {
     // No cursor yet, or a damaged one: reading the whole file again is the safe answer.
   }
   return undefined;
 }
 
+type Carry = Pick<Cursor, "openFailures" | "pendingCalls">;
+
+/**
+ * Saves the position, and what the next read carries over with its commands and error lines
+ * masked: a draft made from it is masked anyway, and a raw command must never sit in the state.
+ */
 export function saveCursor(env: NodeJS.ProcessEnv, cursor: Cursor): void {
-  cursorDb(env, true)!.query("INSERT OR REPLACE INTO cursor (file, data) VALUES (?, ?)").run(cursor.file, JSON.stringify(cursor));
+  const { openFailures, pendingCalls, ...position } = cursor;
+  const carry: Carry = {
+    openFailures: Object.fromEntries(
+      Object.entries(openFailures).map(([prog, f]) => [maskSecrets(prog), { ...f, program: maskSecrets(f.program), command: maskSecrets(f.command), keyLines: f.keyLines.map(maskSecrets) }]),
+    ),
+    pendingCalls: Object.fromEntries(Object.entries(pendingCalls).map(([id, c]) => [id, c.command === undefined ? c : { ...c, command: maskSecrets(c.command) }])),
+  };
+  const empty = !Object.keys(carry.openFailures).length && !Object.keys(carry.pendingCalls).length;
+  saveCursorRow(env, cursor.file, JSON.stringify({ ...position, cwd: position.cwd && maskSecrets(position.cwd) }), empty ? undefined : JSON.stringify(carry));
 }
 
 export interface SessionLockOptions {
@@ -78,15 +69,13 @@ export interface SessionLockOptions {
  * an archive takes a thousand of them, and creating and removing a lock file each costs far more.
  */
 export async function withSessionLock<T>(env: NodeJS.ProcessEnv, file: string, opts: SessionLockOptions, fn: () => Promise<T>): Promise<T> {
-  const db = cursorDb(env, true)!;
-  const host = hostname();
+  const me = { host: hostname(), pid: process.pid };
   const deadline = Date.now() + opts.waitMs;
   for (;;) {
-    const taken = db.query("INSERT OR IGNORE INTO capture_lock (file, host, pid, since) VALUES (?, ?, ?, ?)").run(file, host, process.pid, Date.now()).changes === 1;
-    if (taken) break;
-    const holder = db.query("SELECT host, pid, since FROM capture_lock WHERE file = ?").get(file) as { host: string; pid: number; since: number } | null;
+    if (takeCaptureLock(env, file, { ...me, since: Date.now() })) break;
+    const holder = captureLockHolder(env, file);
     if (holder && holderGone(holder.host, holder.pid, Date.now() - holder.since, opts.staleMs)) {
-      db.query("DELETE FROM capture_lock WHERE file = ? AND host = ? AND pid = ? AND since = ?").run(file, holder.host, holder.pid, holder.since);
+      dropCaptureLock(env, file, holder);
       continue;
     }
     if (Date.now() >= deadline) {
@@ -97,7 +86,7 @@ export async function withSessionLock<T>(env: NodeJS.ProcessEnv, file: string, o
   try {
     return await fn();
   } finally {
-    db.query("DELETE FROM capture_lock WHERE file = ? AND host = ? AND pid = ?").run(file, host, process.pid);
+    dropCaptureLock(env, file, me);
   }
 }
 

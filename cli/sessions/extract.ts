@@ -2,6 +2,7 @@ import { isPathGlob, pathGlobFiles } from "../glob.ts";
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { capture, type CaptureResult } from "./capture.ts";
+import { expireState } from "../state.ts";
 import { expireItems } from "./inbox.ts";
 import type { DraftPitfall } from "./signals.ts";
 import { appendSignatures, SignatureStore } from "./signatures.ts";
@@ -110,7 +111,10 @@ export async function extract(opts: ExtractOptions): Promise<ExtractSummary> {
     repeated_failures: [],
     drafts: [],
   };
-  if (!opts.dryRun) expireItems(opts.env);
+  if (!opts.dryRun) {
+    expireItems(opts.env);
+    expireState(opts.env);
+  }
   const batch = { signatures: SignatureStore.load(opts.env), newSignatures: [] as { sig: string; session: string }[] };
   const bySignature = new Map<string, RepeatedFailure>();
   const totalBytes = files.reduce((n, f) => n + f.size, 0);
@@ -163,7 +167,7 @@ export async function extract(opts: ExtractOptions): Promise<ExtractSummary> {
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 8) }, worker));
-  if (!opts.dryRun) await appendSignatures(opts.env, batch.newSignatures);
+  if (!opts.dryRun) appendSignatures(opts.env, batch.newSignatures);
 
   summary.items.sort();
   summary.repeated_failures = [...bySignature.values()]

@@ -1,11 +1,11 @@
 import { randomHex } from "../hash.ts";
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { writeAtomic } from "../fsutil.ts";
 import { isPlainSafe } from "../kb/yaml.ts";
-import { withLock } from "../lock.ts";
 import { RkbError } from "../output/errors.ts";
 import { stateDir } from "../paths.ts";
+import { recordDistilled } from "../state.ts";
 
 // The inbox: raw material waiting to be distilled into lessons. One Markdown file per item under
 // <state>/inbox/, per machine and never synced, mode 600 because it quotes sessions.
@@ -159,13 +159,10 @@ export function parseOutcome(text: string): Outcome {
   return { candidate: index === undefined ? undefined : Number(index), op: op as Operation, lesson };
 }
 
-/** Logs what distilling an item led to (never its text), for `rkb eval` and the stop nudge. */
-export async function recordOutcomes(env: NodeJS.ProcessEnv, item: InboxItem, outcomes: Outcome[]): Promise<void> {
-  const log = join(stateDir(env), "distilled.jsonl");
-  mkdirSync(stateDir(env), { recursive: true });
-  const time = Math.floor(Date.now() / 1000);
-  const lines = outcomes.map((o) => JSON.stringify({ time, item: item.id, kind: item.meta.kind, signals: item.meta.signals ?? [], ...o }) + "\n").join("");
-  await withLock(log + ".lock", { staleMs: 30_000, waitMs: 5_000, what: "the distill log" }, () => appendFileSync(log, lines, { mode: 0o600 }));
+/** Logs what distilling an item led to (never its text) in the state, for `rkb doctor`. */
+export function recordOutcomes(env: NodeJS.ProcessEnv, item: InboxItem, outcomes: Outcome[]): void {
+  const signals = Array.isArray(item.meta.signals) ? item.meta.signals.map(String) : [];
+  recordDistilled(env, outcomes.map((o) => ({ item: item.id, kind: item.meta.kind, signals, ...o })));
 }
 
 /** The line a list shows for an item. */

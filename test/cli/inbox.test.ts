@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { distilledSince } from "../../cli/state.ts";
 import { rkb, sandbox, writeFile } from "../helpers.ts";
 
 const box = () => sandbox("rkb-inbox");
@@ -90,7 +91,7 @@ describe("rkb inbox", () => {
     const done = await rkb(["inbox", "done", "ffffffffff", "--outcome", "add:cmake-zlib-root"], { env });
     expect(done.exit).toBe(0);
     expect(done.stdout).toContain("removed ffffffffff");
-    const log = readFileSync(join(env.XDG_STATE_HOME!, "rkb", "distilled.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const log = distilledSince(env, 0);
     expect(log).toEqual([{ time: expect.any(Number), item: "ffffffffff", kind: "transcript", signals: ["fixed cmake", "remember"], op: "add", lesson: "cmake-zlib-root" }]);
     const again = await rkb(["inbox", "done", "ffffffffff", "--format", "json"], { env });
     expect(again.exit).toBe(1);

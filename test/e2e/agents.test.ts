@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SLASH_COMMANDS } from "../../cli/install/prompts.ts";
 import { withSessionLock } from "../../cli/sessions/cursor.ts";
+import { hookErrorsSince } from "../../cli/state.ts";
 import { BIN, rkb, sandbox, type Sandbox } from "../helpers.ts";
 import { AGENTS, agentsInstalled, configureAgent, RpcAgent, type AgentKind } from "./agent.ts";
 import { DONE, FakeLlm, SUMMARY, textOf, type Step } from "./fake-llm.ts";
@@ -83,10 +84,7 @@ async function world(kind: AgentKind, installer = BIN): Promise<World> {
 
 const inboxDir = (w: World) => join(w.box.home, ".local", "state", "rkb", "inbox");
 const inboxItems = (w: World) => (existsSync(inboxDir(w)) ? readdirSync(inboxDir(w)).filter((n) => n.endsWith(".md")).map((n) => readFileSync(join(inboxDir(w), n), "utf8")) : []);
-const hookErrors = (w: World) => {
-  const log = join(w.box.home, ".local", "state", "rkb", "hook-errors.log");
-  return existsSync(log) ? readFileSync(log, "utf8") : "";
-};
+const hookErrors = (w: World) => hookErrorsSince(w.env, 0).map((e) => `${e.event}: ${e.error}`).join("\n");
 
 async function until<T>(what: string, probe: () => T | undefined, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SLASH_COMMANDS } from "../../cli/install/prompts.ts";
+import { hookErrorsSince } from "../../cli/state.ts";
 import { rkb, sandbox, type Sandbox } from "../helpers.ts";
 import { AGENTS, AGENTS_DIR, configureAgent, RpcAgent } from "./agent.ts";
 import { FakeAnthropic, textOfBlocks, type AnthropicMessage } from "./fake-anthropic.ts";
@@ -100,10 +101,7 @@ const inboxItems = (box: Sandbox) => {
   const dir = join(stateDir(box), "inbox");
   return existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith(".md")).map((n) => readFileSync(join(dir, n), "utf8")) : [];
 };
-const hookErrors = (box: Sandbox) => {
-  const log = join(stateDir(box), "hook-errors.log");
-  return existsSync(log) ? readFileSync(log, "utf8") : "";
-};
+const hookErrors = (box: Sandbox) => hookErrorsSince(box.env, 0).map((e) => `${e.event}: ${e.error}`).join("\n");
 
 describe("Claude Code 2.1.332 with the rkb plugin", () => {
   test("MCP search, the lesson added to a failed Bash, session capture; pi then finds the lesson Claude Code wrote", async () => {

@@ -1,10 +1,10 @@
 // `rkb hook` with the payloads Claude Code 2.1.332 sends (shapes recorded from a real run), and the
 // replies it reads: hookSpecificOutput.additionalContext for context, nothing for the rest.
 import { beforeEach, expect, test } from "bun:test";
-import { copyFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
+import { copyFileSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCli } from "../../cli/dispatch.ts";
-import { readRecords } from "../../cli/hooks/records.ts";
+import { hookErrorsSince, readRecords } from "../../cli/state.ts";
 import { ROOT, sandbox, type Sandbox } from "../helpers.ts";
 
 const LESSON = `---
@@ -80,7 +80,7 @@ test("PostToolUseFailure: the matching lesson once per session; PostToolUse afte
   expect(await hook("tool-ok", ok)).toBe("");
   const kinds = readRecords(box.env, SESSION).map((r) => r.kind);
   expect(kinds).toEqual(["failed", "injected", "failed", "fixed", "inferred"]);
-  expect(existsSync(join(state(), "hook-errors.log"))).toBe(false);
+  expect(hookErrorsSince(box.env, 0)).toEqual([]);
 });
 
 test("UserPromptSubmit: a prompt that clearly asks about a lesson gets it; Stop with nothing to say prints nothing", async () => {
@@ -98,5 +98,5 @@ test("SessionEnd: the transcript at transcript_path is captured into the inbox",
   expect(items).toHaveLength(1);
   expect(items[0]).toContain("npm install && npm test");
   expect(items[0]).toContain("claude-code");
-  expect(existsSync(join(state(), "hook-errors.log"))).toBe(false);
+  expect(hookErrorsSince(box.env, 0)).toEqual([]);
 });

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCli } from "../../cli/dispatch.ts";
-import { readRecords } from "../../cli/hooks/records.ts";
+import { hookCalls, hookErrorsSince, readRecords } from "../../cli/state.ts";
 import { addItem } from "../../cli/sessions/inbox.ts";
 import { sandbox, type Sandbox } from "../helpers.ts";
 
@@ -33,7 +33,8 @@ const CMAKE_ERROR = "CMake Error at CMakeLists.txt:4 (find_package):\n  Could NO
 
 let box: Sandbox;
 const state = () => join(box.home, ".local", "state", "rkb");
-const errors = () => (existsSync(join(state(), "hook-errors.log")) ? readFileSync(join(state(), "hook-errors.log"), "utf8") : "");
+/** The hook errors in the state, oldest first, one JSON line each ("" for none). */
+const errors = () => hookErrorsSince(box.env, 0).reverse().map((e) => JSON.stringify(e) + "\n").join("");
 
 async function hook(event: string, payload: Record<string, unknown> | string, flags: string[] = []) {
   const r = await runCli(["hook", event, ...flags], { env: box.env, cwd: box.home, stdin: typeof payload === "string" ? payload : JSON.stringify(payload) });
@@ -59,7 +60,7 @@ describe("rkb hook never fails", () => {
     const lines = errors().trim().split("\n").map((l) => JSON.parse(l));
     expect(lines.map((l) => l.event)).toEqual(["bogus", "tool-failed"]);
     expect(lines[0].error).toContain("unknown hook event");
-    expect(typeof lines[0].time).toBe("string");
+    expect(typeof lines[0].time).toBe("number");
   });
 
   test("without a knowledge base every event is silent and logs nothing", async () => {
@@ -74,9 +75,14 @@ describe("rkb hook never fails", () => {
     expect(readRecords(box.env, "s").map((r) => r.kind)).toEqual(["failed", "fixed", "remember"]);
   });
 
-  test("each call marks the harness as alive", async () => {
+  test("each call is noted as the harness's last hook call", async () => {
+    const before = Math.floor(Date.now() / 1000);
     await hook("tool-ok", { session_id: "s", command: "ls", harness: "omp" });
-    expect(readFileSync(join(state(), "heartbeat", "omp"), "utf8").trim()).toMatch(/^\d+$/);
+    await hook("session-start", { session_id: "s", cwd: box.home, harness: "omp" });
+    await hook("tool-ok", { session_id: "s", command: "ls", harness: "pi" });
+    const calls = hookCalls(box.env);
+    expect(calls.map((c) => [c.harness, c.event])).toEqual([["omp", "session-start"], ["pi", "tool-ok"]]);
+    for (const c of calls) expect(c.time).toBeGreaterThanOrEqual(before);
   });
 });
 
