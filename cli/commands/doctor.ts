@@ -1,4 +1,4 @@
-import { kbChecks } from "../kb/doctor.ts";
+import { kbChecks, stateChecks } from "../kb/doctor.ts";
 import { installChecks } from "../install/index.ts";
 import { kbRoot } from "../paths.ts";
 import { Type } from "typebox";
@@ -10,7 +10,7 @@ export default defineCommand({
   examples: ["rkb doctor", "rkb doctor --format json"],
   input: Type.Object({}, { additionalProperties: false }),
   run(input, ctx) {
-    const checks = [...kbChecks(kbRoot(ctx.env), ctx.env, ctx.cwd, ctx.place), ...installChecks(ctx.env)];
+    const checks = [...kbChecks(kbRoot(ctx.env), ctx.env, ctx.cwd, ctx.place), ...installChecks(ctx.env), ...stateChecks(ctx.env)];
     const failed = checks.filter((c) => c.status === "fail").length;
     const warnings = checks.filter((c) => c.status === "warn").length;
     const human = [

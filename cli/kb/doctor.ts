@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
 import { loadKbConfig } from "./config.ts";
 import { git, gitIdentity } from "./git.ts";
@@ -8,6 +9,10 @@ import { resolvePlace } from "./place.ts";
 import { loadKb } from "./store.ts";
 import { lockPath } from "./write.ts";
 import type { PlaceOptions } from "./place.ts";
+import { claudePluginDir } from "../install/claude.ts";
+import { installedPaths } from "../install/index.ts";
+import { age } from "../sessions/inbox.ts";
+import { distilledSince, hookCalls, hookErrorsSince } from "../state.ts";
 
 // Health checks of the machine and the knowledge base, each with the fix to apply.
 
@@ -59,5 +64,55 @@ export function kbChecks(root: string, env: NodeJS.ProcessEnv, cwd: string, plac
   checks.push(existsSync(lock) ? { check: "write lock", status: "warn", detail: `held: ${readFileSync(lock, "utf8").trim()}`, fix: `if no rkb process is running, remove ${lock}` } : ok("write lock", "free"));
   const where = resolvePlace({ root, kb: loadKb(root), cwd, env, options: place });
   checks.push(ok("place", `project ${where.project ? `${where.project.name} (${where.project.rule})` : "none"}, system ${where.system ? `${where.system.name} (${where.system.rule})` : "none"}`));
+  return checks;
+}
+
+const HOOK_ERROR_DAYS = 7;
+const DISTILLED_DAYS = 30;
+
+/**
+ * What the per-machine state says about the wiring: the last hook call of each harness (an
+ * installed extension that never called one does not load), recent hook errors (hooks fail
+ * silently in front of the agent, so this is where they show), and what distilling led to.
+ */
+export function stateChecks(env: NodeJS.ProcessEnv, now = Math.floor(Date.now() / 1000)): Check[] {
+  const calls = hookCalls(env);
+  const lastCall = calls.map((c) => `${c.harness} ${age(now - c.time)} ago (${c.event})`).join(", ");
+  // The install name of each harness, and the name its hooks report (Claude Code's is claude-code).
+  const installed = [
+    ...(["pi", "omp"] as const).filter((h) => existsSync(installedPaths(h, env).extension)),
+    ...(existsSync(claudePluginDir(env.HOME || homedir())) ? ["claude-code"] : []),
+  ];
+  const silent = installed.filter((h) => !calls.some((c) => c.harness === h));
+  const checks: Check[] = [
+    silent.length
+      ? {
+          check: "last hook call",
+          status: "warn",
+          detail: `${[lastCall, ...silent.map((h) => `${h} none yet`)].filter(Boolean).join(", ")}`,
+          fix: `start ${silent.join(" or ")} once; if this stays, its log says why the rkb extension does not load`,
+        }
+      : ok("last hook call", lastCall || "none yet"),
+  ];
+  const errors = hookErrorsSince(env, now - HOOK_ERROR_DAYS * 86400);
+  checks.push(
+    errors.length
+      ? {
+          check: "hook errors",
+          status: "warn",
+          detail: `${errors.length} in the last ${HOOK_ERROR_DAYS} days; ${errors
+            .slice(0, 3)
+            .map((e) => `${age(now - e.time)} ago ${e.event}${e.harness ? ` (${e.harness})` : ""}: ${e.error}`)
+            .join("; ")}`,
+          fix: "the agent saw nothing, but the hook did not do its work; if the message points at rkb itself, report it",
+        }
+      : ok("hook errors", `none in the last ${HOOK_ERROR_DAYS} days`),
+  );
+  const distilled = distilledSince(env, now - DISTILLED_DAYS * 86400);
+  const items = new Set(distilled.map((d) => d.item)).size;
+  const ops = new Map<string, number>();
+  for (const d of distilled) ops.set(d.op, (ops.get(d.op) ?? 0) + 1);
+  const led = [...ops].map(([op, n]) => `${n} ${op}`).join(", ");
+  checks.push(ok("distilled", items ? `${items} inbox item${items === 1 ? "" : "s"} in the last ${DISTILLED_DAYS} days: ${led}` : `none in the last ${DISTILLED_DAYS} days`));
   return checks;
 }
