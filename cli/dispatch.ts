@@ -4,6 +4,7 @@ import type { CommandContext } from "./commands/_shared.ts";
 import { helpText, overviewHelp, readCommandLine } from "./flags.ts";
 import { asRkbError, RkbError, usageError } from "./output/errors.ts";
 import { renderError, renderOutput, resolveFormat, type Format } from "./output/render.ts";
+import { debugFromEnv, projectFromEnv, systemFromEnv } from "./settings.ts";
 import { VERSION_LINE } from "./version.ts";
 import { editDistance } from "./distance.ts";
 
@@ -45,14 +46,14 @@ export async function runCli(argv: string[], io: CliIO = {}): Promise<CliResult>
       env,
       cwd: io.cwd ?? process.cwd(),
       format,
-      place: { project: line.project || env.RKB_PROJECT || undefined, system: line.system || env.RKB_SYSTEM || undefined, with: line.with },
+      place: { project: line.project || projectFromEnv(env), system: line.system || systemFromEnv(env), with: line.with },
       stdinIsTTY,
       stdin: async () => (io.stdin !== undefined ? io.stdin : stdinIsTTY ? "" : await Bun.stdin.text()),
       origin: "cli",
     };
     return renderOutput(await cmd.run(line.input, ctx), format);
   } catch (e) {
-    return renderError(asRkbError(e, env), format);
+    return renderError(asRkbError(e, debugFromEnv(env)), format);
   }
 }
 

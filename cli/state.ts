@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { sha256Hex } from "./hash.ts";
-import { stateDir } from "./paths.ts";
+import { stateDir } from "./settings.ts";
 import { maskSecrets } from "./sessions/secrets.ts";
 
 // Everything rkb keeps per machine besides the inbox, in one SQLite file (`<state>/cursors.sqlite`):

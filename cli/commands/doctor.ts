@@ -1,6 +1,6 @@
 import { kbChecks, stateChecks } from "../kb/doctor.ts";
 import { installChecks } from "../install/index.ts";
-import { kbRoot } from "../paths.ts";
+import { kbRoot } from "../settings.ts";
 import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 

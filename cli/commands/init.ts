@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { initKb, cloneKb } from "../kb/init.ts";
-import { kbRoot } from "../paths.ts";
+import { kbRoot } from "../settings.ts";
 import { RkbError } from "../output/errors.ts";
 import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";

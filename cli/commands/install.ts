@@ -3,7 +3,7 @@ import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 import { agentDir, HARNESSES, install, thisBinary, uninstall, type Harness, type InstallReport } from "../install/index.ts";
 import { RkbError, usageError } from "../output/errors.ts";
-import { tildify } from "../paths.ts";
+import { tildify } from "../settings.ts";
 
 export default defineCommand({
   name: "install",

@@ -9,7 +9,7 @@ import { fixFlowStyle, lintKb, lintStaged } from "../kb/lint.ts";
 import { lockPath } from "../kb/write.ts";
 import { withLock } from "../lock.ts";
 import { EXIT, usageError } from "../output/errors.ts";
-import { kbRoot } from "../paths.ts";
+import { kbRoot } from "../settings.ts";
 import { findingLine } from "../output/findings.ts";
 
 export default defineCommand({

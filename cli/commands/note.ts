@@ -1,6 +1,6 @@
 import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
-import { harnessFromEnv, sessionFromEnv } from "../agent-env.ts";
+import { harnessFromEnv, sessionFromEnv } from "../settings.ts";
 import { usageError } from "../output/errors.ts";
 import { addItem, type InboxMeta } from "../sessions/inbox.ts";
 import { maskSecrets } from "../sessions/secrets.ts";

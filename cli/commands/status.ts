@@ -2,7 +2,7 @@ import { countsHere } from "../kb/overview.ts";
 import { currentByScope } from "../search/index.ts";
 import { openSearch } from "../search/search.ts";
 import { git } from "../kb/git.ts";
-import { tildify } from "../paths.ts";
+import { tildify } from "../settings.ts";
 import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 

@@ -1,6 +1,6 @@
 import { syncKb } from "../kb/sync.ts";
 import { findingLine } from "../output/findings.ts";
-import { kbRoot } from "../paths.ts";
+import { kbRoot } from "../settings.ts";
 import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 

@@ -1,6 +1,6 @@
 import { basename } from "node:path";
 import { Type } from "typebox";
-import { harnessFromEnv } from "../agent-env.ts";
+import { harnessFromEnv } from "../settings.ts";
 import { callTool, parseToolArguments } from "../tools/run.ts";
 import { defineCommand } from "./_shared.ts";
 

@@ -1,5 +1,5 @@
 import { planFlag } from "../kb/changes.ts";
-import { sessionFromEnv } from "../agent-env.ts";
+import { sessionFromEnv } from "../settings.ts";
 import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
 import { isCurrent } from "../kb/schema.ts";

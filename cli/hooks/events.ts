@@ -3,7 +3,7 @@ import contextCommand from "../commands/context.ts";
 import { innerContext } from "../commands/_shared.ts";
 import { requireReadableKb } from "../kb/layout.ts";
 import { appendUsage } from "../kb/usage.ts";
-import { kbRoot } from "../paths.ts";
+import { kbRoot } from "../settings.ts";
 import { decideFailureInjection } from "../search/failure.ts";
 import { decideRecall, type InjectedLesson } from "../search/recall.ts";
 import { program } from "../sessions/bash.ts";

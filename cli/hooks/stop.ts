@@ -1,6 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { configDir } from "../paths.ts";
+import { userConfig } from "../settings.ts";
 import type { HookPayload } from "./events.ts";
 import { updateRecords, type NewRecord, type SessionRecord } from "../state.ts";
 
@@ -11,15 +9,8 @@ import { updateRecords, type NewRecord, type SessionRecord } from "../state.ts";
 const STRONG_SCORE = 3;
 const MAX_SOFT_NUDGES = 2;
 
-function nudgeEnabled(env: NodeJS.ProcessEnv): boolean {
-  const file = join(configDir(env), "config.toml");
-  if (!existsSync(file)) return false;
-  const config = Bun.TOML.parse(readFileSync(file, "utf8")) as { hooks?: { stop_nudge?: unknown } };
-  return config.hooks?.stop_nudge === true;
-}
-
 export async function stopNudge(p: HookPayload, env: NodeJS.ProcessEnv): Promise<string> {
-  if (p.stop_hook_active || !nudgeEnabled(env)) return "";
+  if (p.stop_hook_active || !userConfig(env).stopNudge) return "";
   return updateRecords(env, p.session_id, (records) => {
     const lastOffer = records.reduce((upto, r) => (r.kind === "offered" ? r.upto : upto), 0);
     const fresh = records.slice(lastOffer);

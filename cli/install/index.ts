@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { writeAtomic } from "../fsutil.ts";
 import type { Check } from "../kb/doctor.ts";
 import { RkbError } from "../output/errors.ts";
-import { tildify } from "../paths.ts";
+import { tildify } from "../settings.ts";
 import extensionSource from "./extension-text.js";
 import { skillText } from "./skill.ts";
 import { claudePluginDir, claudePluginFiles } from "./claude.ts";

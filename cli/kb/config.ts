@@ -25,15 +25,14 @@ paths = []
 allow = []
 `;
 
+// Sections the format knows (the Rust rkb's); KbConfig holds only those rkb reads. A new reader adds
+// its typed field to KbConfig and parses it in parseKbToml, defaults included.
 const KNOWN_SECTIONS = ["labels", "sinks", "rerank", "leak", "site", "facts", "probe", "verify", "review", "hooks", "lock", "jev", "dupes", "writes", "search"];
 
 export interface KbConfig {
   labels: Record<string, string[]>;
   leak: { usernames: string[]; paths: string[]; allow: string[] };
-  hooks: Record<string, unknown>;
   lock: { staleMs: number; waitMs: number };
-  dupesMinSimilarity: number;
-  raw: Record<string, unknown>;
 }
 
 export class ConfigError extends Error {
@@ -65,10 +64,7 @@ export function parseKbToml(text: string): KbConfig {
   return {
     labels,
     leak: { usernames: strs(raw.leak?.usernames), paths: strs(raw.leak?.paths), allow: strs(raw.leak?.allow) },
-    hooks: raw.hooks ?? {},
     lock: { staleMs: 1000 * Number(raw.lock?.stale_s ?? 600), waitMs: 1000 * Number(raw.lock?.wait_s ?? 10) },
-    dupesMinSimilarity: Number(raw.dupes?.min_similarity ?? 0.4),
-    raw,
   };
 }
 

@@ -1,5 +1,4 @@
-import { harnessFromEnv, sessionFromEnv } from "../agent-env.ts";
-import { kbRoot } from "../paths.ts";
+import { harnessFromEnv, kbRoot, sessionFromEnv } from "../settings.ts";
 import { requireReadableKb, requireWritableKb } from "./layout.ts";
 import { resolvePlace, type Place, type PlaceOptions } from "./place.ts";
 import { loadKb, type Kb } from "./store.ts";

@@ -1,8 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
-import { hostname, platform } from "node:os";
-import { basename, join } from "node:path";
+import { platform } from "node:os";
+import { basename } from "node:path";
 import { wildcardMatches } from "../glob.ts";
-import { stateDir } from "../paths.ts";
+import { checkouts, hostFromEnv, projectFromEnv, systemFromEnv } from "../settings.ts";
 import { git } from "./git.ts";
 import { currentBranch, findRepo, remotes as repoRemotes, type Repo } from "./repo.ts";
 import type { Kb } from "./store.ts";
@@ -55,7 +54,7 @@ function normalizeRemote(url: string): string {
 
 function matchProject(input: PlaceInput, repo: Repo | undefined): Matched | undefined {
   const { kb, env, options } = input;
-  if (options.project) return { name: options.project, rule: env.RKB_PROJECT === options.project ? "env" : "flag" };
+  if (options.project) return { name: options.project, rule: projectFromEnv(env) === options.project ? "env" : "flag" };
   const projectNotes = kb.notes.filter((n) => n.role === "project");
   if (!repo) return undefined;
   const remotes = repoRemotes(repo).sort((a, b) => (a.name === "origin" ? -1 : b.name === "origin" ? 1 : 0));
@@ -77,27 +76,21 @@ function matchProject(input: PlaceInput, repo: Repo | undefined): Matched | unde
   return undefined;
 }
 
-/** `<state>/checkouts.toml`: project → paths of its checkouts on this machine. */
+/** The one project whose recorded checkouts (settings.ts `checkouts`) hold the repository. */
 function matchCheckout(repo: string, env: NodeJS.ProcessEnv): Matched | undefined {
-  const file = join(stateDir(env), "checkouts.toml");
-  if (!existsSync(file)) return undefined;
-  try {
-    const data = Bun.TOML.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
-    const owners = Object.entries(data).filter(([, paths]) => Array.isArray(paths) && paths.some((p) => repo === p || repo.startsWith(String(p) + "/")));
-    if (owners.length === 1) return { name: owners[0]![0], rule: `checkout ${repo}` };
-  } catch {}
-  return undefined;
+  const owners = [...checkouts(env)].filter(([, paths]) => paths.some((p) => repo === p || repo.startsWith(p + "/")));
+  return owners.length === 1 ? { name: owners[0]![0], rule: `checkout ${repo}` } : undefined;
 }
 
 function matchSystem(input: PlaceInput): Matched | undefined {
   const { kb, env, options } = input;
-  if (options.system) return { name: options.system, rule: env.RKB_SYSTEM === options.system ? "env" : "flag" };
+  if (options.system) return { name: options.system, rule: systemFromEnv(env) === options.system ? "env" : "flag" };
   const systems = kb.notes.filter((n) => n.role === "system").sort((a, b) => a.folder.localeCompare(b.folder));
   for (const note of systems) {
     const entries = Object.entries(note.matchEnv);
     if (entries.length && entries.every(([k, v]) => env[k] === v)) return { name: note.folder.split("/")[1]!, rule: `env ${entries.map(([k]) => k).join(",")}` };
   }
-  const host = env.RKB_HOSTNAME || hostname();
+  const host = hostFromEnv(env);
   const short = host.split(".")[0]!;
   for (const note of systems) {
     const glob = note.hostname.find((g) => wildcardMatches(g, host) || wildcardMatches(g, short));

@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { writeAtomic } from "../fsutil.ts";
 import { withLock } from "../lock.ts";
-import { configDir } from "../paths.ts";
+import { configDir } from "../settings.ts";
 
 // Use records: one JSONL file per machine under `.rkb/usage/`, so merging two machines never conflicts.
 

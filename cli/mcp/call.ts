@@ -1,4 +1,4 @@
-import { harnessFromEnv, sessionFromEnv } from "../agent-env.ts";
+import { harnessFromEnv, sessionFromEnv } from "../settings.ts";
 import { callTool } from "../tools/run.ts";
 import type { CallTool } from "./server.ts";
 

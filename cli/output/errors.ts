@@ -42,11 +42,11 @@ export class RkbError extends Error {
   }
 }
 
-/** An RkbError as it is; anything else is a bug in rkb, reported as `internal` (with its stack when RKB_DEBUG is set). */
-export function asRkbError(e: unknown, env: NodeJS.ProcessEnv): RkbError {
+/** An RkbError as it is; anything else is a bug in rkb, reported as `internal` (with its stack when debugging: RKB_DEBUG). */
+export function asRkbError(e: unknown, debug: boolean): RkbError {
   if (e instanceof RkbError) return e;
   const message = e instanceof Error ? e.message : String(e);
-  const stack = env.RKB_DEBUG && e instanceof Error && e.stack ? { stack: e.stack } : {};
+  const stack = debug && e instanceof Error && e.stack ? { stack: e.stack } : {};
   return new RkbError("internal", message, "this is a bug in rkb; rerun with RKB_DEBUG=1 and report the output", stack);
 }
 

@@ -1,6 +1,7 @@
 import type { Finding } from "../kb/finding.ts";
 import { EXIT, RkbError, usageError } from "./errors.ts";
 import { findingLine } from "./findings.ts";
+import { formatFromEnv } from "../settings.ts";
 
 // TOON is the library's own encoding, so its decoder reads back exactly the JSON data. The encoder
 // is loaded only when TOON is asked for: every rkb call is a new process.
@@ -26,7 +27,7 @@ export function resolveFormat(flags: { format?: string; toon?: boolean }, env = 
     }
     return "toon";
   }
-  const chosen = flags.format ?? env.RKB_FORMAT;
+  const chosen = flags.format ?? formatFromEnv(env);
   if (chosen === undefined || chosen === "") return "human";
   if (chosen === "human" || chosen === "json" || chosen === "toon") return chosen;
   if (flags.format) throw usageError(`unknown format \`${chosen}\``, "use --format human, json or toon");

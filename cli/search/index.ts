@@ -6,7 +6,7 @@ import type { FolderNote } from "../kb/notes.ts";
 import { isCurrent } from "../kb/schema.ts";
 import { loadKb, type Kb } from "../kb/store.ts";
 import type { YamlValue } from "../kb/yaml.ts";
-import { cacheDir } from "../paths.ts";
+import { cacheDir } from "../settings.ts";
 import { kbSignature } from "./signature.ts";
 import { tokenize } from "./tokenize.ts";
 

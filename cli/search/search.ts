@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { requireReadableKb } from "../kb/layout.ts";
 import { resolvePlace, type Place, type PlaceOptions } from "../kb/place.ts";
-import { kbRoot } from "../paths.ts";
+import { kbRoot } from "../settings.ts";
 import { readUsage, usageFactor, type UsageCounts } from "../kb/usage.ts";
 import { evaluateWhen, type KeyVerdict, type Verdict } from "../kb/when.ts";
 import { usageError } from "../output/errors.ts";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { writeAtomic } from "../fsutil.ts";
 import { isPlainSafe } from "../kb/yaml.ts";
 import { RkbError } from "../output/errors.ts";
-import { stateDir } from "../paths.ts";
+import { stateDir } from "../settings.ts";
 import { recordDistilled } from "../state.ts";
 
 // The inbox: raw material waiting to be distilled into lessons. One Markdown file per item under

@@ -4,6 +4,7 @@ import type { PlaceOptions } from "../kb/place.ts";
 import type { TObject } from "typebox";
 import { asRkbError, usageError, type RkbError } from "../output/errors.ts";
 import { renderError, renderOutput } from "../output/render.ts";
+import { debugFromEnv } from "../settings.ts";
 import { findTool, loadTool, TOOL_NAMES, type ToolSpec } from "./schemas.ts";
 
 // The tool-call adapter: an agent's JSON arguments, checked against the tool's schema (a pick of the
@@ -55,7 +56,7 @@ export async function callTool(name: string, args: unknown, call: ToolCall): Pro
     const rendered = await renderOutput(out, format);
     return { exit: rendered.exit, data: out.data, text: rendered.stdout };
   } catch (e) {
-    const err = asRkbError(e, call.env);
+    const err = asRkbError(e, debugFromEnv(call.env));
     const rendered = await renderError(err, format);
     return { exit: rendered.exit, data: err.toRecord(), text: rendered.stdout };
   }

@@ -6,6 +6,7 @@ import { lessonParts } from "../../cli/kb/compose.ts";
 import { serializeLesson, type Frontmatter } from "../../cli/kb/lesson.ts";
 import { REQUIRED_SECTIONS, sectionField } from "../../cli/kb/schema.ts";
 import { asRkbError, RkbError, usageError } from "../../cli/output/errors.ts";
+import { debugFromEnv } from "../../cli/settings.ts";
 import { findTool, loadTool } from "../../cli/tools/schemas.ts";
 import { checkedArguments, parseToolArguments, unknownTool } from "../../cli/tools/run.ts";
 
@@ -135,12 +136,12 @@ describe("rkb_add's lesson, built from fields without Markdown", () => {
 
 describe("an unexpected exception", () => {
   test("is `internal`, a bug to report, exit 1; RKB_DEBUG adds the stack", () => {
-    const err = asRkbError(new TypeError("x is undefined"), {});
+    const err = asRkbError(new TypeError("x is undefined"), debugFromEnv({}));
     expect(err.toRecord()).toEqual({ error: { code: "internal", message: "x is undefined", fix: "this is a bug in rkb; rerun with RKB_DEBUG=1 and report the output" } });
     expect(err.exit).toBe(1);
-    expect(asRkbError(new Error("boom"), { RKB_DEBUG: "1" }).extra.stack).toContain("boom");
+    expect(asRkbError(new Error("boom"), debugFromEnv({ RKB_DEBUG: "1" })).extra.stack).toContain("boom");
     const known = usageError("bad", "fix it");
-    expect(asRkbError(known, {})).toBe(known);
+    expect(asRkbError(known, false)).toBe(known);
   });
 
   test("needs_user exits 3", () => {
