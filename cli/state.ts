@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { sha256Hex } from "./hash.ts";
 import { stateDir } from "./settings.ts";
@@ -62,6 +62,11 @@ export function stateDb(env: NodeJS.ProcessEnv, create = true): Database | undef
   const path = join(dir, "cursors.sqlite");
   if (!create && !existsSync(path)) return undefined;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // Created empty with mode 600 first (it holds what sessions said); SQLite gives the -wal and -shm
+  // files the same mode.
+  try {
+    closeSync(openSync(path, "wx", 0o600));
+  } catch {}
   db = new Database(path, { create: true });
   db.run("PRAGMA busy_timeout = 10000");
   db.run("PRAGMA journal_mode = WAL");
@@ -94,7 +99,9 @@ function migrate(db: Database, dir: string, from: number): void {
     db.run(`PRAGMA user_version = ${SCHEMA_VERSION}`);
   }).immediate();
   if (from === 0) {
-    // Rewrite the file so no page keeps what version 0 stored, and drop the old JSONL files.
+    // Rewrite the file so no page keeps what version 0 stored (version 0 left it readable by all),
+    // and drop the old JSONL files.
+    for (const suffix of ["", "-wal", "-shm"]) if (existsSync(join(dir, "cursors.sqlite" + suffix))) chmodSync(join(dir, "cursors.sqlite" + suffix), 0o600);
     db.run("VACUUM");
     truncateLog(db);
     for (const name of LEGACY_FILES) rmSync(join(dir, name), { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   distilledSince,
@@ -129,6 +129,9 @@ describe("the state file", () => {
     old.close();
     expect(readRecords(env, "s")).toEqual([]); // opens (and upgrades) the state
     expect(readdirSync(dir).sort()).toEqual(["cursors.sqlite", ...readdirSync(dir).filter((n) => n.startsWith("cursors.sqlite-"))].sort());
-    for (const name of readdirSync(dir)) expect(readFileSync(join(dir, name)).includes(SECRETS.envPassword)).toBe(false);
+    for (const name of readdirSync(dir)) {
+      expect(readFileSync(join(dir, name)).includes(SECRETS.envPassword)).toBe(false);
+      expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
+    }
   });
 });

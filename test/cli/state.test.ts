@@ -113,6 +113,7 @@ describe("no secret on disk", () => {
     expect(carry[0]!.data).toContain("gh release create v1");
     expect(filesUnder(join(stateFolder(box), "inbox"))).toHaveLength(1);
     expectNowhere(box, Object.values(SECRETS));
+    for (const f of filesUnder(stateFolder(box))) expect([f.path, statSync(f.path).mode & 0o777]).toEqual([f.path, 0o600]);
   });
 
   test("what masking cannot recognise is gone from every byte once it expires", async () => {
