@@ -53,9 +53,11 @@ describe("rkb doctor reads the state", () => {
     const box = sandbox("rkb-state");
     expect((await rkb(["init"], { env: box.env })).exit).toBe(0);
     expect((await rkb(["install", "pi"], { env: box.env })).exit).toBe(0);
+    expect((await rkb(["install", "claude"], { env: box.env })).exit).toBe(0);
     let checks = await doctorChecks(box);
     expect(checks["last hook call"]!.status).toBe("warn");
-    expect(checks["last hook call"]!.detail).toContain("pi none yet");
+    expect(checks["last hook call"]!.detail).toBe("pi none yet, claude-code none yet");
+    expect((await hook(box, "session-start", { session_id: "c", cwd: box.home, hook_event_name: "SessionStart", source: "startup", transcript_path: join(box.dir, "t.jsonl") })).exit).toBe(0);
     expect(checks["hook errors"]!.status).toBe("ok");
     expect(checks["distilled"]!.detail).toBe("none in the last 30 days");
 
@@ -67,7 +69,7 @@ describe("rkb doctor reads the state", () => {
 
     checks = await doctorChecks(box);
     expect(checks["last hook call"]!.status).toBe("ok");
-    expect(checks["last hook call"]!.detail).toMatch(/^pi \d+ min ago \(tool-ok\)$/);
+    expect(checks["last hook call"]!.detail).toMatch(/^claude-code \d+ min ago \(session-start\), pi \d+ min ago \(tool-ok\)$/);
     expect(checks["hook errors"]!.status).toBe("warn");
     expect(checks["hook errors"]!.detail).toMatch(/^1 in the last 7 days; \d+ min ago tool-failed: /);
     expect(checks["hook errors"]!.detail).not.toContain(SECRETS.github);
