@@ -1,5 +1,5 @@
 // A generated knowledge base of `size` pitfalls for the benchmarks: 40 topics, words drawn from one
-// vocabulary so that queries hit many lessons, as in a real knowledge base.
+// vocabulary so that a query about the named words hits many lessons, as in a real knowledge base.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -10,12 +10,23 @@ path file directory mount quota stripe rank node job queue partition script shel
 tokens borrow move lifetime trait struct vector pointer allocation segfault signal abort version release
 debug optimize profile flag option header include macro template generic interface method function`.split(/\s+/);
 
+// Beyond the named words, a few thousand made-up ones, so that the vocabulary is as large as a real
+// knowledge base's and most words are rare: word k of the list is drawn with a chance falling as
+// 1/√k, so a named word sits in roughly 10–40% of the lessons, not in every one.
+const SYLLABLES = "ba ce di fo gu ka le mi no pu ra se ti vo zu".split(" ");
+const VOCABULARY = [...WORDS];
+for (let i = 0; VOCABULARY.length < 4_000; i++) {
+  VOCABULARY.push(`${SYLLABLES[i % 15]}${SYLLABLES[Math.floor(i / 15) % 15]}${SYLLABLES[Math.floor(i / 225) % 15]}x`);
+}
+
+/** n words for one lesson part, the same for the same seed (32-bit arithmetic: exact in a double). */
 function pick(seed: number, n: number): string[] {
   const out: string[] = [];
-  let x = seed * 2654435761;
+  let x = Math.imul(seed + 1, 2654435761) >>> 0;
   for (let i = 0; i < n; i++) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    out.push(WORDS[x % WORDS.length]!);
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    const u = (x >>> 8) / 2 ** 24;
+    out.push(VOCABULARY[Math.floor(VOCABULARY.length * u * u)]!);
   }
   return out;
 }
