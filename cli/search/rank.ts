@@ -159,12 +159,38 @@ export function rank(index: SearchIndex, query: ParsedQuery, opts: RankOptions =
     const score = scores[doc]! * boost[index.docScope[doc]!]!;
     if (score >= MIN_SHARE_OF_BEST * reach * top) ranked.push({ doc, score });
   }
-  const byScore = (a: Ranked, b: Ranked) => b.score - a.score || (index.lesson(a.doc).title < index.lesson(b.doc).title ? -1 : 1);
-  ranked.sort(byScore);
+  let sorted = byScore(index, ranked);
   if (opts.usage) {
-    for (const r of ranked) r.score *= opts.usage(index.lesson(r.doc).id);
-    ranked.sort(byScore);
+    for (const r of sorted) r.score *= opts.usage(index.lesson(r.doc).id);
+    sorted = byScore(index, sorted);
   }
-  const best = ranked[0]?.score ?? 0;
-  return ranked.filter((r) => r.score >= MIN_SHARE_OF_BEST * best);
+  const best = sorted[0]?.score ?? 0;
+  return sorted.filter((r) => r.score >= MIN_SHARE_OF_BEST * best);
+}
+
+/**
+ * Highest score first, equal scores by title. A search can match most of the knowledge base, and a
+ * comparator called from the sort costs more than the rest of the ranking in a fresh process, so the
+ * scores are sorted natively as numbers and only lessons with equal scores are compared by title.
+ */
+function byScore(index: SearchIndex, ranked: Ranked[]): Ranked[] {
+  const withScore = new Map<number, Ranked[]>();
+  const scores = new Float64Array(ranked.length);
+  let distinct = 0;
+  for (const r of ranked) {
+    const same = withScore.get(r.score);
+    if (same) same.push(r);
+    else {
+      withScore.set(r.score, [r]);
+      scores[distinct++] = r.score;
+    }
+  }
+  const order = scores.subarray(0, distinct).sort();
+  const out: Ranked[] = [];
+  for (let i = distinct - 1; i >= 0; i--) {
+    const same = withScore.get(order[i]!)!;
+    if (same.length > 1) same.sort((a, b) => (index.lesson(a.doc).title < index.lesson(b.doc).title ? -1 : 1));
+    for (const r of same) out.push(r);
+  }
+  return out;
 }

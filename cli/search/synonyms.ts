@@ -1,4 +1,4 @@
-import { tokenize } from "./tokenize.ts";
+import { plainTerm } from "./tokenize.ts";
 
 // Words people use for the same thing when they describe a computing problem. A lesson says
 // "hangs", the user types "stuck"; a lesson says "deleted", the user "removed" it. Each group is a
@@ -60,7 +60,9 @@ export function synonymsOf(term: string): string[] {
   if (!table) {
     table = new Map();
     for (const group of GROUPS) {
-      const terms = [...new Set(tokenize(group))];
+      // Every word here is plain lowercase, so its term is its stem: the whole tokenizer would cost
+      // more than the search it serves in a fresh process.
+      const terms = [...new Set(group.split(" ").map(plainTerm).filter((t): t is string => t !== undefined))];
       for (const t of terms) table.set(t, [...new Set([...(table.get(t) ?? []), ...terms.filter((o) => o !== t)])]);
     }
   }

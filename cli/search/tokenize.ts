@@ -117,6 +117,12 @@ export function tokenize(text: string): string[] {
   return out;
 }
 
+/** The term of one plain lowercase word (`hangs` → hang), or undefined for a stop word: what tokenize gives for it, without the compound analysis. */
+export function plainTerm(word: string): string | undefined {
+  const kept = keep(word);
+  return kept && stem(kept);
+}
+
 /** Whether a term is a version number (`1.14.2`, `v2.0`): versions match exactly or not at all. */
 export function isVersion(term: string): boolean {
   return VERSION.test(term);
