@@ -381,7 +381,7 @@ export function encodeIndex(index: SearchIndex, signature: string): Uint8Array {
 function readCache(file: string, root: string, signature: string): SearchIndex | undefined {
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(file);
+    bytes = mapFile(file);
   } catch {
     return undefined;
   }
@@ -389,6 +389,20 @@ function readCache(file: string, root: string, signature: string): SearchIndex |
     return decodeIndex(bytes, root, signature);
   } catch {
     return undefined; // a damaged or foreign cache file is rebuilt
+  }
+}
+
+/**
+ * The cache file's bytes, mapped rather than read where the system allows: a search touches the
+ * postings of a few terms and the records of the lessons it shows, a small part of a file of
+ * several megabytes at 10,000 lessons. The file is only ever replaced by a rename, never changed in
+ * place, so a mapping keeps seeing the file it opened.
+ */
+function mapFile(file: string): Uint8Array {
+  try {
+    return Bun.mmap(file, { shared: false });
+  } catch {
+    return readFileSync(file);
   }
 }
 
