@@ -21,7 +21,13 @@ import { tokenGroups, tokenize } from "./tokenize.ts";
 // - the program: a lesson that never names the failing program is a near miss (nginx's lesson for
 //   apache, npm's for pnpm) unless its quote is nearly the whole error line;
 // - program names and severity labels ("npm ERR!", "nginx: [emerg]", "fatal:") start every error of
-//   a tool, so they are no evidence of which error it is.
+//   a tool, so they are no evidence of which error it is;
+// - the same frame with another detail is another error: where the quote and an error line share a
+//   frame but the error has a rare word the quote lacks and the quote, in the same place, a word of
+//   its title the error lacks ("Peer" against "password authentication failed"), or a quoted line
+//   that the lesson's subject program prints while the failure is another's (nginx's bind error
+//   for httpd). Words many lessons use are boilerplate, and names of the run (hosts, files, quoted
+//   arguments) differ between two runs of one error, so neither counts as a detail.
 // Of the first few search results, the lesson with the strongest quote wins. The hook,
 // `rkb eval --failures` / `--replay` and `--explain` all decide through `decideFailureIn`.
 
@@ -160,6 +166,81 @@ function quotedPositions(key: string[], quote: string[]): Set<number> {
   return covered;
 }
 
+/**
+ * Pairs of positions (key line, quote) where both say the same in the same order: the terms of the
+ * runs `quotedPositions` finds, taken in order so that each pair follows the one before in both.
+ */
+function anchors(key: string[], quote: string[]): [number, number][] {
+  const covered = quotedPositions(key, quote);
+  const out: [number, number][] = [];
+  let lastJ = -1;
+  for (let i = 0; i < key.length; i++) {
+    if (!covered.has(i)) continue;
+    const j = quote.indexOf(key[i]!, lastJ + 1);
+    if (j < 0) continue;
+    out.push([i, j]);
+    lastJ = j;
+  }
+  return out;
+}
+
+/** A word counts as a detail only if at least this share of a one-lesson word's weight: words many lessons use are boilerplate. */
+const DETAIL_MIN_RARITY = 0.5;
+
+/**
+ * A word that tells one error from another of the same frame: a message word rare in this
+ * knowledge base. Not a name of this run (a host `db2`, an address, a file, a quoted argument),
+ * which differs between two runs of the same error.
+ */
+function isDetailWord(index: SearchIndex, words: LineWords, i: number): boolean {
+  const t = words.terms[i]!;
+  if (words.arguments[i] || /[\d./@:]/.test(t) || t.length < 3) return false;
+  return weightOf(index, t) >= DETAIL_MIN_RARITY * idf(index, 1);
+}
+
+/**
+ * The detail where the lesson's quote and the error line differ inside a shared frame: between two
+ * places where they say the same (or before the first, after the last), the error has a distinctive
+ * word the lesson never quotes and the quote has one the error lacks — "Peer authentication failed"
+ * against "password authentication failed", "Permission denied (publickey)" against "Connection
+ * timed out" in the same ansible UNREACHABLE line. A word the error puts in the slot that names the
+ * failing program (`'mvn' is not recognized…` against the lesson's `'python' …`) is such a detail too.
+ */
+function differentDetail(index: SearchIndex, key: LineWords, quote: LineWords, lesson: { quoteTerms: Set<string>; titleTerms: Set<string> }, errorTerms: Set<string>, programTerms: Set<string>): { error: string; lesson: string } | undefined {
+  const pairs = anchors(key.terms, quote.terms);
+  if (!pairs.length) return undefined;
+  const bounds: [number, number][] = [[-1, -1], ...pairs, [key.terms.length, quote.terms.length]];
+  for (let n = 1; n < bounds.length; n++) {
+    const [i0, j0] = bounds[n - 1]!;
+    const [i1, j1] = bounds[n]!;
+    let errorWord: string | undefined;
+    for (let i = i0 + 1; i < i1 && !errorWord; i++) {
+      const t = key.terms[i]!;
+      if (!lesson.quoteTerms.has(t) && (isDetailWord(index, key, i) || programTerms.has(t))) errorWord = t;
+    }
+    if (!errorWord) continue;
+    for (let j = j0 + 1; j < j1; j++) {
+      const t = quote.terms[j]!;
+      if (errorTerms.has(t) || !lesson.titleTerms.has(t)) continue;
+      if (isDetailWord(index, quote, j) || (programTerms.has(errorWord) && quote.arguments[j])) return { error: errorWord, lesson: t };
+    }
+  }
+  return undefined;
+}
+
+/** The program a quoted line comes from, when it starts with one (`nginx: [emerg] …`, `psql: error: …`); not an exception's class name. */
+function quoteSpeaker(rawQuote: string): string | undefined {
+  const m = /^\s*(?:\S*\/)?([a-z][\w.+-]*)(?::\s| ERR!)/.exec(rawQuote);
+  const name = m?.[1];
+  if (!name || name.length < 2 || SEVERITY.has(name) || /(?:error|exception|warning)$/i.test(name)) return undefined;
+  return name;
+}
+
+/** Whether two program names are one program or one family (`python` and `python3`, `gradle` and `gradlew`). */
+function sameProgram(a: string, b: string): boolean {
+  return programFamily(a, (t) => t === b || programTerms(b).includes(t)) || programFamily(b, (t) => t === a || programTerms(a).includes(t));
+}
+
 /** The evidence that a lesson is about a failure: what the rule weighs and `--explain` shows. */
 export interface FailureEvidence {
   id: string;
@@ -180,6 +261,10 @@ export interface FailureEvidence {
   /** Whether the lesson names one of them (absent: the knowledge base names none of them, so it tells nothing), and which. */
   programMatch?: boolean;
   namedProgram?: string;
+  /** The program the lesson's quoted line comes from, when the failure is not that program's. */
+  otherSpeaker?: string;
+  /** Where the quote and the error line share a frame but differ: the error's word and the lesson's in that place. */
+  detail?: { error: string; lesson: string };
 }
 
 /** How distinctive a term is in this knowledge base: its IDF, a term no lesson uses counting as the rarest. */
@@ -193,6 +278,8 @@ const round = (x: number) => Math.round(x * 100) / 100;
 interface LineWords {
   terms: string[];
   weights: number[];
+  /** Whether each word is a quoted argument or a file name: what this run was about, not which error it is. */
+  arguments: boolean[];
 }
 
 /**
@@ -205,6 +292,7 @@ const QUOTED = /(?<=^|[\s(:=])(['"`])([^'"`\s]*(?:\s+[^'"`\s]+){0,2})(?:\1|')(?=
 function lineWords(index: SearchIndex, line: string, skip: Set<string>): LineWords {
   const terms: string[] = [];
   const weights: number[] = [];
+  const args: boolean[] = [];
   const add = (text: string, argument: boolean) => {
     for (const t of termSequence(text)) {
       if (skip.has(t) || terms.length >= MAX_LINE_TERMS) continue;
@@ -212,6 +300,7 @@ function lineWords(index: SearchIndex, line: string, skip: Set<string>): LineWor
       // A file name says where an error is, a quoted word what it is about this time: neither which error it is.
       const plain = argument || (t.includes(".") && !isCompound(t));
       weights.push(weightOf(index, t) * (plain ? ARGUMENT_WEIGHT : 1));
+      args.push(plain);
     }
   };
   let at = 0;
@@ -221,7 +310,7 @@ function lineWords(index: SearchIndex, line: string, skip: Set<string>): LineWor
     at = m.index + m[0].length;
   }
   add(line.slice(at), false);
-  return { terms, weights };
+  return { terms, weights, arguments: args };
 }
 
 /** The weight of the words at some positions of a line. */
@@ -246,9 +335,11 @@ function distinctWeight(words: LineWords, among?: Set<string>): number {
 export function failureEvidence(index: SearchIndex, hit: SearchHit, command: string, error: string, lines: string[]): FailureEvidence {
   const programs = failurePrograms(command, keyErrorLines(stripHarnessTrailer(error).text));
   const skip = new Set([...SEVERITY, ...programs.flatMap(programTerms)]);
-  const { raw, quotes } = lessonQuotes(index, hit.doc);
+  const { title, raw, quotes } = lessonQuotes(index, hit.doc);
   const quoteWords = quotes.map((q) => lineWords(index, q, skip));
-  let best = { score: 0, quoted: 0, found: 0, line: "", quote: "", words: [] as string[] };
+  /** Every key line with a quote that shares most of it: a frame the two may fill differently. */
+  const framed: [string, number][] = [];
+  let best = { score: 0, quoted: 0, found: 0, line: "", quote: "", raw: "", words: [] as string[] };
   for (const line of lines.slice(0, MAX_KEY_LINES)) {
     const key = lineWords(index, line, skip);
     const total = weightAt(key, key.terms.keys());
@@ -260,7 +351,8 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, command: str
       const held = new Set(covered.map((i) => key.terms[i]!));
       const quoteTotal = distinctWeight(q);
       const found = quoteTotal ? distinctWeight(q, held) / quoteTotal : 0;
-      if (quoted + found > best.score) best = { score: quoted + found, quoted, found, line, quote: quotes[qi]!, words: covered.map((i) => key.terms[i]!) };
+      if (quoted >= FAILURE_MIN_QUOTED) framed.push([line, qi]);
+      if (quoted + found > best.score) best = { score: quoted + found, quoted, found, line, quote: quotes[qi]!, raw: raw[qi]!, words: covered.map((i) => key.terms[i]!) };
     });
   }
   const failureCodes = errorCodes(error);
@@ -281,6 +373,21 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, command: str
     evidence.programMatch = named !== undefined;
     if (named) evidence.namedProgram = named;
   }
+  if (best.line) {
+    const speaker = quoteSpeaker(best.raw);
+    const titleTerms = new Set(termSequence(title));
+    if (speaker && titleTerms.has(speaker) && !programs.some((p) => sameProgram(p, speaker))) evidence.otherSpeaker = speaker;
+    const programWords = new Set(programs.flatMap(programTerms));
+    const lesson = { quoteTerms: new Set(quotes.flatMap(termSequence)), titleTerms };
+    const errorTerms = new Set(termSequence(stripHarnessTrailer(error).text));
+    for (const [line, qi] of framed) {
+      const detail = differentDetail(index, lineWords(index, line, SEVERITY), lineWords(index, quotes[qi]!, SEVERITY), lesson, errorTerms, programWords);
+      if (detail) {
+        evidence.detail = detail;
+        break;
+      }
+    }
+  }
   return evidence;
 }
 
@@ -289,6 +396,8 @@ export function failureVeto(e: FailureEvidence): string | undefined {
   if (e.codes.shared.length) return undefined;
   if (e.codes.failure.length && e.codes.lesson.length) return `${e.id} quotes error code ${e.codes.lesson.join(", ")}, the failure has ${e.codes.failure.join(", ")}`;
   if (!e.quoted.length) return `${e.id} quotes no part of the error`;
+  if (e.otherSpeaker) return `${e.id} quotes what ${e.otherSpeaker} prints, the failure is ${e.programs.join(" or ")}'s`;
+  if (e.detail) return `the error says "${e.detail.error}" where ${e.id} quotes "${e.detail.lesson}": the same message about another error`;
   const other = e.programMatch === false;
   const minQuoted = other ? FAILURE_MIN_QUOTED_OTHER_PROGRAM : FAILURE_MIN_QUOTED;
   const minFound = other ? FAILURE_MIN_QUOTE_FOUND_OTHER_PROGRAM : FAILURE_MIN_QUOTE_FOUND;

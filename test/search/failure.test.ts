@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadKb } from "../../cli/kb/store.ts";
-import { decideFailureIn, errorCodes, failureEvidence, failureLines, failurePrograms, failureQuery, failureVeto, FAILURE_MIN_QUOTED, FAILURE_MIN_QUOTE_FOUND, type FailureEvidence } from "../../cli/search/failure.ts";
+import { decideFailureIn, errorCodes, failureEvidence, failureLines, failurePrograms, failureEvidenceLine, failureQuery, failureVeto, FAILURE_MIN_QUOTED, FAILURE_MIN_QUOTE_FOUND, type FailureEvidence } from "../../cli/search/failure.ts";
 import { buildIndex } from "../../cli/search/index.ts";
 import { recallDecision, subjectWords, unnamedTopics } from "../../cli/search/recall.ts";
 import { searchKb } from "../../cli/search/search.ts";
@@ -123,6 +123,9 @@ describe("failureVeto", () => {
     ["a lesson about another program with a middling quote", { programMatch: false, quotedShare: 0.6, foundShare: 0.6 }, false],
     ["a lesson about another program that quotes the whole line", { programMatch: false, quotedShare: 0.95, foundShare: 0.9 }, true],
     ["a program the knowledge base never names tells nothing", { programMatch: undefined, quotedShare: 0.6, foundShare: 0.6 }, true],
+    ["a whole-line quote of what another program prints, that program being the lesson's subject", { otherSpeaker: "nginx", programs: ["httpd"] }, false],
+    ["a whole-line quote of the same frame with another detail in it", { detail: { error: "password", lesson: "peer" } }, false],
+    ["a shared error code outweighs a different detail", { detail: { error: "password", lesson: "peer" }, codes: { failure: ["e0382"], lesson: ["e0382"], shared: ["e0382"] } }, true],
   ])("%s", (_, change, injects) => expect(failureVeto({ ...base, ...change }) === undefined).toBe(injects));
 });
 
@@ -144,4 +147,30 @@ test("prompt recall needs the prompt's words in the lesson's title, tags or quer
   // "compiler emits" is only in the Cause of the vtable lesson.
   const prose = searchKb({ index, query: "why does the compiler emits nothing", place: nowhere, limit: 2 });
   expect(subjectWords(index, prose, docOf("3c00000002"))).toEqual([]);
+});
+
+describe("the same message frame with another detail is another error", () => {
+  const kb = buildIndex(loadKb(join(import.meta.dir, "../fixtures/eval-kb")));
+  const docOf = (id: string) => [...Array(kb.size).keys()].find((i) => kb.lesson(i).id === id)!;
+  const judge = (id: string, command: string, error: string) => {
+    const hit = { lesson: kb.lesson(docOf(id)), doc: docOf(id), applies: "unknown" as const, applyKeys: [], relevance: 0.5 };
+    return failureEvidence(kb, hit, command, error, failureLines(error));
+  };
+  const UNREACHABLE = (detail: string) => `fatal: [app3]: UNREACHABLE! => {"changed": false, "msg": "Failed to connect to the host via ssh: ${detail}", "unreachable": true}`;
+  // 5c00000052: psql's "Peer authentication failed"; 5c000000a3: 'python' is not recognized…;
+  // 5c00000061: nginx cannot bind port 80; 5c00000081: ansible UNREACHABLE with Permission denied (publickey).
+  test.each<[string, string, string, string, boolean]>([
+    ["the same error on another host and user", "5c00000081", "ansible-playbook -i hosts deploy.yml", UNREACHABLE("ops@192.168.1.20: Permission denied (publickey)."), true],
+    ["the same frame, a timeout where the lesson has publickey", "5c00000081", "ansible-playbook -i hosts deploy.yml", UNREACHABLE("ssh: connect to host 10.0.3.7 port 22: Connection timed out"), false],
+    ["peer authentication, as the lesson", "5c00000052", "psql -U app appdb", 'psql: error: connection to server on socket "/var/run/postgresql/.s.PGSQL.5432" failed: FATAL:  Peer authentication failed for user "app"', true],
+    ["password authentication over TCP", "5c00000052", "psql -h db.internal -U app appdb", 'psql: error: connection to server at "db.internal" (10.0.0.5), port 5432 failed: FATAL:  password authentication failed for user "app"', false],
+    ["python not recognized, as the lesson", "5c000000a3", "python script.py", "'python' is not recognized as an internal or external command,\noperable program or batch file.", true],
+    ["another command not recognized", "5c000000a3", "mvn clean install", "'mvn' is not recognized as an internal or external command,\noperable program or batch file.", false],
+    ["nginx's bind error", "5c00000061", "sudo nginx", "nginx: [emerg] bind() to 0.0.0.0:80 failed (98: Address already in use)\nnginx: [emerg] still could not bind()", true],
+    ["the same words printed by httpd", "5c00000061", "sudo httpd -k start", "httpd: [emerg] bind() to 0.0.0.0:80 failed (98: Address already in use)", false],
+  ])("%s", (_, id, command, error, injects) => {
+    const e = judge(id, command, error);
+    expect(failureVeto(e) === undefined).toBe(injects);
+    if (!injects) expect(failureEvidenceLine(e)).toMatch(/not injectable: .*(where .* quotes|quotes what .* prints)/);
+  });
 });
