@@ -1,4 +1,5 @@
-import { planArchive } from "../kb/changes.ts";
+import { planArchive, planArchiveFolder } from "../kb/changes.ts";
+import { SCOPES } from "../kb/schema.ts";
 import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
 import { transact } from "../kb/write.ts";
@@ -9,10 +10,10 @@ import { defineCommand } from "./_shared.ts";
 export default defineCommand({
   name: "archive",
   description: "Take a lesson out of search, keeping its file and history",
-  examples: ['rkb archive 2b81d05e77 --reason "the cluster was retired"'],
+  examples: ['rkb archive 2b81d05e77 --reason "the cluster was retired"', 'rkb archive systems/old-cluster --reason "the cluster was retired"'],
   input: Type.Object(
     {
-      id: Type.String({ description: "Lesson id" }),
+      id: Type.String({ description: "Lesson id, or a folder (archives every lesson in it; asks you first)" }),
       reason: Type.Optional(Type.String({ description: "Why it is archived" })),
     },
     { additionalProperties: false },
@@ -20,7 +21,10 @@ export default defineCommand({
   cli: { positionals: ["id"] },
   async run(input, ctx) {
     const { root } = openKb(ctx, "write");
-    const written = await transact(root, ctx.env, (kb) => planArchive(findLesson(kb, input.id), input.reason));
+    const { id, reason } = input;
+    // A folder (it holds a `/`, or is a scope) archives every lesson in it, once the user allows it.
+    const folder = id.includes("/") || (SCOPES as readonly string[]).includes(id);
+    const written = await transact(root, ctx.env, (kb) => (folder ? planArchiveFolder(kb, id, reason) : planArchive(findLesson(kb, id), reason)));
     return writtenOutput(written, [`rkb unarchive ${input.id}`]);
   },
 });

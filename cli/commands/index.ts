@@ -18,6 +18,7 @@ const table: Record<string, () => Promise<{ default: RkbCommand }>> = {
   supersede: () => import("./supersede.ts"),
   archive: () => import("./archive.ts"),
   unarchive: () => import("./unarchive.ts"),
+  confirm: () => import("./confirm.ts"),
   doctor: () => import("./doctor.ts"),
   sync: () => import("./sync.ts"),
   eval: () => import("./eval.ts"),

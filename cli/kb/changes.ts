@@ -1,7 +1,8 @@
 import { dirname, relative } from "node:path";
 import { RkbError, usageError } from "../output/errors.ts";
 import { editDistance } from "../distance.ts";
-import { FOLDER_NAME, lessonDepth, scopeFolder } from "./layout.ts";
+import { shown } from "../fsutil.ts";
+import { isFolderName, lessonDepth, MAX_FOLDER_NAME, scopeFolder } from "./layout.ts";
 import { contentHash, isLessonType, isMap, newId, parseLesson, serializeLesson, splitFrontmatter, parseYamlMap, type Frontmatter, type Lesson } from "./lesson.ts";
 import { today } from "./open.ts";
 import { isCurrent } from "./schema.ts";
@@ -45,12 +46,14 @@ export interface AddInput {
 function topicFolder(kb: Kb, scope: string, topic: string, notes: string[]): string {
   const t = topic.replace(/\/+$/, "");
   if (t.includes("/")) {
-    if (!t.startsWith(scope + "/")) throw new RkbError("refused", `topic folder ${t} is not under ${scope}, where this lesson's \`when\` puts it`, `use --topic ${scope}/<topic> or just the topic name`);
+    const name = t.slice(scope.length + 1);
+    if (t.startsWith(scope + "/") && !isFolderName(name)) throw badTopic(t);
+    if (!t.startsWith(scope + "/") || !isFolderName(name)) throw new RkbError("refused", `topic folder ${shown(t)} is not under ${scope}, where this lesson's \`when\` puts it`, `use --topic ${scope}/<topic> or just the topic name`);
     return t;
   }
   const aliased = kb.notes.find((n) => n.role === "topic" && n.folder.startsWith(scope + "/") && n.aliases.includes(t));
   if (aliased) return aliased.folder;
-  if (!FOLDER_NAME.test(t)) throw usageError(`topic \`${t}\` is not a valid folder name`, "use lowercase letters, digits and single dashes, e.g. --topic build-tools");
+  if (!isFolderName(t)) throw badTopic(t);
   const folder = `${scope}/${t}`;
   const topicDepth = lessonDepth(scope) - 1;
   const existing = [...new Set(kb.files.filter((f) => f.startsWith(scope + "/")).map((f) => f.split("/").slice(0, topicDepth).join("/")))].filter(
@@ -62,6 +65,26 @@ function topicFolder(kb: Kb, scope: string, topic: string, notes: string[]): str
     if (close.length) notes.push(`the topic is close to ${close.map((c) => `${scope}/${c}`).join(", ")}; use \`--topic\` with that name next time if it is the same topic`);
   }
   return folder;
+}
+
+function badTopic(topic: string): RkbError {
+  return usageError(
+    `topic ${shown(topic)} is not a folder name rkb may create`,
+    `name one topic folder of lowercase letters, digits and single dashes, at most ${MAX_FOLDER_NAME} characters, e.g. --topic build-tools or --topic general/build-tools; nothing was written`,
+  );
+}
+
+/** `when.project` and `when.system` name the folder the lesson goes in, so they must be plain folder names. */
+function requireScopeNames(when: Record<string, unknown>): void {
+  for (const [key, scope] of [["project", "projects"], ["system", "systems"]] as const) {
+    const value = when[key];
+    if (typeof value === "string" && !isFolderName(value)) {
+      throw usageError(
+        `\`when.${key}\` is ${shown(value)}, which is not the name of a folder under ${scope}/`,
+        `set \`when.${key}\` to the ${key}'s folder name: lowercase letters, digits and single dashes, e.g. \`${key}: my-${key}\`; nothing was written`,
+      );
+    }
+  }
 }
 
 export function planAdd(kb: Kb, input: AddInput): Plan<LessonWrite> {
@@ -105,6 +128,7 @@ export function planAdd(kb: Kb, input: AddInput): Plan<LessonWrite> {
   const lesson = parseLesson(text, "<new>");
   if (!lesson.title) throw new RkbError("invalid_lesson", "the lesson has no `# Title` line", "start the body with one `# Title` heading");
   const notes: string[] = [];
+  requireScopeNames(lesson.when);
   const scope = scopeFolder(lesson.when);
   const folder = topicFolder(kb, scope, input.topic, notes);
   const slug = slugify(lesson.title);
@@ -222,6 +246,26 @@ export function planArchive(lesson: Lesson, reason: string | undefined): Plan<Le
   const fm: Frontmatter = { ...lesson.frontmatter, status: "archived" };
   delete fm.stale_reason;
   return statusChange(lesson, "archive", fm, appendSection(lesson.body, "Why archived", why), why, ["the file stays where it is; search skips it"]);
+}
+
+/** Archives every current lesson under a folder: one commit, and only after the user allows it. */
+export function planArchiveFolder(kb: Kb, folder: string, reason: string | undefined): Plan<LessonWrite> {
+  const why = requireReason(reason, "archive");
+  const f = folder.replace(/\/+$/, "");
+  const lessons = kb.lessons.filter((l) => l.path.startsWith(f + "/") && isCurrent(l.status));
+  if (!lessons.length) throw new RkbError("not_found", `no active or stale lesson under ${shown(f)}`, "check the folder with `rkb list`");
+  const changes = lessons.map((l) => {
+    const fm: Frontmatter = { ...l.frontmatter, status: "archived" };
+    delete fm.stale_reason;
+    return { rel: l.path, text: serializeLesson(fm, appendSection(l.body, "Why archived", why)) };
+  });
+  const n = lessons.length;
+  return {
+    changes,
+    message: `archive(${f}): ${n} lessons\n\n${why}`,
+    result: { action: "archive", id: lessons.map((l) => l.id).join(","), path: f, title: `${n} lessons`, notes: ["the files stay where they are; search skips them"] },
+    ask: { question: `archive all ${n} lessons under ${f} (${why})?`, option: `archive ${f}` },
+  };
 }
 
 export function planUnarchive(lesson: Lesson): Plan<LessonWrite> {

@@ -33,6 +33,8 @@ export interface KbConfig {
   labels: Record<string, string[]>;
   leak: { usernames: string[]; paths: string[]; allow: string[] };
   lock: { staleMs: number; waitMs: number };
+  /** Agent writes allowed per burst window before the user is asked; the grace a `continue` opens. */
+  writes: { burst: number; graceMs: number };
 }
 
 export class ConfigError extends Error {
@@ -65,6 +67,7 @@ export function parseKbToml(text: string): KbConfig {
     labels,
     leak: { usernames: strs(raw.leak?.usernames), paths: strs(raw.leak?.paths), allow: strs(raw.leak?.allow) },
     lock: { staleMs: 1000 * Number(raw.lock?.stale_s ?? 600), waitMs: 1000 * Number(raw.lock?.wait_s ?? 10) },
+    writes: { burst: Number(raw.writes?.burst ?? 30), graceMs: 60_000 * Number(raw.writes?.burst_grace_minutes ?? 10) },
   };
 }
 

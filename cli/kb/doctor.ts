@@ -8,6 +8,8 @@ import { lintKb } from "./lint.ts";
 import { resolvePlace } from "./place.ts";
 import { loadKb } from "./store.ts";
 import { lockPath } from "./write.ts";
+import { indexLock } from "./git-index.ts";
+import { describeHolder, staleReason } from "../lock.ts";
 import type { PlaceOptions } from "./place.ts";
 import { claudePluginDir } from "../install/claude.ts";
 import { installedPaths } from "../install/index.ts";
@@ -60,8 +62,7 @@ export function kbChecks(root: string, env: NodeJS.ProcessEnv, cwd: string, plac
   checks.push(errors ? { check: "lint", status: "fail", detail: `${errors} errors, ${warnings} warnings`, fix: "run `rkb lint` and fix the errors" } : ok("lint", `0 errors, ${warnings} warnings`));
   const dirty = git(root, ["status", "--porcelain"], { env }).stdout.split("\n").filter(Boolean).length;
   checks.push(dirty ? { check: "uncommitted changes", status: "warn", detail: `${dirty} files`, fix: `review them with \`git -C ${root} status\` and commit or discard` } : ok("uncommitted changes", "none"));
-  const lock = lockPath(root);
-  checks.push(existsSync(lock) ? { check: "write lock", status: "warn", detail: `held: ${readFileSync(lock, "utf8").trim()}`, fix: `if no rkb process is running, remove ${lock}` } : ok("write lock", "free"));
+  checks.push(writeLockCheck(root), indexLockCheck(root));
   const where = resolvePlace({ root, kb: loadKb(root), cwd, env, options: place });
   checks.push(ok("place", `project ${where.project ? `${where.project.name} (${where.project.rule})` : "none"}, system ${where.system ? `${where.system.name} (${where.system.rule})` : "none"}`));
   return checks;
@@ -115,4 +116,20 @@ export function stateChecks(env: NodeJS.ProcessEnv, now = Math.floor(Date.now() 
   const led = [...ops].map(([op, n]) => `${n} ${op}`).join(", ");
   checks.push(ok("distilled", items ? `${items} inbox item${items === 1 ? "" : "s"} in the last ${DISTILLED_DAYS} days: ${led}` : `none in the last ${DISTILLED_DAYS} days`));
   return checks;
+}
+
+function writeLockCheck(root: string): Check {
+  const lock = lockPath(root);
+  if (!existsSync(lock)) return ok("write lock", "free");
+  const stale = staleReason(lock, loadKbConfig(root).lock.staleMs);
+  if (stale) return { check: "write lock", status: "warn", detail: `stale: ${stale}`, fix: `nothing to do: the next write removes it (or remove it now: rm ${lock})` };
+  return { check: "write lock", status: "ok", detail: `held by ${describeHolder(lock)}`, fix: "" };
+}
+
+function indexLockCheck(root: string): Check {
+  const lock = indexLock(root);
+  if (!lock) return ok("git index lock", "free");
+  const held = `${Math.round(lock.ageMs / 1000)} s`;
+  if (lock.stale) return { check: "git index lock", status: "fail", detail: `${lock.path} is left over from a git process that is gone (${held} old); every write fails until it is removed`, fix: `rm ${lock.path}` };
+  return { check: "git index lock", status: "warn", detail: `a git command is working in the knowledge base (${held})`, fix: "wait for it to finish; run `rkb doctor` again if it stays" };
 }

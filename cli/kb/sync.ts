@@ -7,7 +7,9 @@ import { requireWritableKb } from "./layout.ts";
 import type { Finding } from "./finding.ts";
 import { lintKb } from "./lint.ts";
 import { withLock } from "../lock.ts";
-import { lockPath } from "./write.ts";
+import { waitForGitIndex } from "./git-index.ts";
+import { recoverKilledWrite } from "./journal.ts";
+import { lockPath, useRecordPaths } from "./write.ts";
 
 // Keeping a knowledge base in step with a git remote: commit use records, pull with rebase, lint,
 // push only when lint is clean. A conflict is reported with its files, never resolved for the user.
@@ -26,20 +28,37 @@ function commits(root: string, range: string, env: NodeJS.ProcessEnv): Commit[] 
   return out.ok ? out.stdout.split("\n").filter(Boolean).map((l) => ({ hash: l.slice(0, l.indexOf(" ")), subject: l.slice(l.indexOf(" ") + 1) })) : [];
 }
 
+/**
+ * Commits the use records rkb appended since the last write, and nothing else: anything else left in
+ * the tree is the person's, and the clean-tree check below names it. They are linted here like the
+ * pre-commit hook would (which may not find rkb on PATH), so a failing file is never committed.
+ */
+function commitUseRecords(root: string, env: NodeJS.ProcessEnv): void {
+  const records = useRecordPaths(root);
+  if (!records.length) return;
+  gitOrThrow(root, ["add", "-A", "--", ...records], { env });
+  if (git(root, ["diff", "--cached", "--quiet", "--", ...records], { env }).ok) return;
+  const errors = lintKb(root, { only: records, env }).filter((f) => f.severity === "error" && records.includes(f.path));
+  if (errors.length) {
+    git(root, ["reset", "-q", "--", ...records], { env });
+    throw new RkbError("invalid_lesson", `${errors[0]!.path}: ${errors[0]!.message}`, "fix the file and run `rkb sync` again; nothing was committed", { findings: errors });
+  }
+  gitOrThrow(root, ["commit", "-q", "--no-verify", "-m", "usage: record lesson use", "--", ...records], { env });
+}
+
 export async function syncKb(root: string, env: NodeJS.ProcessEnv, remoteFlag?: string): Promise<SyncResult> {
   requireWritableKb(root);
   const config = loadKbConfig(root);
-  return withLock(lockPath(root), { staleMs: config.lock.staleMs, waitMs: config.lock.waitMs, what: "the knowledge base" }, () => {
+  return withLock(lockPath(root), { staleMs: config.lock.staleMs, waitMs: config.lock.waitMs, what: "the knowledge base" }, async () => {
+    await waitForGitIndex(root, config.lock.waitMs);
+    recoverKilledWrite(root, env);
     const gitDir = join(root, ".git");
     if (["rebase-merge", "rebase-apply", "MERGE_HEAD"].some((f) => existsSync(join(gitDir, f)))) {
       throw new RkbError("refused", "a rebase or merge is in progress in the knowledge base", `finish it first: \`git -C ${root} status\`, then \`git rebase --continue\` or \`git rebase --abort\``);
     }
     const branch = git(root, ["symbolic-ref", "--short", "-q", "HEAD"], { env }).stdout.trim();
     if (!branch) throw new RkbError("refused", "the knowledge base is on a detached HEAD", `check out a branch: \`git -C ${root} switch main\``);
-    if (existsSync(join(root, ".rkb", "usage"))) {
-      gitOrThrow(root, ["add", "-A", "--", ".rkb"], { env });
-      if (!git(root, ["diff", "--cached", "--quiet"], { env }).ok) gitOrThrow(root, ["commit", "-q", "--no-verify", "-m", "usage: record lesson use"], { env });
-    }
+    commitUseRecords(root, env);
     const dirty = git(root, ["status", "--porcelain"], { env }).stdout.split("\n").filter(Boolean);
     if (dirty.length) {
       throw new RkbError("refused", `the knowledge base has uncommitted changes: ${dirty.slice(0, 10).map((l) => l.slice(3)).join(", ")}`, `commit or discard them first (\`git -C ${root} status\`)`, { files: dirty.slice(0, 10).map((l) => l.slice(3)) });

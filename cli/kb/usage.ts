@@ -1,8 +1,8 @@
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { randomHex } from "../hash.ts";
 import { hostname } from "node:os";
-import { join } from "node:path";
-import { writeAtomic } from "../fsutil.ts";
+import { dirname, join } from "node:path";
+import { appendLine, createExclusive, pathInside, readIfExists } from "../fsutil.ts";
 import { withLock } from "../lock.ts";
 import { configDir } from "../settings.ts";
 
@@ -29,17 +29,21 @@ export interface UsageCounts {
   lastFailed?: string;
 }
 
-/** This machine's id: short host name + 4 random hex, made once and kept in the config folder. */
+/**
+ * This machine's id: short host name + 4 random hex, made once and kept in the config folder. Made
+ * atomically (written whole, then linked into place): when several rkb processes start at once on a
+ * fresh machine, one id wins and the others read it, so one machine never splits its use records.
+ */
 function machineId(env = process.env): string {
   const file = join(configDir(env), "machine");
-  if (existsSync(file)) {
-    const id = readFileSync(file, "utf8").trim();
-    if (id) return id;
+  for (let attempt = 0; ; attempt++) {
+    const existing = readIfExists(file)?.trim();
+    if (existing) return existing;
+    if (existing === "" && attempt === 0) rmSync(file, { force: true }); // left empty by an older rkb
+    const slug = hostname().split(".")[0]!.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "machine";
+    const id = `${slug}-${randomHex(2)}`;
+    if (createExclusive(file, id + "\n")) return id;
   }
-  const slug = hostname().split(".")[0]!.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "machine";
-  const id = `${slug}-${randomHex(2)}`;
-  writeAtomic(file, id + "\n");
-  return id;
 }
 
 function usageDir(root: string): string {
@@ -48,16 +52,16 @@ function usageDir(root: string): string {
 
 /** Appends one record to this machine's usage file; returns the file's path relative to the KB. */
 export async function appendUsage(root: string, record: UsageRecord, env = process.env): Promise<string> {
-  const dir = usageDir(root);
-  mkdirSync(dir, { recursive: true });
-  const ignore = join(root, ".rkb", ".gitignore");
-  if (!existsSync(ignore)) writeAtomic(ignore, "*.lock\n");
-  const name = `${machineId(env)}.jsonl`;
-  const file = join(dir, name);
+  const rel = `.rkb/usage/${machineId(env)}.jsonl`;
+  // Checked before anything is created: `.rkb` or `.rkb/usage` may not be a symlink out of the KB.
+  const file = pathInside(root, rel);
+  const ignore = pathInside(root, ".rkb/.gitignore");
+  mkdirSync(dirname(file), { recursive: true });
+  if (!existsSync(ignore)) createExclusive(ignore, "*.lock\n");
   await withLock(file + ".lock", { staleMs: 60_000, waitMs: 5_000, what: "the usage log" }, () => {
-    appendFileSync(file, JSON.stringify(record) + "\n");
+    appendLine(file, JSON.stringify(record));
   });
-  return `.rkb/usage/${name}`;
+  return rel;
 }
 
 export function readUsage(root: string): Map<string, UsageCounts> {

@@ -1,17 +1,22 @@
-import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { writeAtomic } from "../fsutil.ts";
+import { missingFolders, pathInside, readIfExists, writeAtomic } from "../fsutil.ts";
 import { withLock } from "../lock.ts";
 import { RkbError } from "../output/errors.ts";
-import { loadKbConfig } from "./config.ts";
-import { git, gitOrThrow } from "./git.ts";
+import { loadKbConfig, type KbConfig } from "./config.ts";
+import { burstQuestion, openGrace } from "./burst.ts";
+import { gitOrThrow } from "./git.ts";
+import { waitForGitIndex } from "./git-index.ts";
+import { closeJournal, headCommit, openJournal, recoverKilledWrite, rollBack, type Journal } from "./journal.ts";
 import { requireWritableKb } from "./layout.ts";
 import type { Finding } from "./finding.ts";
 import { lintKb } from "./lint.ts";
+import { needsUser, saveRequest, type PendingRequest, type StoredWrite } from "./requests.ts";
 import { loadKb, type Kb } from "./store.ts";
 
-// The one write path: under the knowledge base's lock, plan the change from the current files,
-// lint it, write atomically, commit. Any failure puts the files back as they were.
+// The one write path: under the knowledge base's lock, undo a write that was killed half-way, plan
+// the change from the current files, check its paths stay inside, lint it, write atomically and
+// commit exactly its own paths. Any failure, and a kill, puts the files back as they were.
 
 export interface Change {
   /** Path relative to the knowledge base. */
@@ -25,6 +30,8 @@ export interface Plan<R> {
   /** Commit subject, e.g. `add(general/git): Title [id]`. */
   message: string;
   result: R;
+  /** A write the user must allow first (e.g. archiving a whole folder): the question and the option that allows it. */
+  ask?: { question: string; option: string };
 }
 
 export interface Written<R> {
@@ -40,21 +47,57 @@ export function lockPath(root: string): string {
   return statSync(dotGit).isDirectory() ? join(dotGit, "rkb.lock") : join(root, ".rkb-write.lock");
 }
 
-export async function transact<R>(root: string, env: NodeJS.ProcessEnv, plan: (kb: Kb) => Plan<R> | Promise<Plan<R>>): Promise<Written<R>> {
+/** Runs fn under the write lock, once git's index is free and a write killed half-way is undone. */
+async function underWriteLock<T>(root: string, env: NodeJS.ProcessEnv, fn: (config: KbConfig) => Promise<T>): Promise<T> {
   requireWritableKb(root);
   const config = loadKbConfig(root);
   return withLock(lockPath(root), { staleMs: config.lock.staleMs, waitMs: config.lock.waitMs, what: "the knowledge base" }, async () => {
+    await waitForGitIndex(root, config.lock.waitMs);
+    recoverKilledWrite(root, env);
+    return fn(config);
+  });
+}
+
+export async function transact<R>(root: string, env: NodeJS.ProcessEnv, plan: (kb: Kb) => Plan<R> | Promise<Plan<R>>): Promise<Written<R>> {
+  return underWriteLock(root, env, async (config) => {
     const planned = await plan(loadKb(root));
     // A plan with no changes (an edit to the same text) has nothing to lint or commit; `git commit`
     // with no paths would fail on an empty message.
     if (!planned.changes.length) return { result: planned.result, commit: "", diff: [] };
-    const overrides = new Map(planned.changes.map((c) => [c.rel, c.text]));
-    const errors = lintKb(root, { overrides, only: planned.changes.filter((c) => c.text !== null).map((c) => c.rel), env }).filter(
-      (f) => f.severity === "error" && overrides.has(f.path),
-    );
-    if (errors.length) throw invalid(errors);
+    check(root, env, planned.changes);
+    // After the checks, so an invalid write never asks the user.
+    const burst = burstQuestion(root, env, config);
+    const ask = planned.ask ?? (burst ? { question: burst, option: "continue" } : undefined);
+    if (ask) {
+      const before = Object.fromEntries(planned.changes.map((c) => [c.rel, readIfExists(pathInside(root, c.rel)) ?? null]));
+      const write: StoredWrite = { root, changes: planned.changes, before, message: planned.message, result: planned.result };
+      throw needsUser(saveRequest(env, { question: ask.question, options: [ask.option, "cancel"], write }));
+    }
     return applyAndCommit(root, env, planned);
   });
+}
+
+/** Makes a write the user allowed with `rkb confirm`, if its files are still as they were when it was asked. */
+export async function applyAllowed(req: PendingRequest, choice: string, env: NodeJS.ProcessEnv): Promise<Written<unknown>> {
+  const { write } = req;
+  return underWriteLock(write.root, env, async (config) => {
+    for (const c of write.changes) {
+      if ((readIfExists(pathInside(write.root, c.rel)) ?? null) !== write.before[c.rel]) {
+        throw new RkbError("conflict", `${c.rel} changed since the request was made`, "run the command again; nothing was written");
+      }
+    }
+    check(write.root, env, write.changes);
+    if (choice === "continue") openGrace(write.root, env, req.session, config);
+    return applyAndCommit(write.root, env, { changes: write.changes, message: write.message, result: write.result });
+  });
+}
+
+/** Every path stays inside the knowledge base (checked before anything is created) and every lesson passes lint. */
+function check(root: string, env: NodeJS.ProcessEnv, changes: Change[]): void {
+  for (const c of changes) pathInside(root, c.rel);
+  const overrides = new Map(changes.map((c) => [c.rel, c.text]));
+  const errors = lintKb(root, { overrides, only: changes.filter((c) => c.text !== null).map((c) => c.rel), env }).filter((f) => f.severity === "error" && overrides.has(f.path));
+  if (errors.length) throw invalid(errors);
 }
 
 function invalid(findings: Finding[]): RkbError {
@@ -67,34 +110,54 @@ function invalid(findings: Finding[]): RkbError {
   );
 }
 
-function applyAndCommit<R>(root: string, env: NodeJS.ProcessEnv, planned: Plan<R>): Written<R> {
-  const before = new Map<string, string | null>();
-  for (const c of planned.changes) {
-    const abs = join(root, c.rel);
-    before.set(c.rel, existsSync(abs) ? readFileSync(abs, "utf8") : null);
-  }
-  const restore = () => {
-    for (const [rel, text] of before) {
-      const abs = join(root, rel);
-      if (text === null) rmSync(abs, { force: true });
-      else writeAtomic(abs, text);
+/** Use records this machine and others appended since the last commit: rkb's own files, which ride along with a write. */
+export function useRecordPaths(root: string): string[] {
+  const paths: string[] = [];
+  for (const rel of [".rkb/.gitignore", ...listUsage(root)]) {
+    try {
+      pathInside(root, rel);
+      if (existsSync(join(root, rel))) paths.push(rel);
+    } catch {
+      // A use-record path that is a symlink or not a file is never committed.
     }
-    git(root, ["reset", "-q", "--", ...before.keys()], { env });
+  }
+  return paths;
+}
+
+function listUsage(root: string): string[] {
+  try {
+    if (!lstatSync(join(root, ".rkb", "usage")).isDirectory()) return [];
+    return readdirSync(join(root, ".rkb", "usage"))
+      .filter((n) => n.endsWith(".jsonl"))
+      .map((n) => `.rkb/usage/${n}`);
+  } catch {
+    return [];
+  }
+}
+
+function applyAndCommit<R>(root: string, env: NodeJS.ProcessEnv, planned: Plan<R>): Written<R> {
+  const journal: Journal = {
+    head: headCommit(root, env),
+    entries: planned.changes.map((c) => ({ rel: c.rel, before: readIfExists(pathInside(root, c.rel)) ?? null })),
+    created: [...new Set(planned.changes.flatMap((c) => missingFolders(root, c.rel)))],
   };
+  openJournal(root, journal);
   try {
     for (const c of planned.changes) {
-      if (c.text === null) rmSync(join(root, c.rel), { force: true });
-      else writeAtomic(join(root, c.rel), c.text);
+      const abs = pathInside(root, c.rel);
+      if (c.text === null) rmSync(abs, { force: true });
+      else writeAtomic(abs, c.text);
     }
-    const paths = planned.changes.map((c) => c.rel);
-    // Use records written since the last commit ride along with this one.
-    if (existsSync(join(root, ".rkb"))) paths.push(".rkb");
+    // Exactly this write's paths, plus rkb's own use records: never anything else in the tree.
+    const paths = [...planned.changes.map((c) => c.rel), ...useRecordPaths(root)];
     gitOrThrow(root, ["add", "-A", "--", ...paths], { env });
     gitOrThrow(root, ["commit", "-q", "--no-verify", "-m", planned.message, "--", ...paths], { env });
   } catch (e) {
-    restore();
+    rollBack(root, env, journal);
+    closeJournal(root);
     throw e;
   }
+  closeJournal(root);
   const commit = gitOrThrow(root, ["rev-parse", "--short", "HEAD"], { env }).trim();
   const show = gitOrThrow(root, ["show", "--format=%h %s", commit], { env }).split("\n");
   const diff = show.length > DIFF_LINES ? [...show.slice(0, DIFF_LINES), `... [${show.length} lines; run \`git -C ${root} show ${commit}\` for all]`] : show;

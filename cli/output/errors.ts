@@ -17,6 +17,9 @@ export type ErrorCode =
   | "config"
   | "needs_user"
   | "internal"
+  | "expired"
+  | "bad_choice"
+  | "needs_terminal"
   | "usage";
 
 export const EXIT = { ok: 0, error: 1, usage: 2, needsUser: 3 } as const;
@@ -34,7 +37,9 @@ export class RkbError extends Error {
   }
 
   get exit(): number {
-    return this.code === "usage" ? EXIT.usage : this.code === "needs_user" ? EXIT.needsUser : EXIT.error;
+    if (this.code === "needs_user") return EXIT.needsUser;
+    // A confirmation that cannot be used as given is a usage error: the person fixes the command.
+    return ["usage", "expired", "bad_choice", "needs_terminal"].includes(this.code) ? EXIT.usage : EXIT.error;
   }
 
   toRecord(): { error: Record<string, unknown> } {

@@ -74,7 +74,7 @@ export async function withSessionLock<T>(env: NodeJS.ProcessEnv, file: string, o
   for (;;) {
     if (takeCaptureLock(env, file, { ...me, since: Date.now() })) break;
     const holder = captureLockHolder(env, file);
-    if (holder && holderGone(holder.host, holder.pid, Date.now() - holder.since, opts.staleMs)) {
+    if (holder && holderGone({ ...holder, start: "" }, opts.staleMs)) {
       dropCaptureLock(env, file, holder);
       continue;
     }

@@ -1,5 +1,6 @@
 import type { CommandContext } from "../commands/_shared.ts";
 import { expectedValue, inputProblem } from "../input.ts";
+import { ORIGIN_ENV } from "../kb/burst.ts";
 import type { PlaceOptions } from "../kb/place.ts";
 import type { TObject } from "typebox";
 import { asRkbError, usageError, type RkbError } from "../output/errors.ts";
@@ -44,7 +45,8 @@ export async function callTool(name: string, args: unknown, call: ToolCall): Pro
     // Provenance: the session goes to the commands that record one, the harness to all of them.
     if ("session" in (cmd.input.properties as object) && call.sessionId) input.session = call.sessionId;
     const ctx: CommandContext = {
-      env: call.harness ? { ...call.env, RKB_HARNESS: call.harness } : call.env,
+      // The command runs as the agent's: agent writes have a burst limit (kb/burst.ts).
+      env: { ...call.env, [ORIGIN_ENV]: "agent", ...(call.harness ? { RKB_HARNESS: call.harness } : {}) },
       cwd: call.cwd,
       format,
       place: call.place ?? { with: {} },

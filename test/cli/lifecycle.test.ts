@@ -211,13 +211,16 @@ describe("a failed write leaves the knowledge base as it was", () => {
     await rkb(["init"], { env: box.env });
     const first = (await rkb(["add", "--topic", "cmake", "--format", "json"], { env: box.env, stdin: pitfall("First lesson") })).json();
     const before = readFileSync(join(box.kb, first.path), "utf8");
-    // A pre-existing index.lock makes every git write fail, as a concurrent git process would.
-    Bun.write(join(box.kb, ".git", "index.lock"), "");
+    // A signing program that always fails makes every commit fail after `git add` (an index.lock
+    // no longer does: rkb waits for git's lock, and names a stale one, see test/reliability).
+    gitIn(box.kb, box.env, "config", "commit.gpgsign", "true");
+    gitIn(box.kb, box.env, "config", "gpg.program", "false");
     const shown = (await rkb(["show", first.id, "--format", "json"], { env: box.env })).json();
     const r = await rkb(["flag", first.id, "--reason", "doubt", "--format", "json"], { env: box.env });
     expect(r.exit).toBe(1);
     expect(r.json().error.code).toBe("git");
     expect(readFileSync(join(box.kb, first.path), "utf8")).toBe(before);
+    expect(gitIn(box.kb, box.env, "status", "--porcelain")).toBe("");
     expect(shown.hash).toBeTruthy();
   });
 });

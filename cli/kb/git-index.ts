@@ -1,0 +1,76 @@
+import { readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { RkbError } from "../output/errors.ts";
+import { findRepo } from "./repo.ts";
+
+// git's own lock, `.git/index.lock`: git takes it for every change to the index and removes it when
+// done. One left by a git that was killed blocks every commit; rkb never removes it by itself (a
+// person may be running git there), but says so and names the command that fixes it.
+
+export interface IndexLock {
+  path: string;
+  ageMs: number;
+  /** No git process works in the repository and the lock is older than any git command takes. */
+  stale: boolean;
+}
+
+/** Older than this and no git at work in the repository: the lock was left by a git that died. */
+const STALE_AFTER_MS = 10_000;
+/** Where running processes cannot be listed (no /proc), only the age tells. */
+const STALE_BLIND_MS = 120_000;
+
+export function indexLock(root: string): IndexLock | undefined {
+  const repo = findRepo(root);
+  if (!repo) return undefined;
+  const path = join(repo.gitDir, "index.lock");
+  let ageMs: number;
+  try {
+    ageMs = Date.now() - statSync(path).mtimeMs;
+  } catch {
+    return undefined;
+  }
+  const running = gitRunningIn(repo.top);
+  const stale = running === undefined ? ageMs > STALE_BLIND_MS : !running && ageMs > STALE_AFTER_MS;
+  return { path, ageMs, stale };
+}
+
+/** Whether a git process runs with its working folder inside top; undefined when processes cannot be listed. */
+function gitRunningIn(top: string): boolean | undefined {
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((p) => /^\d+$/.test(p));
+  } catch {
+    return undefined;
+  }
+  const real = realpathSync(top);
+  for (const pid of pids) {
+    try {
+      if (!readFileSync(`/proc/${pid}/comm`, "utf8").startsWith("git")) continue;
+      const cwd = readlinkSync(`/proc/${pid}/cwd`);
+      if (cwd === real || cwd.startsWith(real + "/")) return true;
+    } catch {}
+  }
+  return false;
+}
+
+export function staleIndexLockError(lock: IndexLock): RkbError {
+  return new RkbError(
+    "locked",
+    `${lock.path} is left over from a git process that is gone (${Math.round(lock.ageMs / 1000)} s old, no git runs there), so git cannot commit`,
+    `remove it: rm ${lock.path}  (\`rkb doctor\` checks for it); nothing was written`,
+  );
+}
+
+/** Waits for git to release its index lock; throws when it is stale or outlasts waitMs. */
+export async function waitForGitIndex(root: string, waitMs: number): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const lock = indexLock(root);
+    if (!lock) return;
+    if (lock.stale) throw staleIndexLockError(lock);
+    if (Date.now() >= deadline) {
+      throw new RkbError("locked", `git is working in the knowledge base: ${lock.path} has been held for ${Math.round(lock.ageMs / 1000)} s`, "wait for that git command to finish and try again; nothing was written");
+    }
+    await Bun.sleep(50);
+  }
+}

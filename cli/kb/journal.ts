@@ -1,0 +1,72 @@
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { pathInside, readIfExists, removeEmptyFolders, writeAtomic } from "../fsutil.ts";
+import { git } from "./git.ts";
+import { findRepo } from "./repo.ts";
+
+// What a write is about to do, kept in the git folder until its commit lands, so a write killed
+// half-way is undone by the next one. Undone, not completed: the killed command never reported
+// success, so whoever ran it will run it again, and completing it too would add the lesson twice.
+// A journal whose commit landed (HEAD moved) has nothing left to undo.
+
+export interface JournalEntry {
+  rel: string;
+  /** The file's text before the write, or null when it did not exist. */
+  before: string | null;
+}
+
+export interface Journal {
+  head: string;
+  entries: JournalEntry[];
+  /** Folders the write creates (absolute), removed again if they end up empty. */
+  created: string[];
+}
+
+function journalPath(root: string): string {
+  const repo = findRepo(root);
+  return join(repo?.gitDir ?? join(root, ".git"), "rkb-journal.json");
+}
+
+export function headCommit(root: string, env: NodeJS.ProcessEnv): string {
+  return git(root, ["rev-parse", "-q", "--verify", "HEAD"], { env }).stdout.trim();
+}
+
+export function openJournal(root: string, journal: Journal): void {
+  writeAtomic(journalPath(root), JSON.stringify(journal));
+}
+
+export function closeJournal(root: string): void {
+  rmSync(journalPath(root), { force: true });
+}
+
+/** Puts the files of a write back as they were and unstages them. */
+export function rollBack(root: string, env: NodeJS.ProcessEnv, journal: Journal): void {
+  for (const { rel, before } of journal.entries) {
+    const abs = pathInside(root, rel);
+    if (before === null) rmSync(abs, { force: true });
+    else writeAtomic(abs, before);
+  }
+  if (journal.entries.length) git(root, ["reset", "-q", "--", ...journal.entries.map((e) => e.rel)], { env });
+  removeEmptyFolders(journal.created);
+}
+
+/** Undoes a write that was killed before its commit; returns what it did, for a note. Call under the write lock. */
+export function recoverKilledWrite(root: string, env: NodeJS.ProcessEnv): string | undefined {
+  const text = readIfExists(journalPath(root));
+  if (text === undefined) return undefined;
+  let journal: Journal;
+  try {
+    journal = JSON.parse(text);
+  } catch {
+    // Torn before it was complete: the write had not touched a file yet.
+    closeJournal(root);
+    return undefined;
+  }
+  if (headCommit(root, env) !== journal.head) {
+    closeJournal(root);
+    return undefined;
+  }
+  rollBack(root, env, journal);
+  closeJournal(root);
+  return `undid an earlier write that was killed before its commit (${journal.entries.map((e) => e.rel).join(", ")})`;
+}
