@@ -1,5 +1,6 @@
-import { closeSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { hostname } from "node:os";
+import { basename, dirname, join } from "node:path";
 import { createExclusive } from "./fsutil.ts";
 import { RkbError } from "./output/errors.ts";
 
@@ -140,6 +141,7 @@ async function acquireLock(path: string, opts: LockOptions): Promise<Held> {
   for (;;) {
     const line = ownLine();
     if (createExclusive(path, line)) {
+      removeDeadTemps(path);
       let released = false;
       return {
         release() {
@@ -164,6 +166,22 @@ async function acquireLock(path: string, opts: LockOptions): Promise<Held> {
       );
     }
     await Bun.sleep(20 + Math.random() * 60);
+  }
+}
+
+/** Removes the temporary files of lock takers that were killed before they linked theirs into place. */
+function removeDeadTemps(path: string): void {
+  const dir = dirname(path);
+  const prefix = basename(path) + ".";
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]+\.lock$/.exec(name.slice(prefix.length)) : null;
+    if (m && !alive(Number(m[1]))) rmSync(join(dir, name), { force: true });
   }
 }
 

@@ -46,9 +46,8 @@ export interface AddInput {
 function topicFolder(kb: Kb, scope: string, topic: string, notes: string[]): string {
   const t = topic.replace(/\/+$/, "");
   if (t.includes("/")) {
-    const name = t.slice(scope.length + 1);
-    if (t.startsWith(scope + "/") && !isFolderName(name)) throw badTopic(t);
-    if (!t.startsWith(scope + "/") || !isFolderName(name)) throw new RkbError("refused", `topic folder ${shown(t)} is not under ${scope}, where this lesson's \`when\` puts it`, `use --topic ${scope}/<topic> or just the topic name`);
+    if (!t.split("/").every(isFolderName)) throw badTopic(t);
+    if (!t.startsWith(scope + "/") || t.split("/").length !== scope.split("/").length + 1) throw new RkbError("refused", `topic folder ${shown(t)} is not under ${scope}, where this lesson's \`when\` puts it`, `use --topic ${scope}/<topic> or just the topic name`);
     return t;
   }
   const aliased = kb.notes.find((n) => n.role === "topic" && n.folder.startsWith(scope + "/") && n.aliases.includes(t));

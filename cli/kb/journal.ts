@@ -1,5 +1,5 @@
-import { rmSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { pathInside, readIfExists, removeEmptyFolders, writeAtomic } from "../fsutil.ts";
 import { git } from "./git.ts";
 import { findRepo } from "./repo.ts";
@@ -45,13 +45,27 @@ export function rollBack(root: string, env: NodeJS.ProcessEnv, journal: Journal)
     const abs = pathInside(root, rel);
     if (before === null) rmSync(abs, { force: true });
     else writeAtomic(abs, before);
+    removeTempFiles(abs);
   }
   if (journal.entries.length) git(root, ["reset", "-q", "--", ...journal.entries.map((e) => e.rel)], { env });
   removeEmptyFolders(journal.created);
 }
 
+/** Removes the temporary files of a writeAtomic that was killed before its rename. */
+function removeTempFiles(abs: string): void {
+  const prefix = `.${basename(abs)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(abs));
+  } catch {
+    return;
+  }
+  for (const name of names) if (name.startsWith(prefix) && /\.\d+\.[0-9a-f]+\.tmp$/.test(name)) rmSync(join(dirname(abs), name), { force: true });
+}
+
 /** Undoes a write that was killed before its commit; returns what it did, for a note. Call under the write lock. */
 export function recoverKilledWrite(root: string, env: NodeJS.ProcessEnv): string | undefined {
+  removeTempFiles(journalPath(root));
   const text = readIfExists(journalPath(root));
   if (text === undefined) return undefined;
   let journal: Journal;
