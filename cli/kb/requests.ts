@@ -91,7 +91,7 @@ export function needsUser(req: PendingRequest): RkbError {
   const next = `rkb confirm ${req.id} --choice ${JSON.stringify(req.options[0])}`;
   return new RkbError(
     "needs_user",
-    `${req.question}; nothing was written`,
+    `needs the user's decision: ${req.question} Nothing was written.`,
     `ask the user to allow it by running \`${next}\` in their own terminal (or \`rkb confirm ${req.id} --choice "cancel"\`); an agent cannot answer for them`,
     { request: req.id, question: req.question, options: req.options, next },
   );

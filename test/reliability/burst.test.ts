@@ -1,0 +1,160 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DEFAULT_KB_TOML, parseKbToml } from "../../cli/kb/config.ts";
+import { BIN, gitIn, rkb, sandbox, type Sandbox } from "../helpers.ts";
+
+// Agent writes have a burst limit, and archiving a whole folder asks first: the command stops with
+// exit 3 `needs_user`, writes nothing, and names the `rkb confirm` the person runs in their own
+// terminal. Confirm needs that terminal: here a pseudo-terminal from `script`, and none under `setsid`.
+
+const fact = (title: string) => `---
+type: fact
+verified_how: read
+---
+
+# ${title}
+
+## Statement
+Something that holds.
+
+## Evidence
+Read in the manual.
+`;
+
+/** A knowledge base whose burst limit is 3 commits per 10 minutes (init and this config are 2 of them). */
+async function kbBox(): Promise<Sandbox & { agent: Record<string, string> }> {
+  const box = sandbox();
+  expect((await rkb(["init"], { env: box.env })).exit).toBe(0);
+  writeFileSync(join(box.kb, "kb.toml"), readFileSync(join(box.kb, "kb.toml"), "utf8") + "\n[writes]\nburst = 3\n");
+  gitIn(box.kb, box.env, "commit", "-q", "--no-verify", "-am", "burst 3");
+  return { ...box, agent: { ...box.env, RKB_HARNESS: "pi", RKB_SESSION: "session-1" } };
+}
+
+const commits = (box: Sandbox) => Number(gitIn(box.kb, box.env, "rev-list", "--count", "HEAD").trim());
+const addAs = (env: Record<string, string>, title: string) => rkb(["add", "--topic", "burst", "--format", "json"], { env, stdin: fact(title) });
+
+/** Runs `rkb confirm` on a pseudo-terminal where the person types `answer`. */
+function confirmOnTerminal(box: Sandbox, id: string, choice: string, answer: string): { out: string; exit: number } {
+  const cmd = `${BIN} confirm ${id} --choice '${choice}' --format json`;
+  const p = Bun.spawnSync(["script", "-qec", cmd, "/dev/null"], { env: box.env, stdin: Buffer.from(answer + "\n"), stdout: "pipe", stderr: "pipe" });
+  return { out: p.stdout.toString(), exit: p.exitCode ?? 1 };
+}
+
+/** Runs `rkb confirm` in a new session, without a controlling terminal (as an agent's background shell). */
+async function confirmWithoutTerminal(box: Sandbox, id: string, choice: string) {
+  const p = Bun.spawn(["setsid", "-w", BIN, "confirm", id, "--choice", choice, "--format", "json"], { env: box.env, stdin: new Blob(["yes\n"]), stdout: "pipe", stderr: "pipe" });
+  const [out, exit] = await Promise.all([new Response(p.stdout).text(), p.exited]);
+  return { exit, json: JSON.parse(out) };
+}
+
+describe("the burst limit on agent writes", () => {
+  test("past the limit an agent write stops with needs_user and writes nothing; a person's write goes on", async () => {
+    const box = await kbBox();
+    expect((await addAs(box.agent, "First agent fact")).exit).toBe(0);
+    const before = commits(box);
+    const stopped = await addAs(box.agent, "One agent fact too many");
+    expect(stopped.exit).toBe(3);
+    const err = stopped.json().error;
+    expect(err.code).toBe("needs_user");
+    expect(err.message).toContain("3 writes");
+    expect(err.options).toEqual(["continue", "cancel"]);
+    expect(err.request).toMatch(/^r-[0-9a-f]{6}$/);
+    expect(err.next).toBe(`rkb confirm ${err.request} --choice "continue"`);
+    expect(err.fix).toContain("in their own terminal");
+    expect(commits(box)).toBe(before);
+    expect(readdirSync(join(box.kb, "general", "burst"))).toEqual(["first-agent-fact.md"]);
+    expect(gitIn(box.kb, box.env, "status", "--porcelain")).toBe("");
+    const file = join(box.home, ".local/state", "rkb", "requests", `${err.request}.json`);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // The agent's tool call is an agent write too, with no harness in the environment.
+    const tool = await rkb(["tool", "rkb_add", "--format", "json"], {
+      env: box.env,
+      stdin: JSON.stringify({ type: "fact", title: "Through the tool", topic: "burst", statement: "It holds.", evidence: "Read it." }),
+    });
+    expect(tool.exit).toBe(3);
+    expect(tool.json().error.code).toBe("needs_user");
+    // An invalid write is refused for what it is, never asked about.
+    const invalid = await rkb(["add", "--topic", "burst", "--format", "json"], { env: box.agent, stdin: "---\ntype: fact\n---\n\nno title\n" });
+    expect(invalid.exit).toBe(1);
+    expect(invalid.json().error.code).not.toBe("needs_user");
+    // A person at their own terminal is not limited.
+    expect((await addAs(box.env, "A person's fact")).exit).toBe(0);
+  });
+
+  test("confirm: unknown or expired request, a choice not offered, no terminal are exit-2 errors; yes on the terminal writes and opens a grace window", async () => {
+    const box = await kbBox();
+    await addAs(box.agent, "First agent fact");
+    const req = (await addAs(box.agent, "Asked about")).json().error;
+    const unknown = await rkb(["confirm", "r-000000", "--choice", "continue", "--format", "json"], { env: box.env });
+    expect(unknown.exit).toBe(2);
+    expect(unknown.json().error.code).toBe("expired");
+    const traversal = await rkb(["confirm", "../../kb.toml", "--choice", "continue", "--format", "json"], { env: box.env });
+    expect(traversal.exit).toBe(2);
+    expect(traversal.json().error.code).toBe("expired");
+    const bad = await rkb(["confirm", req.request, "--choice", "sure", "--format", "json"], { env: box.env });
+    expect(bad.exit).toBe(2);
+    expect(bad.json().error.code).toBe("bad_choice");
+    expect(bad.json().error.options).toEqual(["continue", "cancel"]);
+    const noTerminal = await confirmWithoutTerminal(box, req.request, "continue");
+    expect(noTerminal.exit).toBe(2);
+    expect(noTerminal.json.error.code).toBe("needs_terminal");
+    expect(noTerminal.json.error.fix).toContain(`rkb confirm ${req.request} --choice "continue"`);
+    const refused = confirmOnTerminal(box, req.request, "continue", "no");
+    expect(refused.exit).toBe(1);
+    expect(refused.out).toContain("refused");
+    expect(existsSync(join(box.kb, "general", "burst", "asked-about.md"))).toBe(false);
+    const yes = confirmOnTerminal(box, req.request, "continue", "yes");
+    expect(yes.exit).toBe(0);
+    expect(yes.out).toContain('"status":"written"');
+    expect(readFileSync(join(box.kb, "general", "burst", "asked-about.md"), "utf8")).toContain("# Asked about");
+    expect(gitIn(box.kb, box.env, "log", "-1", "--format=%s")).toContain("add(general/burst): Asked about");
+    // Answered once: the request is gone.
+    expect((await rkb(["confirm", req.request, "--choice", "continue", "--format", "json"], { env: box.env })).json().error.code).toBe("expired");
+    // `continue` opened a grace window for that session; another session is still asked.
+    expect((await addAs(box.agent, "Within the grace window")).exit).toBe(0);
+    expect((await addAs({ ...box.agent, RKB_SESSION: "session-2" }, "Another session")).exit).toBe(3);
+  });
+
+  test("cancel needs no terminal and writes nothing", async () => {
+    const box = await kbBox();
+    await addAs(box.agent, "First agent fact");
+    const req = (await addAs(box.agent, "Cancelled")).json().error;
+    const before = commits(box);
+    const r = await confirmWithoutTerminal(box, req.request, "cancel");
+    expect(r.exit).toBe(0);
+    expect(r.json.status).toBe("cancelled");
+    expect(commits(box)).toBe(before);
+    expect((await rkb(["confirm", req.request, "--choice", "cancel", "--format", "json"], { env: box.env })).exit).toBe(2);
+    // A request older than an hour has expired, and is removed.
+    const old = (await addAs(box.agent, "Asked too long ago")).json().error;
+    const file = join(box.home, ".local/state", "rkb", "requests", `${old.request}.json`);
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), created: Date.now() - 3601_000 }));
+    const expired = await rkb(["confirm", old.request, "--choice", "cancel", "--format", "json"], { env: box.env });
+    expect(expired.exit).toBe(2);
+    expect(expired.json().error.code).toBe("expired");
+    expect(existsSync(file)).toBe(false);
+  });
+
+  test("the default limit is the Rust rkb's: 30 writes, 10 minutes of grace", () => {
+    const config = parseKbToml(DEFAULT_KB_TOML);
+    expect(config.writes).toEqual({ burst: 30, graceMs: 600_000 });
+  });
+});
+
+test("archiving a whole folder asks first, then archives every lesson in one commit", async () => {
+  const box = await kbBox();
+  for (const t of ["Old cluster fact one", "Old cluster fact two"]) expect((await rkb(["add", "--topic", "old", "--format", "json"], { env: box.env, stdin: fact(t) })).exit).toBe(0);
+  const before = commits(box);
+  const asked = await rkb(["archive", "general/old", "--reason", "the cluster was retired", "--format", "json"], { env: box.env });
+  expect(asked.exit).toBe(3);
+  const err = asked.json().error;
+  expect(err.code).toBe("needs_user");
+  expect(err.options).toEqual(["archive general/old", "cancel"]);
+  expect(err.question).toContain("archive all 2 lessons under general/old");
+  expect(commits(box)).toBe(before);
+  const yes = confirmOnTerminal(box, err.request, "archive general/old", "yes");
+  expect(yes.exit).toBe(0);
+  expect(gitIn(box.kb, box.env, "log", "-1", "--format=%s")).toBe("archive(general/old): 2 lessons\n");
+  for (const name of readdirSync(join(box.kb, "general", "old"))) expect(readFileSync(join(box.kb, "general", "old", name), "utf8")).toContain("status: archived");
+});
