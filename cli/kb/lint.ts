@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, posix } from "node:path";
-import { writeAtomic } from "../fsutil.ts";
+import { pathInside, writeAtomic } from "../fsutil.ts";
 import { RkbError } from "../output/errors.ts";
 import { ConfigError, DEFAULT_KB_TOML, parseKbToml, type KbConfig } from "./config.ts";
 import { gitOrThrow } from "./git.ts";
@@ -55,7 +55,7 @@ export function fixFlowStyle(root: string): string[] {
     try {
       const rewritten = kind === "lesson" ? blockStyleLesson(text, rel) : blockStyleNote(text, rel);
       if (rewritten !== undefined && rewritten !== text) {
-        writeAtomic(join(root, rel), rewritten);
+        writeAtomic(pathInside(root, rel), rewritten);
         fixed.push(rel);
       }
     } catch (e) {
