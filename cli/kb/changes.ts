@@ -3,7 +3,7 @@ import { RkbError, usageError } from "../output/errors.ts";
 import { editDistance } from "../distance.ts";
 import { shown } from "../fsutil.ts";
 import { isFolderName, lessonDepth, MAX_FOLDER_NAME, scopeFolder } from "./layout.ts";
-import { contentHash, isLessonType, isMap, newId, parseLesson, serializeLesson, splitFrontmatter, parseYamlMap, type Frontmatter, type Lesson } from "./lesson.ts";
+import { contentHash, isLessonType, isMap, LessonParseError, newId, parseLesson, serializeLesson, splitFrontmatter, parseYamlMap, type Frontmatter, type Lesson } from "./lesson.ts";
 import { today } from "./open.ts";
 import { isCurrent } from "./schema.ts";
 import type { Kb } from "./store.ts";
@@ -86,7 +86,24 @@ function requireScopeNames(when: Record<string, unknown>): void {
   }
 }
 
+/** A lesson given on stdin or by a tool that does not parse: an invalid lesson naming the line, not a crash. */
+function invalidInput(e: unknown): never {
+  if (e instanceof LessonParseError) throw new RkbError("invalid_lesson", `${e.path}:${e.line}: ${e.message}`, "fix the lesson and try again; nothing was written");
+  throw e;
+}
+
 export function planAdd(kb: Kb, input: AddInput): Plan<LessonWrite> {
+  try {
+    return planAddParsed(kb, input);
+  } catch (e) {
+    return invalidInput(e);
+  }
+}
+
+function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
+  if (input.text.includes("\0")) {
+    throw new RkbError("invalid_lesson", `<stdin>:${input.text.slice(0, input.text.indexOf("\0")).split("\n").length}: the lesson holds a NUL byte`, "remove it: a lesson is text, and git would take the file for binary; nothing was written");
+  }
   let fm: Record<string, YamlValue> = {};
   let body: string;
   if ("text" in input.lesson) {
@@ -156,7 +173,13 @@ export function planEdit(input: EditInput): Plan<LessonWrite | { unchanged: true
     throw new RkbError("conflict", `${lesson.path} changed since you read it: its hash is now ${current}, not ${input.base}`, `run \`rkb show ${lesson.id}\` again, redo your edit on the new text and pass --base ${current}`);
   }
   if (input.text === lesson.raw) return { changes: [], message: "", result: { unchanged: true, id: lesson.id, path: lesson.path } };
-  const next = parseLesson(input.text, lesson.path);
+  if (input.text.includes("\0")) throw new RkbError("invalid_lesson", `${lesson.path}: the new text holds a NUL byte`, "remove it: a lesson is text; nothing was written");
+  let next: Lesson;
+  try {
+    next = parseLesson(input.text, lesson.path);
+  } catch (e) {
+    return invalidInput(e);
+  }
   const fm = { ...next.frontmatter };
   for (const key of ["id", "schema"] as const) {
     if (String(fm[key]) !== String(lesson.frontmatter[key])) throw new RkbError("refused", `\`${key}\` cannot change (it is ${lesson.frontmatter[key]})`, `keep \`${key}: ${lesson.frontmatter[key]}\``);
@@ -209,6 +232,7 @@ function requireCurrent(lesson: Lesson, verb: string): void {
 
 function requireReason(reason: string | undefined, cmd: string): string {
   if (!reason || !reason.trim()) throw usageError(`\`rkb ${cmd}\` needs --reason`, `say why, e.g. rkb ${cmd} <id> --reason "the flag was renamed in 2.0"`);
+  if (reason.includes("\0")) throw usageError("the reason holds a NUL byte", "write the reason as plain text");
   return reason.trim();
 }
 

@@ -64,7 +64,7 @@ export async function transact<R>(root: string, env: NodeJS.ProcessEnv, plan: (k
     // A plan with no changes (an edit to the same text) has nothing to lint or commit; `git commit`
     // with no paths would fail on an empty message.
     if (!planned.changes.length) return { result: planned.result, commit: "", diff: [] };
-    check(root, env, planned.changes);
+    check(root, env, planned.changes, planned.message);
     // After the checks, so an invalid write never asks the user.
     const burst = burstQuestion(root, env, config);
     const ask = planned.ask ?? (burst ? { question: burst, option: "continue" } : undefined);
@@ -86,14 +86,17 @@ export async function applyAllowed(req: PendingRequest, choice: string, env: Nod
         throw new RkbError("conflict", `${c.rel} changed since the request was made`, "run the command again; nothing was written");
       }
     }
-    check(write.root, env, write.changes);
+    check(write.root, env, write.changes, write.message);
     if (choice === "continue") openGrace(write.root, env, req.session, config);
     return applyAndCommit(write.root, env, { changes: write.changes, message: write.message, result: write.result });
   });
 }
 
 /** Every path stays inside the knowledge base (checked before anything is created) and every lesson passes lint. */
-function check(root: string, env: NodeJS.ProcessEnv, changes: Change[]): void {
+function check(root: string, env: NodeJS.ProcessEnv, changes: Change[], message: string): void {
+  // git takes a file with a NUL byte for binary, and no process argument (the commit message) can hold one.
+  const nul = changes.find((c) => c.text?.includes("\0"));
+  if (nul || message.includes("\0")) throw new RkbError("invalid_lesson", `${nul ? nul.rel : "the commit message"} holds a NUL byte`, "remove it: lessons and reasons are text; nothing was written");
   for (const c of changes) pathInside(root, c.rel);
   const overrides = new Map(changes.map((c) => [c.rel, c.text]));
   const errors = lintKb(root, { overrides, only: changes.filter((c) => c.text !== null).map((c) => c.rel), env }).filter((f) => f.severity === "error" && overrides.has(f.path));

@@ -139,7 +139,19 @@ describe("paths: nothing is written outside the knowledge base", () => {
     expect(tool.exit).toBe(2);
     expect(tool.stdout).toContain("\\u0000");
     expect(tool.stdout).not.toContain("bug in rkb");
-    expect(kbFiles(box).filter((p) => p.startsWith("general/"))).toEqual(["general/.gitkeep"]);
+    // NUL bytes in the lesson text, in a reason, and broken YAML: an invalid lesson or a usage error naming the line.
+    const nulText = await rkb(["add", "--topic", "nul", "--format", "json"], { env: box.env, stdin: fact("A title with a \u0000 NUL") });
+    expect(nulText.exit).toBe(1);
+    expect(nulText.json().error).toMatchObject({ code: "invalid_lesson", message: "<stdin>:6: the lesson holds a NUL byte" });
+    const yaml = await rkb(["add", "--topic", "nul", "--format", "json"], { env: box.env, stdin: fact("Broken YAML", "tags: [a, {\n") });
+    expect(yaml.exit).toBe(1);
+    expect(yaml.json().error.code).toBe("invalid_lesson");
+    expect(yaml.json().error.message).toMatch(/^<stdin>:\d+: /);
+    const added = (await rkb(["add", "--topic", "nul", "--format", "json"], { env: box.env, stdin: fact("A clean lesson") })).json();
+    const reason = await rkb(["tool", "rkb_flag", "--format", "json"], { env: box.env, stdin: JSON.stringify({ id: added.id, reason: "bad\u0000reason" }) });
+    expect(reason.exit).toBe(2);
+    expect(reason.stdout).not.toContain("bug in rkb");
+    expect(kbFiles(box).filter((p) => p.startsWith("general/"))).toEqual(["general/.gitkeep", "general/nul", `general/nul/a-clean-lesson.md`]);
   });
 
   test("a file keeps its mode when rkb rewrites it, and a refused write leaves a clean tree", async () => {
