@@ -42,15 +42,16 @@ function existingMode(path: string): number | undefined {
  * Creates a file holding `content` only if nothing is at `path` yet, atomically: the content is
  * written to a temporary file first and then hard-linked into place, so no reader ever sees the
  * file empty or half-written. Returns false when `path` already existed (the caller reads it).
+ * `durable: false` skips the fsync, for lock files, which a crash of the machine makes stale anyway.
  */
-export function createExclusive(path: string, content: string, mode = 0o644): boolean {
+export function createExclusive(path: string, content: string, mode = 0o644, opts: { durable?: boolean } = {}): boolean {
   mkdirSync(dirname(path), { recursive: true });
   // The temporary name ends in `.lock` so the ignore rule for lock files covers it if a kill leaves it.
   const tmp = `${path}.${process.pid}.${randomHex(3)}.lock`;
   const fd = openSync(tmp, "wx", mode);
   try {
     writeSync(fd, Buffer.from(content));
-    fsyncSync(fd);
+    if (opts.durable !== false) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }

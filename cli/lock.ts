@@ -116,7 +116,7 @@ export function describeHolder(path: string): string {
  * Removes a stale lock. Breakers take `<lock>.break` first and check again under it, so two
  * waiters that both saw the old lock never remove a fresh one taken in between.
  */
-function breakStale(path: string, staleMs: number): void {
+function breakStale(path: string, staleMs: number): boolean {
   const breaker = `${path}.break`;
   let fd: number;
   try {
@@ -126,11 +126,13 @@ function breakStale(path: string, staleMs: number): void {
     try {
       if (Date.now() - statSync(breaker).mtimeMs > BREAKER_STALE_MS) rmSync(breaker, { force: true });
     } catch {}
-    return;
+    return false;
   }
   closeSync(fd);
   try {
-    if (staleReason(path, staleMs)) rmSync(path, { force: true });
+    if (!staleReason(path, staleMs)) return false;
+    rmSync(path, { force: true });
+    return true;
   } finally {
     rmSync(breaker, { force: true });
   }
@@ -140,7 +142,7 @@ async function acquireLock(path: string, opts: LockOptions): Promise<Held> {
   const deadline = Date.now() + opts.waitMs;
   for (;;) {
     const line = ownLine();
-    if (createExclusive(path, line)) {
+    if (createExclusive(path, line, 0o644, { durable: false })) {
       removeDeadTemps(path);
       let released = false;
       return {
@@ -154,10 +156,7 @@ async function acquireLock(path: string, opts: LockOptions): Promise<Held> {
         },
       };
     }
-    if (staleReason(path, opts.staleMs)) {
-      breakStale(path, opts.staleMs);
-      continue;
-    }
+    if (staleReason(path, opts.staleMs) && breakStale(path, opts.staleMs)) continue;
     if (Date.now() >= deadline) {
       throw new RkbError(
         "locked",
