@@ -1,17 +1,20 @@
-import { readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { RkbError } from "../output/errors.ts";
 import { findRepo } from "./repo.ts";
 
 // git's own lock, `.git/index.lock`: git takes it for every change to the index and removes it when
-// done. One left by a git that was killed blocks every commit; rkb never removes it by itself (a
-// person may be running git there), but says so and names the command that fixes it.
+// done. One left by a git that was killed blocks every commit. rkb removes it only when its own
+// killed write left it (a person may be running git there otherwise); else it says so and names
+// the command that fixes it.
 
 export interface IndexLock {
   path: string;
   ageMs: number;
   /** No git process works in the repository and the lock is older than any git command takes. */
   stale: boolean;
+  /** Whether a git process works in the repository (undefined: processes cannot be listed). */
+  gitRunning: boolean | undefined;
 }
 
 /** Older than this and no git at work in the repository: the lock was left by a git that died. */
@@ -31,7 +34,7 @@ export function indexLock(root: string): IndexLock | undefined {
   }
   const running = gitRunningIn(repo.top);
   const stale = running === undefined ? ageMs > STALE_BLIND_MS : !running && ageMs > STALE_AFTER_MS;
-  return { path, ageMs, stale };
+  return { path, ageMs, stale, gitRunning: running };
 }
 
 /** Whether a git process runs with its working folder inside top; undefined when processes cannot be listed. */
@@ -61,12 +64,20 @@ export function staleIndexLockError(lock: IndexLock): RkbError {
   );
 }
 
-/** Waits for git to release its index lock; throws when it is stale or outlasts waitMs. */
-export async function waitForGitIndex(root: string, waitMs: number): Promise<void> {
+/**
+ * Waits for git to release its index lock; throws when it is stale or outlasts waitMs. The one lock
+ * rkb removes itself is its own: `leftByKilledWrite` says the lock was taken by the git of an rkb
+ * write that was killed (its whole process group, git included) and no git runs there now.
+ */
+export async function waitForGitIndex(root: string, waitMs: number, leftByKilledWrite: (lock: IndexLock) => boolean = () => false): Promise<void> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     const lock = indexLock(root);
     if (!lock) return;
+    if (lock.gitRunning === false && leftByKilledWrite(lock)) {
+      rmSync(lock.path, { force: true });
+      continue;
+    }
     if (lock.stale) throw staleIndexLockError(lock);
     if (Date.now() >= deadline) {
       throw new RkbError("locked", `git is working in the knowledge base: ${lock.path} has been held for ${Math.round(lock.ageMs / 1000)} s`, "wait for that git command to finish and try again; nothing was written");

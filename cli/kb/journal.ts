@@ -1,4 +1,4 @@
-import { readdirSync, rmSync } from "node:fs";
+import { readdirSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { pathInside, readIfExists, removeEmptyFolders, writeAtomic } from "../fsutil.ts";
 import { git } from "./git.ts";
@@ -37,6 +37,19 @@ export function openJournal(root: string, journal: Journal): void {
 
 export function closeJournal(root: string): void {
   rmSync(journalPath(root), { force: true });
+}
+
+/**
+ * Whether git's index lock was left by the git of a write killed half-way: a journal is still open
+ * (its write had started, and its process is gone, since the caller holds the write lock now) and
+ * the index lock was taken after it. Call under the write lock.
+ */
+export function lockLeftByKilledWrite(root: string, indexLockPath: string): boolean {
+  try {
+    return statSync(indexLockPath).mtimeMs >= statSync(journalPath(root)).mtimeMs - 1000;
+  } catch {
+    return false;
+  }
 }
 
 /** Puts the files of a write back as they were and unstages them. */

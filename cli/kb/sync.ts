@@ -8,7 +8,7 @@ import type { Finding } from "./finding.ts";
 import { lintKb } from "./lint.ts";
 import { withLock } from "../lock.ts";
 import { waitForGitIndex } from "./git-index.ts";
-import { recoverKilledWrite } from "./journal.ts";
+import { lockLeftByKilledWrite, recoverKilledWrite } from "./journal.ts";
 import { lockPath, useRecordPaths } from "./write.ts";
 
 // Keeping a knowledge base in step with a git remote: commit use records, pull with rebase, lint,
@@ -50,7 +50,7 @@ export async function syncKb(root: string, env: NodeJS.ProcessEnv, remoteFlag?: 
   requireWritableKb(root);
   const config = loadKbConfig(root);
   return withLock(lockPath(root), { staleMs: config.lock.staleMs, waitMs: config.lock.waitMs, what: "the knowledge base" }, async () => {
-    await waitForGitIndex(root, config.lock.waitMs);
+    await waitForGitIndex(root, config.lock.waitMs, (lock) => lockLeftByKilledWrite(root, lock.path));
     recoverKilledWrite(root, env);
     const gitDir = join(root, ".git");
     if (["rebase-merge", "rebase-apply", "MERGE_HEAD"].some((f) => existsSync(join(gitDir, f)))) {

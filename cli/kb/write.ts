@@ -7,7 +7,7 @@ import { loadKbConfig, type KbConfig } from "./config.ts";
 import { burstQuestion, openGrace } from "./burst.ts";
 import { gitOrThrow } from "./git.ts";
 import { waitForGitIndex } from "./git-index.ts";
-import { closeJournal, headCommit, openJournal, recoverKilledWrite, rollBack, type Journal } from "./journal.ts";
+import { closeJournal, headCommit, lockLeftByKilledWrite, openJournal, recoverKilledWrite, rollBack, type Journal } from "./journal.ts";
 import { requireWritableKb } from "./layout.ts";
 import type { Finding } from "./finding.ts";
 import { lintKb } from "./lint.ts";
@@ -52,7 +52,7 @@ async function underWriteLock<T>(root: string, env: NodeJS.ProcessEnv, fn: (conf
   requireWritableKb(root);
   const config = loadKbConfig(root);
   return withLock(lockPath(root), { staleMs: config.lock.staleMs, waitMs: config.lock.waitMs, what: "the knowledge base" }, async () => {
-    await waitForGitIndex(root, config.lock.waitMs);
+    await waitForGitIndex(root, config.lock.waitMs, (lock) => lockLeftByKilledWrite(root, lock.path));
     recoverKilledWrite(root, env);
     return fn(config);
   });

@@ -163,6 +163,8 @@ export interface KillFigures {
   undone: number;
   /** Batches after which the tree held a killed write's files (staged, untracked or changed) before the next write. */
   dirtyBefore: number;
+  /** Batches after which a killed git had left .git/index.lock for the next write to remove. */
+  indexLocks: number;
   /** Writes run right after a batch of kills that did not succeed. */
   nextWriteFailures: string[];
   check: TreeCheck;
@@ -172,7 +174,8 @@ export interface KillFigures {
 
 /**
  * `kills` writes (add, flag, used, note in turn), `parallel` at a time, each sent SIGKILL after a
- * random delay of up to maxDelayMs; after each batch one write must succeed with no cleanup.
+ * random delay of up to maxDelayMs (alone, or with its process group in every other batch); after
+ * each batch one write must succeed with no cleanup.
  */
 export async function killedWrites(kills: number, parallel: number, maxDelayMs = 300, seed = 1): Promise<KillFigures> {
   const box = sandbox("rkb-kill");
@@ -186,24 +189,34 @@ export async function killedWrites(kills: number, parallel: number, maxDelayMs =
   const started = Date.now();
   let midWrite = 0;
   let undone = 0;
+  let indexLocks = 0;
   let dirtyBefore = 0;
   const nextWriteFailures: string[] = [];
   for (let done = 0; done < kills; done += parallel) {
     const batch = Array.from({ length: Math.min(parallel, kills - done) }, (_, i) => {
       const n = done + i;
       const { args, stdin } = writeArgs(kinds[n % 4]!, n, seeds[n % seeds.length]!);
-      const proc = Bun.spawn([BIN, ...args], { env: box.env, cwd: box.home, stdin: stdin !== undefined ? new Blob([stdin]) : "ignore", stdout: "ignore", stderr: "ignore" });
+      // Every other batch kills the whole process group, git children included (as an agent's
+      // extension does with a binary past its time budget); `setsid` makes rkb its group's leader.
+      const group = (done / parallel) % 2 === 1;
+      const argv = group ? ["setsid", BIN, ...args] : [BIN, ...args];
+      const proc = Bun.spawn(argv, { env: box.env, cwd: box.home, stdin: stdin !== undefined ? new Blob([stdin]) : "ignore", stdout: "ignore", stderr: "ignore" });
       const delay = rnd() * maxDelayMs;
       return Bun.sleep(delay).then(async () => {
         if (proc.exitCode === null) {
           midWrite++;
-          proc.kill("SIGKILL");
+          if (group) {
+            try {
+              process.kill(-proc.pid, "SIGKILL");
+            } catch {}
+          } else proc.kill("SIGKILL");
         }
         await proc.exited;
       });
     });
     await Promise.all(batch);
     if (existsSync(join(box.kb, ".git", "rkb-journal.json"))) undone++;
+    if (existsSync(join(box.kb, ".git", "index.lock"))) indexLocks++;
     if (gitIn(box.kb, box.env, "status", "--porcelain", "--", "general").trim()) dirtyBefore++;
     const next = await rkb(["add", "--topic", "after-kill", "--format", "json"], { env: box.env, stdin: fact(`Written after kill batch ${done}`, done) });
     if (next.exit !== 0) nextWriteFailures.push((next.stdout + next.stderr).trim().slice(0, 300));
@@ -213,5 +226,5 @@ export async function killedWrites(kills: number, parallel: number, maxDelayMs =
   const last = await rkb(["flag", seeds[1]!, "--reason", "the last write", "--format", "json"], { env: box.env });
   if (last.exit !== 0) nextWriteFailures.push(`last: ${(last.stdout + last.stderr).trim().slice(0, 300)}`);
   const leftovers = Bun.spawnSync(["find", box.kb, "-name", "*.tmp", "-not", "-path", "*/.git/objects/*"]).stdout.toString().split("\n").filter(Boolean);
-  return { kills, midWrite, undone, dirtyBefore, nextWriteFailures, check: await checkTree(box), leftovers, ms };
+  return { kills, midWrite, undone, dirtyBefore, indexLocks, nextWriteFailures, check: await checkTree(box), leftovers, ms };
 }
