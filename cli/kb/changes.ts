@@ -101,13 +101,13 @@ export function planAdd(kb: Kb, input: AddInput): Plan<LessonWrite> {
 }
 
 function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
-  if (input.text.includes("\0")) {
-    throw new RkbError("invalid_lesson", `<stdin>:${input.text.slice(0, input.text.indexOf("\0")).split("\n").length}: the lesson holds a NUL byte`, "remove it: a lesson is text, and git would take the file for binary; nothing was written");
-  }
   let fm: Record<string, YamlValue> = {};
   let body: string;
   if ("text" in input.lesson) {
     body = input.lesson.text;
+    if (body.includes("\0")) {
+      throw new RkbError("invalid_lesson", `<stdin>:${body.slice(0, body.indexOf("\0")).split("\n").length}: the lesson holds a NUL byte`, "remove it: a lesson is text, and git would take the file for binary; nothing was written");
+    }
     if (/^---\r?\n/.test(body)) {
       const split = splitFrontmatter(body, "<stdin>");
       fm = parseYamlMap(split.yaml, "<stdin>", 2);
