@@ -21,6 +21,10 @@ describe.skipIf(!existsSync(shared))("shared fixtures", () => {
     expect(errors(lintKb(join(fixtures, kb), { env }))).toEqual([]);
   });
 
+  test.each(["kb", "search/kb", "eval/kb", "graph/kb"])("no lesson in %s is taken for a leak", (kb) => {
+    expect(lintKb(join(fixtures, kb), { env }).filter((f) => f.rule.startsWith("leak/"))).toEqual([]);
+  });
+
   test("kb, which has a kb.toml, lints clean; a fixture without one gets only the config/missing warning", () => {
     expect(lintKb(join(fixtures, "kb"), { env })).toEqual([]);
     expect(lintKb(join(fixtures, "search/kb"), { env }).map((f) => [f.rule, f.severity])).toEqual([["config/missing", "warning"]]);

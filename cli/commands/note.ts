@@ -3,7 +3,7 @@ import { defineCommand } from "./_shared.ts";
 import { harnessFromEnv, sessionFromEnv } from "../settings.ts";
 import { usageError } from "../output/errors.ts";
 import { addItem, type InboxMeta } from "../sessions/inbox.ts";
-import { maskSecrets } from "../sessions/secrets.ts";
+import { refuseSecrets } from "../kb/leak.ts";
 
 // `rkb note`: puts a thought in the inbox to be distilled later, from the words given or stdin.
 export const noteInput = Type.Object(
@@ -31,7 +31,8 @@ export default defineCommand({
       session: input.session || sessionFromEnv(env),
       priority: input.priority,
     };
-    const id = addItem(env, meta, maskSecrets(text));
+    refuseSecrets(text, "the note");
+    const id = addItem(env, meta, text);
     const help = "it is distilled with the other inbox items (`rkb inbox` lists them)";
     return { data: { id, help }, human: `noted ${id} in the inbox; ${help}` };
   },

@@ -3,6 +3,7 @@ import { RkbError, usageError } from "../output/errors.ts";
 import { editDistance } from "../distance.ts";
 import { shown } from "../fsutil.ts";
 import { isFolderName, lessonDepth, MAX_FOLDER_NAME, scopeFolder } from "./layout.ts";
+import { refuseSecrets } from "./leak.ts";
 import { contentHash, isLessonType, isMap, LessonParseError, newId, parseLesson, serializeLesson, splitFrontmatter, parseYamlMap, type Frontmatter, type Lesson } from "./lesson.ts";
 import { today } from "./open.ts";
 import { isCurrent } from "./schema.ts";
@@ -233,6 +234,7 @@ function requireCurrent(lesson: Lesson, verb: string): void {
 function requireReason(reason: string | undefined, cmd: string): string {
   if (!reason || !reason.trim()) throw usageError(`\`rkb ${cmd}\` needs --reason`, `say why, e.g. rkb ${cmd} <id> --reason "the flag was renamed in 2.0"`);
   if (reason.includes("\0")) throw usageError("the reason holds a NUL byte", "write the reason as plain text");
+  refuseSecrets(reason, "--reason");
   return reason.trim();
 }
 

@@ -1,16 +1,22 @@
+import { RkbError } from "../output/errors.ts";
+import { findSecrets, maskFor, type SecretKind } from "../sessions/secrets.ts";
 import type { KbConfig } from "./config.ts";
 
-// Personal data that must not land in a knowledge base others may read: user names, e-mail
-// addresses, paths into someone's home or scratch space, and batch job ids. Scanned line by line
-// over whole files (frontmatter and code blocks included), because code is where paths leak most.
+// What must not land in a knowledge base others may read: secrets (the one rule set of
+// sessions/secrets.ts), user names, e-mail addresses, paths into someone's home or scratch space,
+// and batch job ids. Scanned over whole files (frontmatter and code blocks included), because code
+// is where paths and tokens leak most.
 
-export type LeakRule = "leak/username" | "leak/email" | "leak/path" | "leak/job-id";
+export type LeakRule = "leak/secret" | "leak/username" | "leak/email" | "leak/path" | "leak/job-id";
 
 export interface Leak {
   rule: LeakRule;
   /** 1-based line in the scanned text. */
   line: number;
+  /** What was found; for a secret, its mask (the finding never repeats a secret). */
   text: string;
+  /** The kind of secret, for `leak/secret`. */
+  secret?: SecretKind;
 }
 
 export interface LeakOptions {
@@ -49,7 +55,47 @@ const JOB_IDS = [
   /\bf(?=[1-9A-HJ-NP-Za-km-z]*[0-9])(?=[1-9A-HJ-NP-Za-km-z]*[A-Z])[1-9A-HJ-NP-Za-km-z]{5,}\b/g,
 ];
 
+/** The secrets in a text as `leak/secret` leaks, with their lines. */
+export function secretLeaks(text: string, allow: string[] = []): Leak[] {
+  const leaks: Leak[] = [];
+  let line = 1;
+  let at = 0;
+  let lineStart = 0;
+  for (const m of findSecrets(text)) {
+    for (let nl = text.indexOf("\n", at); nl !== -1 && nl < m.start; nl = text.indexOf("\n", nl + 1)) {
+      line++;
+      lineStart = nl + 1;
+      at = nl + 1;
+    }
+    const lineEnd = text.indexOf("\n", m.start);
+    const secret = text.slice(m.start, m.end);
+    if (allowed(text.slice(lineStart, lineEnd === -1 ? undefined : lineEnd), m.start - lineStart, secret, allow)) continue;
+    leaks.push({ rule: "leak/secret", line, text: maskFor(m.kind.kind), secret: m.kind });
+  }
+  return leaks;
+}
+
+/**
+ * Refuses text about to be written outside a lesson (a commit message, a use record's reason, an
+ * inbox note) when it holds a secret: the error names the kind and the line, never the secret.
+ */
+export function refuseSecrets(text: string, what: string): void {
+  const leaks = secretLeaks(text);
+  if (!leaks.length) return;
+  const first = leaks[0]!;
+  const more = leaks.length > 1 ? ` (and ${leaks.length - 1} more)` : "";
+  throw new RkbError("refused", `${what}, line ${first.line}: ${secretMessage(first)}${more}`, "nothing was written; take the secret out and try again", {
+    findings: leaks.map((l) => ({ path: what, line: l.line, severity: "error", rule: l.rule, message: secretMessage(l) })),
+  });
+}
+
+/** The finding's words for a secret: its kind, never its text. */
+export function secretMessage(leak: Leak): string {
+  return `this looks like ${leak.secret!.what} (${leak.secret!.kind}); write a placeholder such as \`$TOKEN\` or \`<password>\` instead, and rotate the secret if it was real`;
+}
+
 export function findLeaks(text: string, opts: LeakOptions): Leak[] {
+  const secrets = secretLeaks(text, opts.allow);
   const usernames = opts.usernames.map((u) => new RegExp(`(?<![A-Za-z0-9_])${escapeRegex(u)}(?![A-Za-z0-9_])`, "g"));
   const paths = opts.pathRoots.map((root) => ({ root, re: new RegExp(`(?<![\\w.~/$-])${escapeRegex(root)}${PATH_CHARS}`, "g") }));
   const leaks: Leak[] = [];
@@ -66,7 +112,7 @@ export function findLeaks(text: string, opts: LeakOptions): Leak[] {
     for (const re of JOB_IDS) for (const m of line.matchAll(re)) found("leak/job-id", m);
     leaks.push(...inLine.sort((a, b) => a.at - b.at).map((x) => x.leak));
   });
-  return leaks;
+  return secrets.length ? [...secrets, ...leaks].sort((a, b) => a.line - b.line) : leaks;
 }
 
 /**

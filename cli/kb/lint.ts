@@ -4,7 +4,7 @@ import { pathInside, writeAtomic } from "../fsutil.ts";
 import { RkbError } from "../output/errors.ts";
 import { ConfigError, DEFAULT_KB_TOML, parseKbToml, type KbConfig } from "./config.ts";
 import { gitOrThrow } from "./git.ts";
-import { findLeaks, leakOptions, type LeakOptions } from "./leak.ts";
+import { findLeaks, leakOptions, secretMessage, type LeakOptions } from "./leak.ts";
 import { classify, FOLDER_NAME, lessonDepth, walkFiles } from "./layout.ts";
 import { frontmatterKeyLines, LessonParseError, parseLesson, serializeLesson, splitFrontmatter, type Lesson } from "./lesson.ts";
 import { labelFindings, lessonFindings, nestedLine } from "./lint-lesson.ts";
@@ -272,6 +272,10 @@ function leakFindings(rel: string, text: string, opts: LeakOptions, report: Repo
     "leak/job-id": "a batch job id",
   };
   for (const leak of findLeaks(text, opts)) {
+    if (leak.rule === "leak/secret") {
+      report(rel, leak.line, leak.rule, secretMessage(leak));
+      continue;
+    }
     const hint = leak.rule === "leak/path" ? "write it with a variable such as `$HOME/…` or `$SCRATCH/…`" : "replace it with a placeholder";
     report(rel, leak.line, leak.rule, `\`${leak.text}\` looks like ${what[leak.rule]}; ${hint}, or add the exact text to kb.toml [leak] allow if it is public`);
   }

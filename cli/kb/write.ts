@@ -10,6 +10,7 @@ import { waitForGitIndex } from "./git-index.ts";
 import { closeJournal, headCommit, lockLeftByKilledWrite, openJournal, recoverKilledWrite, rollBack, type Journal } from "./journal.ts";
 import { requireWritableKb } from "./layout.ts";
 import type { Finding } from "./finding.ts";
+import { refuseSecrets } from "./leak.ts";
 import { lintKb } from "./lint.ts";
 import { needsUser, saveRequest, type PendingRequest, type StoredWrite } from "./requests.ts";
 import { loadKb, type Kb } from "./store.ts";
@@ -101,6 +102,7 @@ function check(root: string, env: NodeJS.ProcessEnv, changes: Change[], message:
   const overrides = new Map(changes.map((c) => [c.rel, c.text]));
   const errors = lintKb(root, { overrides, only: changes.filter((c) => c.text !== null).map((c) => c.rel), env }).filter((f) => f.severity === "error" && overrides.has(f.path));
   if (errors.length) throw invalid(errors);
+  refuseSecrets(message, "the commit message");
 }
 
 function invalid(findings: Finding[]): RkbError {

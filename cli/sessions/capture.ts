@@ -6,7 +6,7 @@ import { cursorFits, loadCursor, peekSessionId, saveCursor, withSessionLock, typ
 import { DRAFTS_HEADING, renderDraft } from "./draft.ts";
 import { renderExcerpt } from "./excerpt.ts";
 import { addItem, expireItems, type InboxMeta } from "./inbox.ts";
-import { readSession, type SessionRead, type SkippedLine } from "./reader.ts";
+import { readSession, type PendingCall, type SessionEvent, type SessionRead, type SkippedLine } from "./reader.ts";
 import { maskSecrets } from "./secrets.ts";
 import { appendSignatures, SignatureStore } from "./signatures.ts";
 import { findSignals, worthAnItem, type DraftPitfall, type FailureSeen, type Findings, type SignalCounts } from "./signals.ts";
@@ -91,14 +91,18 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
     failures: [],
   };
   if (input.since && Date.parse(read.lastTime ?? "") < input.since.getTime()) return { ...base, tooOld: true };
+  // Masked before anything reads them: signals, drafts, the excerpt and the cursor's open failures
+  // then never hold a secret, and no later split or cut can leave half of one behind.
+  const events = read.events.map(maskEvent);
 
   const signatures = input.batch?.signatures ?? SignatureStore.load(env);
   const sessionKey = sessionId ?? file;
-  const findings = findSignals(read.events, { openFailures: cursor?.openFailures, seenElsewhere: (sig) => signatures.seenElsewhere(sig, sessionKey) });
+  const findings = findSignals(events, { openFailures: cursor?.openFailures, seenElsewhere: (sig) => signatures.seenElsewhere(sig, sessionKey) });
   // Noted right after the check, with no await between, so parallel files of one run agree.
   const newSignatures = findings.failures.filter((f) => signatures.note(f.signature, sessionKey)).map((f) => ({ sig: f.signature, session: sessionKey }));
+  // Open failures carried over from a cursor written before masking was complete may be raw.
   const drafts = findings.drafts.map(maskDraft);
-  const result: CaptureResult = { ...base, counts: findings.counts, drafts, failures: findings.failures.map((f) => ({ ...f, keyLine: maskSecrets(f.keyLine) })) };
+  const result: CaptureResult = { ...base, counts: findings.counts, drafts, failures: findings.failures };
   if (input.dryRun) {
     if (worthAnItem(findings)) result.itemsWritten.push("(dry run)");
     return result;
@@ -111,7 +115,7 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
   if (worthAnItem(findings)) {
     const meta = itemMeta(input, { file, sessionId, harness, cwd, read, findings });
     // A CI run over an archive writes thousands of these; it is rerun, not recovered, after a crash.
-    result.itemsWritten.push(addItem(env, meta, itemBody(read, findings, drafts, file), { durable: !input.batch }));
+    result.itemsWritten.push(addItem(env, meta, itemBody(read, events, findings, drafts, file), { durable: !input.batch }));
   }
   if (input.batch) input.batch.newSignatures.push(...newSignatures);
   else appendSignatures(env, newSignatures);
@@ -124,7 +128,7 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
     line: read.endLine,
     lastEntryId: read.lastEntryId ?? cursor?.lastEntryId,
     openFailures: findings.openFailures,
-    pendingCalls: read.pendingCalls,
+    pendingCalls: maskPending(read.pendingCalls),
     updated: Math.floor(Date.now() / 1000),
   };
   // A file that is no session (yet) gets no cursor: the next run looks at it afresh. A cursor
@@ -134,9 +138,34 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
   return result;
 }
 
+function maskEvent(e: SessionEvent): SessionEvent {
+  switch (e.kind) {
+    case "user":
+    case "agent":
+      return { ...e, text: maskSecrets(e.text) };
+    case "command":
+      return { ...e, command: maskSecrets(e.command), output: maskSecrets(e.output) };
+    case "tool":
+      // The diff was masked when it was read (sessions/edits.ts), before its lines were cut.
+      return e.change ? { ...e, change: { ...e.change, path: maskSecrets(e.change.path) } } : e;
+    default:
+      return e;
+  }
+}
+
+/** Calls still waiting for their result keep their command until the next read: masked, too. */
+function maskPending(calls: Record<string, PendingCall>): Record<string, PendingCall> {
+  const out: Record<string, PendingCall> = {};
+  for (const [id, call] of Object.entries(calls)) {
+    out[id] = { ...call, ...(call.command ? { command: maskSecrets(call.command) } : {}), ...(call.change ? { change: { ...call.change, path: maskSecrets(call.change.path) } } : {}) };
+  }
+  return out;
+}
+
 function maskDraft(d: DraftPitfall): DraftPitfall {
   return {
     ...d,
+    program: maskSecrets(d.program),
     failed: { ...d.failed, command: maskSecrets(d.failed.command), keyLines: d.failed.keyLines.map(maskSecrets) },
     worked: { ...d.worked, command: maskSecrets(d.worked.command) },
   };
@@ -153,21 +182,22 @@ function itemMeta(
     kind: "transcript",
     time: Math.floor(Date.now() / 1000),
     harness: s.harness,
-    session: s.sessionId,
+    session: s.sessionId && maskSecrets(s.sessionId),
     cwd: s.cwd && maskSecrets(s.cwd),
-    signals: s.findings.labels,
+    signals: s.findings.labels.map(maskSecrets),
     priority: s.findings.priority,
     counts: `failed ${c.failed}, fixed ${c.fixed}, correction ${c.correction}, remember ${c.remember}, repeat ${c.repeat}`,
     session_file: maskSecrets(s.file),
     lines: lineNumbers.length ? `${Math.min(...lineNumbers)}-${Math.max(...lineNumbers)}` : undefined,
     entries: ids.length ? `${ids[0]}..${ids[ids.length - 1]}` : undefined,
     session_time: s.read.firstTime,
-    reason: input.reason,
+    reason: input.reason && maskSecrets(input.reason),
   };
 }
 
-function itemBody(read: SessionRead, findings: Findings, drafts: DraftPitfall[], file: string): string {
-  const out: string[] = [`# Session ${read.sessionId ?? ""}: ${findings.labels.join(", ")}`.replace("  ", " "), ""];
+/** The item's text. Every part was masked before it was cut or split, so it is put together as is. */
+function itemBody(read: SessionRead, events: SessionEvent[], findings: Findings, drafts: DraftPitfall[], file: string): string {
+  const out: string[] = [`# Session ${maskSecrets(read.sessionId ?? "")}: ${findings.labels.map(maskSecrets).join(", ")}`.replace("  ", " "), ""];
   if (drafts.length) out.push(DRAFTS_HEADING, "", ...drafts.flatMap(renderDraft));
   const said = findings.hits.filter((h) => h.kind !== "failed" && h.kind !== "fixed");
   if (said.length) {
@@ -176,6 +206,6 @@ function itemBody(read: SessionRead, findings: Findings, drafts: DraftPitfall[],
     out.push("");
   }
   const worked = new Set(findings.drafts.map((d) => d.worked.line));
-  out.push(`## Excerpt (${file})`, "", ...renderExcerpt(read.events, worked));
-  return maskSecrets(out.join("\n"));
+  out.push(`## Excerpt (${maskSecrets(file)})`, "", ...renderExcerpt(events, worked));
+  return out.join("\n");
 }

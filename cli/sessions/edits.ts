@@ -5,6 +5,8 @@
 // new_string}`), patch (`{path, edits:[{diff}]}`) and hashline or apply_patch (`{input}`) modes,
 // and `write {path, content}`; Claude Code `Edit`, `MultiEdit`, `Write` and `NotebookEdit`.
 
+import { maskSecrets } from "./secrets.ts";
+
 export interface FileChange {
   verb: "edited" | "wrote";
   path: string;
@@ -80,10 +82,18 @@ function patchChange(input: string): FileChange | undefined {
   return { verb: "edited", path: [...new Set(paths)].join(", "), diff: cap(diff) };
 }
 
+/** Lines masked before any is cut: enough past the kept ones for a private key to reach its END. */
+const MASKED_LINES = 4 * MAX_DIFF_LINES + 64;
+const MASKED_LINE_CHARS = 4096;
+
 function cap(diff: string[]): string[] {
-  const cut = diff.map((l) => (l.length > LINE_CHARS ? l.slice(0, LINE_CHARS - 1) + "…" : l));
-  if (cut.length <= MAX_DIFF_LINES) return cut;
-  return [...cut.slice(0, MAX_DIFF_LINES - 1), `… ${cut.length - (MAX_DIFF_LINES - 1)} more lines`];
+  // Masked first, as one text, so a cut line or a key over several lines keeps no part of a secret.
+  const kept = maskSecrets(diff.slice(0, MASKED_LINES).map((l) => l.slice(0, MASKED_LINE_CHARS)).join("\n"))
+    .split("\n")
+    .map((l) => (l.length > LINE_CHARS ? l.slice(0, LINE_CHARS - 1) + "…" : l));
+  const total = kept.length + Math.max(0, diff.length - MASKED_LINES);
+  if (total <= MAX_DIFF_LINES) return kept;
+  return [...kept.slice(0, MAX_DIFF_LINES - 1), `… ${total - (MAX_DIFF_LINES - 1)} more lines`];
 }
 
 function lines(text: string): string[] {

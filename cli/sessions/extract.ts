@@ -3,6 +3,7 @@ import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { capture, type CaptureResult } from "./capture.ts";
 import { expireState } from "../state.ts";
+import { maskSecrets } from "./secrets.ts";
 import { expireItems } from "./inbox.ts";
 import type { DraftPitfall } from "./signals.ts";
 import { appendSignatures, SignatureStore } from "./signatures.ts";
@@ -178,7 +179,7 @@ export async function extract(opts: ExtractOptions): Promise<ExtractSummary> {
   return summary;
 }
 
-/** A Markdown report for a CI job summary. Everything in it was masked when captured. */
+/** A Markdown report for a CI job summary. Captured text was masked before it was cut; file names and messages are masked here. */
 export function markdownReport(s: ExtractSummary, opts: { dryRun?: boolean } = {}): string {
   const out = ["# rkb extract", ""];
   if (opts.dryRun) out.push("_Dry run: nothing was written._", "");
@@ -212,7 +213,7 @@ export function markdownReport(s: ExtractSummary, opts: { dryRun?: boolean } = {
     for (const [what, n] of byReason) out.push(`- ${what} (${n} line${n === 1 ? "" : "s"} skipped)`);
     out.push("");
   }
-  return out.join("\n");
+  return maskSecrets(out.join("\n"));
 }
 
 function cell(s: string): string {

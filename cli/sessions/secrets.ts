@@ -1,62 +1,453 @@
-// Masks secrets in session text before rkb writes any of it down (inbox items, drafts, reports).
-// Errs towards masking: a lost token in an excerpt costs little, a leaked one costs a rotation.
+// The one rule set for secrets: a table of named kinds, each a pattern for where the secret sits.
+// `maskSecrets` uses it on everything rkb keeps from a session or a user; `findSecrets` uses it for
+// the `leak/secret` finding of lint and of every write, so what is refused and what is masked never
+// drift apart. Every pattern starts at a literal or at the start of a run of its own characters and
+// has bounded repetitions (or none that can fail after a long run), and the assignment scanner skips
+// past each name it read: the work per character is bounded, so any input is handled in linear time.
 
-export const MASK = "[masked]";
-
-const SECRET_NAME = String.raw`[A-Za-z0-9_.-]*(?:secret|token|passw(?:or)?d|passwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?(?:token|key)|authorization|credentials?|session[_-]?key|signing[_-]?key)[A-Za-z0-9_.-]*`;
-
-interface Rule {
-  pattern: RegExp;
-  replace: string | ((...m: string[]) => string);
+export interface SecretKind {
+  /** Short name shown in masks and findings, e.g. `github-token`. */
+  kind: string;
+  /** What it is, for people: "a GitHub token". */
+  what: string;
+  /** Strings one of which the text must contain for the pattern to run (a fast skip). */
+  hints: string[];
+  /** The hints are lowercase and looked for in the lowercased text. */
+  caseless?: boolean;
+  /** Global pattern with the `d` flag; the secret is the group `s`, or the whole match. */
+  pattern?: RegExp;
+  /** Extra test of the secret text found; false leaves it. */
+  accept?: (secret: string, text: string, at: number) => boolean;
+  /** A hand-written scanner instead of a pattern, for rules a regex cannot state in linear time. */
+  scan?: (text: string, found: (start: number, end: number) => void) => void;
 }
 
-const RULES: Rule[] = [
-  // PEM private keys, also when the END line was cut off.
-  { pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|$)/g, replace: `[private key ${MASK}]` },
-  // user:password@ in URLs.
-  { pattern: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+):[^\s@/]+@/gi, replace: (_m, head) => `${head}:${MASK}@` },
-  // Authorization headers and bearer tokens.
-  { pattern: /\b(Authorization:\s*(?:Bearer|Basic|Token|token)?)\s*[A-Za-z0-9._~+/=-]{8,}/gi, replace: (_m, head) => `${head} ${MASK}` },
-  { pattern: /\bBearer\s+[A-Za-z0-9._~+/=-]{12,}/g, replace: `Bearer ${MASK}` },
-  // Tokens with a recognisable shape.
-  { pattern: /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}\b/g, replace: MASK },
-  { pattern: /\bgithub_pat_[A-Za-z0-9_]{30,}\b/g, replace: MASK },
-  { pattern: /\bglpat-[A-Za-z0-9_-]{20,}\b/g, replace: MASK },
-  { pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b/g, replace: MASK },
-  { pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/g, replace: MASK },
-  { pattern: /\bsk-(?:proj-|ant-(?:api\d+-)?|live-)?[A-Za-z0-9_-]{20,}\b/g, replace: MASK },
-  { pattern: /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b/g, replace: MASK },
-  { pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g, replace: MASK },
-  { pattern: /\bnpm_[A-Za-z0-9]{36}\b/g, replace: MASK },
-  { pattern: /\bhf_[A-Za-z0-9]{30,}\b/g, replace: MASK },
-  { pattern: /\bpypi-[A-Za-z0-9_-]{50,}\b/g, replace: MASK },
-  { pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, replace: MASK },
-  // Command-line flags: --password=x, --token x, --api-key "x".
+export interface SecretMatch {
+  kind: SecretKind;
+  /** Offsets of the secret in the text (end exclusive). */
+  start: number;
+  end: number;
+}
+
+/**
+ * The mask that replaces a secret: names its kind and hides every character of it. No blank in
+ * it, so a pattern that reads a value (`user:[masked:url-password]@host`) reads the whole mask,
+ * which counts as a placeholder: masking masked text changes nothing.
+ */
+export const maskFor = (kind: string) => `[masked:${kind}]`;
+
+// ---- values that are no secret ---------------------------------------------------------------
+
+const PLACEHOLDER_WORDS = new Set([
+  "password", "passwd", "passphrase", "pass", "secret", "token", "key", "apikey", "api_key", "api-key", "changeme", "change_me",
+  "example", "redacted", "hidden", "masked", "dummy", "placeholder", "none", "null", "nil", "true", "false", "yes", "no", "on",
+  "off", "undefined", "empty", "required", "optional", "string", "str", "value", "your_token", "your-token", "mytoken",
+  "mypassword", "yourpassword", "your_password", "your-password", "secret_key", "foo", "bar", "baz", "xyz", "abc", "qwerty", "test", "sample", "todo",
+]);
+
+const PLACEHOLDER_PARTS = new Set([
+  ...PLACEHOLDER_WORDS, "fake", "my", "your", "our", "the", "a", "here", "api", "access", "auth", "app", "bot", "new", "old", "some",
+  "db", "admin", "user", "super", "very", "real", "actual", "prod", "dev", "staging", "local", "default", "xxxx", "xxxxx", "abc", "123",
+  "goes", "insert", "put", "replace", "with", "this", "that", "it", "own", "private", "public", "client", "service", "access", "s3cret",
+]);
+
+/**
+ * Values that stand for a secret rather than being one: variables and templates (`$TOKEN`,
+ * `${{ secrets.X }}`, `{{ .Token }}`, `%PASS%`, `<token>`), blanks (`****`, `xxx`, `...`), the
+ * words docs use (`changeme`, `your-password`), all-capital names (`YOUR_TOKEN`), masks rkb wrote,
+ * small numbers and file paths.
+ */
+export function isPlaceholder(value: string): boolean {
+  const v = value.replace(/^["'`]+|["'`]+$/g, "").trim();
+  if (v.length < 3) return true;
+  if (/^[$%<{[]/.test(v) || v.startsWith("(") || v.startsWith("…")) return true;
+  if (/^([*x•#.\-_])\1*$/i.test(v) || /^[*•.…x]{3,}/i.test(v)) return true;
+  if (PLACEHOLDER_WORDS.has(v.toLowerCase())) return true;
+  // `fake-key`, `dummy_token`, `my-test-password`: made only of the words docs use for a stand-in.
+  if (v.split(/[-_ ]+/).every((w) => PLACEHOLDER_PARTS.has(w.toLowerCase()))) return true;
+  if (/^(?:your|my|the|some|a|an|insert|enter|replace|put)[-_ ]?(?:own[-_ ]?)?[a-z_-]*$/i.test(v) && !/\d/.test(v)) return true;
+  if (/^[A-Z][A-Z_]*$/.test(v)) return true;
+  if (/^\d{1,7}$/.test(v)) return true;
+  if (/^(?:\/|~\/|\.\.?\/|file:|@)/.test(v) || /^[A-Za-z]:\\/.test(v)) return true;
+  return false;
+}
+
+/** A value that reads like a generated or chosen secret, not a word: letters with digits or symbols. */
+export function looksRandom(value: string, minLength = 6): boolean {
+  if (value.length < minLength || isPlaceholder(value)) return false;
+  if (!/[A-Za-z]/.test(value)) return /^\d{8,}$/.test(value);
+  return /\d/.test(value) || /[!#%&*+/=?@^~]/.test(value) || (value.length >= 12 && /[a-z]/.test(value) && /[A-Z]/.test(value));
+}
+
+// ---- named assignments: FOO_TOKEN=x, "password": "x", --api-key x, my password is x ---------------
+
+/** Name parts that make a name a secret's. */
+const STRONG_PARTS = new Set(["password", "passwd", "passphrase", "pwd", "secret", "token", "apikey", "credential", "credentials", "pat"]);
+/** `<part>_key` names that hold a secret key. */
+const KEY_QUALIFIERS = new Set(["api", "access", "secret", "private", "auth", "signing", "session", "master", "encryption", "account", "client", "app", "license", "service", "admin", "shared", "write", "deploy"]);
+/** Last name parts that say the value is about a secret, not the secret: TOKEN_FILE, ACCESS_KEY_ID. */
+const META_TAILS = new Set([
+  "file", "path", "dir", "id", "ids", "name", "type", "len", "length", "count", "ttl", "expiry", "expires", "expiration", "header",
+  "env", "var", "cmd", "command", "prompt", "helper", "min", "max", "size", "algo", "algorithm", "endpoint", "url", "uri", "host",
+  "port", "user", "username", "limit", "region", "policy", "rotation", "kind", "stdin", "hash", "format", "mode", "source", "store",
+  "manager", "provider", "field", "label", "hint", "prefix", "suffix", "version", "location", "scope", "scopes", "enabled", "required",
+  "auth", "method", "timeout", "lifetime", "arn", "ref", "fingerprint", "pub", "public",
+]);
+
+function nameParts(name: string): string[] {
+  return name
+    .replace(/^-+/, "")
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase()
+    .split(/[_.\-]+/)
+    .filter(Boolean);
+}
+
+/** "strong": any real value is a secret; "weak" (`STRIPE_KEY`): only a random-looking one; or none. */
+function secretName(name: string): "strong" | "weak" | undefined {
+  const parts = nameParts(name);
+  if (!parts.length || META_TAILS.has(parts.at(-1)!)) return undefined;
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!;
+    if (STRONG_PARTS.has(p)) return "strong";
+    if (p === "key" && i > 0 && KEY_QUALIFIERS.has(parts[i - 1]!)) return "strong";
+    if (p === "pass" && (parts.length > 1 || name === name.toUpperCase())) return "strong";
+    // One-word env names: PGPASSWORD, SSHPASS, NPMTOKEN.
+    if (parts.length === 1 && /^[A-Z0-9]+$/.test(name) && /(?:PASSWORD|PASSWD|PASSPHRASE|PASS|SECRET|TOKEN|APIKEY)$/.test(name)) return "strong";
+  }
+  return parts.at(-1) === "key" ? "weak" : undefined;
+}
+
+const KEYWORD = /pass|pwd|secret|token|key|credential|pat\b/gi;
+const isNameChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46;
+const MAX_NAME = 64;
+// After the name: its closing quote, then `=`, `:`, `:=`, `=>`, or (for `--flag`) blanks, or `is`.
+const AFTER_NAME = /(?<close>["']?)(?<sep>[ \t]{0,8}(?::=|=>|[=:])[ \t]{0,8}|[ \t]{1,8}(?:is|was)[ \t]{1,8}(?::[ \t]{0,8})?|[ \t]{1,8})(?<value>"[^"\n]{1,1024}"|'[^'\n]{1,1024}'|[^\s"'`,;&|(){}\[\]]{1,1024})/y;
+
+const LINE_END = /[ \t]*(?:#[^\n]*)?(?:\r?\n|$)/y;
+function endsLine(text: string, at: number): boolean {
+  LINE_END.lastIndex = at;
+  return LINE_END.test(text);
+}
+
+function scanAssignments(text: string, found: (start: number, end: number) => void): void {
+  KEYWORD.lastIndex = 0;
+  for (let m = KEYWORD.exec(text); m; m = KEYWORD.exec(text)) {
+    let start = m.index;
+    let end = m.index + m[0].length;
+    while (start > 0 && m.index - start < MAX_NAME && isNameChar(text.charCodeAt(start - 1))) start--;
+    while (end < text.length && end - m.index < MAX_NAME && isNameChar(text.charCodeAt(end))) end++;
+    // The next keyword is looked for after this name, so no character is read twice for it.
+    KEYWORD.lastIndex = end;
+    const name = text.slice(start, end).replace(/[.\-]+$/, "");
+    end = start + name.length;
+    const strength = secretName(name);
+    if (!strength) continue;
+    AFTER_NAME.lastIndex = end;
+    const after = AFTER_NAME.exec(text);
+    if (!after) continue;
+    const { sep, value } = after.groups as { sep: string; value: string };
+    const quoted = value[0] === '"' || value[0] === "'";
+    const sentence = /\b(?:is|was)\b/.test(sep);
+    // A sentence ends with its punctuation; in `NAME=value` every character is the value's.
+    const bare = quoted ? value.slice(1, -1) : sentence ? value.replace(/[.,;:?]+$/, "") : value;
+    if (isPlaceholder(bare)) continue;
+    const valueEnd = after.index + after[0].length;
+    // A value read is not read again for names inside it.
+    KEYWORD.lastIndex = valueEnd;
+    // `getToken()`, `os.environ[...]`: code reading a secret, not one.
+    if (!quoted && (text[valueEnd] === "(" || text[valueEnd] === "[")) continue;
+    const isFlag = name.startsWith("-");
+    const blank = /^[ \t]+$/.test(sep);
+    if (blank && !isFlag) continue;
+    let ok: boolean;
+    if (strength === "weak") ok = looksRandom(bare, 16) && /\d/.test(bare);
+    else if (sentence) ok = looksRandom(bare) || /\b(?:my|our)\s+(?:[\w-]+\s+)?$/i.test(text.slice(Math.max(0, start - 24), start));
+    // A quoted phrase (`'Password used to derive the key'`) is prose unless it reads like a secret.
+    else if (quoted && /\s/.test(bare)) ok = looksRandom(bare);
+    else if (quoted || sep === "=" || sep === ":=") ok = !/^[A-Za-z_]+(?:\.[A-Za-z_]+)+$/.test(bare);
+    // `password: hunter2` alone on its line is YAML; `Password: enter it when asked` is prose.
+    else if (sep.includes(":") && endsLine(text, valueEnd)) ok = true;
+    else ok = looksRandom(bare);
+    if (!ok) continue;
+    const valueStart = valueEnd - value.length + (quoted ? 1 : 0);
+    found(valueStart, valueStart + bare.length);
+  }
+}
+
+// ---- private keys: the body between BEGIN and END, or the key lines left when END was cut off ----
+
+const KEY_BEGIN = /-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----/g;
+const KEY_END = /-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----/g;
+// One more line of key material: base64, a `Name: value` header or a blank, after a real or a
+// JSON-escaped (`\n`) line break.
+const KEY_LINE = /(?:\r?\n|\\n)(?:[ \t]*[A-Za-z0-9+\/=]{1,128}[ \t]*|[A-Za-z\-]{1,40}: [^\n\\]{0,200}|)(?=\r?\n|\\n|["']|$)/y;
+
+function scanPrivateKeys(text: string, found: (start: number, end: number) => void): void {
+  KEY_BEGIN.lastIndex = 0;
+  // The next END at or after the scan position; searched again only once passed, so the text is read once.
+  let end: RegExpExecArray | null | undefined;
+  for (let m = KEY_BEGIN.exec(text); m; m = KEY_BEGIN.exec(text)) {
+    const start = m.index + m[0].length;
+    if (end !== null && (end === undefined || end.index < start)) {
+      KEY_END.lastIndex = start;
+      end = KEY_END.exec(text);
+    }
+    let stop: number;
+    if (end) stop = end.index;
+    else {
+      stop = start;
+      KEY_LINE.lastIndex = start;
+      for (let line = KEY_LINE.exec(text); line && line[0].length; line = KEY_LINE.exec(text)) stop = KEY_LINE.lastIndex;
+    }
+    if (text.slice(start, stop).trim()) found(start, stop);
+    KEY_BEGIN.lastIndex = Math.max(KEY_BEGIN.lastIndex, stop);
+  }
+}
+
+// ---- the table -------------------------------------------------------------------------------
+
+/** A token of `chars` after a literal prefix, not inside a longer word. */
+function prefixed(prefix: string, chars: string, min: number, flags = ""): RegExp {
+  return new RegExp(String.raw`(?<![A-Za-z0-9_\-])(?:${prefix})${chars}{${min},}`, "gd" + flags);
+}
+
+const hasDigit = (s: string) => /\d/.test(s);
+const TOK = "[A-Za-z0-9_\\-]";
+const VALUE = String.raw`(?<s>"[^"\n]{1,256}"|'[^'\n]{1,256}'|[^\s"'\x60;|&]{1,256})`;
+const notPlaceholder = (s: string) => !isPlaceholder(s);
+
+export const SECRET_KINDS: SecretKind[] = [
+  { kind: "private-key", what: "a private key", hints: ["PRIVATE KEY"], scan: scanPrivateKeys },
+  { kind: "age-key", what: "an age secret key", hints: ["AGE-SECRET-KEY-1"], pattern: /AGE-SECRET-KEY-1[0-9A-Z]{50,}/gd },
+  { kind: "slack-webhook", what: "a Slack webhook URL", hints: ["hooks.slack.com"], pattern: /hooks\.slack\.com\/(?:services|workflows|triggers)\/(?<s>[A-Za-z0-9_\-\/]{16,300})/gd },
+  { kind: "discord-webhook", what: "a Discord webhook URL", hints: ["/api/webhooks/"], pattern: /discord(?:app)?\.com\/api\/webhooks\/(?<s>\d{5,30}\/[A-Za-z0-9_\-]{20,200})/gd },
+  { kind: "slack-token", what: "a Slack token", hints: ["xox", "xapp-"], pattern: prefixed("xox[abeoprs]-|xapp-", "[A-Za-z0-9\\-]", 10), accept: hasDigit },
+  { kind: "github-token", what: "a GitHub token", hints: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"], pattern: prefixed("gh[pousr]_|github_pat_", "[A-Za-z0-9_]", 30) },
+  { kind: "gitlab-token", what: "a GitLab token", hints: ["glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "gloas-", "glft-", "glimt-", "glagent-", "glsoat-"], pattern: prefixed("gl(?:pat|dt|ptt|rt|cbt|oas|ft|imt|agent|soat)-", TOK, 20) },
+  { kind: "npm-token", what: "an npm token", hints: ["npm_"], pattern: prefixed("npm_", "[A-Za-z0-9]", 36) },
+  { kind: "pypi-token", what: "a PyPI token", hints: ["pypi-"], pattern: prefixed("pypi-", TOK, 50) },
+  { kind: "anthropic-key", what: "an Anthropic API key", hints: ["sk-ant-"], pattern: prefixed("sk-ant-", TOK, 20) },
+  { kind: "openai-key", what: "an OpenAI API key", hints: ["sk-"], pattern: prefixed("sk-(?:proj-|svcacct-|admin-)?", TOK, 20), accept: hasDigit },
+  { kind: "stripe-key", what: "a Stripe secret key", hints: ["_live_", "_test_", "whsec_"], pattern: prefixed("(?:sk|rk)_(?:live|test)_|whsec_", "[A-Za-z0-9]", 16) },
+  { kind: "google-api-key", what: "a Google API key", hints: ["AIza"], pattern: prefixed("AIza", TOK, 35) },
+  { kind: "google-oauth", what: "a Google OAuth secret or token", hints: ["GOCSPX-", "ya29."], pattern: prefixed("GOCSPX-|ya29\\.", TOK, 20) },
   {
-    pattern: new RegExp(String.raw`(--?${SECRET_NAME})(=|\s+)("[^"]*"|'[^']*'|[^\s"'-][^\s"']*)`, "gi"),
-    replace: (_m, flag, sep) => `${flag}${sep}${MASK}`,
+    kind: "aws-access-key-id",
+    what: "an AWS access key id",
+    hints: ["AKIA", "ASIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA"],
+    pattern: /(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}(?![0-9A-Z])/gd,
   },
-  // Assignments: FOO_TOKEN=x, password: x, "api_key": "x", export SECRET='x'.
+  { kind: "huggingface-token", what: "a Hugging Face token", hints: ["hf_"], pattern: prefixed("hf_", "[A-Za-z0-9]", 30) },
+  { kind: "digitalocean-token", what: "a DigitalOcean token", hints: ["_v1_"], pattern: prefixed("do[opr]_v1_", "[A-Za-z0-9]", 40) },
+  { kind: "vault-token", what: "a HashiCorp Vault token", hints: ["hvs.", "hvb.", "hvr."], pattern: prefixed("hv[sbr]\\.", TOK, 20) },
+  { kind: "terraform-token", what: "a Terraform Cloud token", hints: [".atlasv1."], pattern: /\.atlasv1\.(?<s>[A-Za-z0-9_\-]{40,})/gd },
+  { kind: "shopify-token", what: "a Shopify token", hints: ["shpat_", "shpca_", "shppa_", "shpss_"], pattern: prefixed("shp(?:at|ca|pa|ss)_", "[A-Fa-f0-9]", 32) },
+  { kind: "heroku-key", what: "a Heroku API key", hints: ["HRKU-"], pattern: prefixed("HRKU-", TOK, 20) },
+  { kind: "twilio-key", what: "a Twilio API key", hints: ["SK"], pattern: /(?<![A-Za-z0-9])SK[0-9a-f]{32}(?![A-Za-z0-9])/gd },
+  { kind: "mailgun-key", what: "a Mailgun API key", hints: ["key-"], pattern: /(?<![A-Za-z0-9_\-])key-[0-9a-zA-Z]{32}(?![A-Za-z0-9])/gd, accept: hasDigit },
+  { kind: "mailchimp-key", what: "a Mailchimp API key", hints: ["-us"], pattern: /(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])/gd },
+  { kind: "sendgrid-key", what: "a SendGrid API key", hints: ["SG."], pattern: /(?<![A-Za-z0-9_\-])SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}/gd },
+  { kind: "square-token", what: "a Square token", hints: ["sq0"], pattern: prefixed("sq0(?:atp|csp)-", TOK, 22) },
+  { kind: "docker-token", what: "a Docker Hub token", hints: ["dckr_"], pattern: prefixed("dckr_(?:pat|oat)_", TOK, 20) },
+  { kind: "databricks-token", what: "a Databricks token", hints: ["dapi"], pattern: /(?<![A-Za-z0-9])dapi[0-9a-f]{32}(?:-\d)?(?![A-Za-z0-9])/gd },
+  { kind: "grafana-token", what: "a Grafana token", hints: ["glsa_", "glc_"], pattern: prefixed("glsa_|glc_", "[A-Za-z0-9_=+/]", 32) },
+  { kind: "sentry-token", what: "a Sentry token", hints: ["sntry"], pattern: prefixed("sntry[us]_", "[A-Za-z0-9_=+/]", 40) },
+  { kind: "linear-key", what: "a Linear API key", hints: ["lin_api_"], pattern: prefixed("lin_api_", "[A-Za-z0-9]", 32) },
+  { kind: "postman-key", what: "a Postman API key", hints: ["PMAK-"], pattern: prefixed("PMAK-", "[A-Za-z0-9\\-]", 50) },
+  { kind: "atlassian-token", what: "an Atlassian API token", hints: ["ATATT", "ATBB"], pattern: prefixed("ATATT|ATBB", "[A-Za-z0-9_\\-=]", 24) },
+  { kind: "rubygems-key", what: "a RubyGems API key", hints: ["rubygems_"], pattern: prefixed("rubygems_", "[a-f0-9]", 48) },
+  { kind: "nuget-key", what: "a NuGet API key", hints: ["oy2"], pattern: /(?<![A-Za-z0-9])oy2[a-z0-9]{43}(?![A-Za-z0-9])/gd },
+  { kind: "supabase-token", what: "a Supabase token", hints: ["sbp_"], pattern: prefixed("sbp_", "[a-f0-9]", 40) },
+  { kind: "planetscale-token", what: "a PlanetScale token", hints: ["pscale_"], pattern: prefixed("pscale_(?:tkn|pw|oauth)_", TOK, 32) },
+  { kind: "groq-key", what: "a Groq API key", hints: ["gsk_"], pattern: prefixed("gsk_", "[A-Za-z0-9]", 40) },
+  { kind: "xai-key", what: "an xAI API key", hints: ["xai-"], pattern: prefixed("xai-", "[A-Za-z0-9]", 40) },
+  { kind: "replicate-token", what: "a Replicate token", hints: ["r8_"], pattern: prefixed("r8_", "[A-Za-z0-9]", 30) },
+  { kind: "perplexity-key", what: "a Perplexity API key", hints: ["pplx-"], pattern: prefixed("pplx-", "[A-Za-z0-9]", 40) },
+  { kind: "brevo-key", what: "a Brevo API key", hints: ["xkeysib-"], pattern: prefixed("xkeysib-", "[A-Za-z0-9\\-]", 40) },
+  { kind: "figma-token", what: "a Figma token", hints: ["figd_"], pattern: prefixed("figd_", TOK, 30) },
+  { kind: "notion-token", what: "a Notion token", hints: ["ntn_", "secret_"], pattern: prefixed("ntn_|secret_", "[A-Za-z0-9]", 40), accept: hasDigit },
+  { kind: "new-relic-key", what: "a New Relic key", hints: ["NRAK-", "NRJS-", "NRII-"], pattern: prefixed("NRAK-|NRJS-|NRII-", "[A-Za-z0-9]", 24) },
+  { kind: "doppler-token", what: "a Doppler token", hints: ["dp."], pattern: prefixed("dp\\.(?:pt|st|sa|ct|scim|audit)\\.", "[A-Za-z0-9]", 40) },
+  { kind: "alibaba-key", what: "an Alibaba Cloud key id", hints: ["LTAI"], pattern: /(?<![A-Za-z0-9])LTAI[A-Za-z0-9]{12,20}(?![A-Za-z0-9])/gd },
+  { kind: "facebook-token", what: "a Facebook access token", hints: ["EAA"], pattern: /(?<![A-Za-z0-9])EAA[A-Za-z0-9]{80,}/gd },
+  { kind: "mapbox-token", what: "a Mapbox secret token", hints: ["sk.eyJ"], pattern: /(?<![A-Za-z0-9_\-])sk\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{10,}/gd },
   {
-    pattern: new RegExp(String.raw`(["']?)\b(${SECRET_NAME})\1(\s*[:=]\s*)("[^"\n]*"|'[^'\n]*'|[^\s"',;}{)]+)`, "gi"),
-    replace: (m, quote, name, sep, value) => (keepsValue(value) ? m : `${quote}${name}${quote}${sep}${quoteLike(value)}`),
+    kind: "telegram-bot-token",
+    what: "a Telegram bot token",
+    hints: [":AA"],
+    pattern: /(?<![0-9])[0-9]{6,12}:AA[0-9A-Za-z_\-]{30,}/gd,
   },
+  {
+    kind: "discord-bot-token",
+    what: "a Discord bot token",
+    hints: ["."],
+    pattern: /(?<![A-Za-z0-9_\-.])[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6,7}\.[A-Za-z0-9_\-]{27,40}(?![A-Za-z0-9_\-])/gd,
+    accept: hasDigit,
+  },
+  {
+    kind: "jwt",
+    what: "a JSON web token",
+    hints: ["eyJ"],
+    pattern: /(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}/gd,
+  },
+  {
+    kind: "url-password",
+    what: "a password in a URL",
+    hints: ["://"],
+    // scheme://user:password@host, and redis://:password@host. A password may hold `@` or `!`:
+    // the last `@` before the host ends it.
+    pattern: /:\/\/[^\s:\/@"'<>]{0,256}:(?<s>[^\s\/"'<>]{1,256})@(?=[A-Za-z0-9\[._\-])/gd,
+    accept: (s) => notPlaceholder(s.replace(/@.*$/, "")) && !/^\d{1,5}$/.test(s),
+  },
+  {
+    kind: "azure-key",
+    what: "an Azure key or SAS signature",
+    caseless: true,
+    hints: ["accountkey=", "sharedaccesskey=", "sig=", "sharedaccesssignature="],
+    pattern: /(?<![A-Za-z0-9])(?:AccountKey|SharedAccessKey|SharedAccessSignature|sig)=(?<s>[A-Za-z0-9+\/=%]{16,1024})/gid,
+    accept: (s) => hasDigit(s) || /[+\/%]/.test(s),
+  },
+  {
+    kind: "authorization",
+    what: "an Authorization header",
+    caseless: true,
+    hints: ["authorization"],
+    pattern: /authorization["']?[ \t]{0,8}[:=][ \t]{0,8}["']?(?:(?:Bearer|Basic|Token|Digest|Bot|ApiKey|Key)[ \t]{1,8})?(?<s>[A-Za-z0-9._~+\/=\-:]{8,2048})/gid,
+    accept: notPlaceholder,
+  },
+  {
+    kind: "bearer-token",
+    what: "a bearer token",
+    caseless: true,
+    hints: ["bearer"],
+    pattern: /(?<![A-Za-z0-9])Bearer[ \t]{1,8}(?<s>[A-Za-z0-9._~+\/=\-]{12,2048})/gid,
+    accept: (s) => looksRandom(s, 12),
+  },
+  {
+    kind: "basic-credentials",
+    what: "a user:password pair given to curl, wget or an HTTP client",
+    hints: ["curl", "wget", "http", "xh ", "lftp"],
+    pattern: /(?<![A-Za-z0-9_\-])(?:curl|wget|https?|xh|httpie|lftp)(?=[ \t])[^\n|;&]{0,256}?[ \t](?:-u|--user|--proxy-user|-U)(?:=|[ \t]{1,8})["']?[^\s:"']{1,128}:(?<s>[^\s"']{1,256})/gd,
+    accept: notPlaceholder,
+  },
+  {
+    kind: "mysql-password",
+    what: "a MySQL password on the command line",
+    hints: ["mysql", "mariadb"],
+    pattern: new RegExp(String.raw`(?<![A-Za-z0-9_\-])(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)[^\n|;&]{0,256}?[ \t]-p${VALUE}`, "gd"),
+    accept: notPlaceholder,
+  },
+  {
+    kind: "sshpass-password",
+    what: "a password given to sshpass",
+    hints: ["sshpass"],
+    pattern: new RegExp(String.raw`sshpass[ \t]{1,8}-p[ \t]{0,8}${VALUE}`, "gd"),
+    accept: notPlaceholder,
+  },
+  {
+    kind: "registry-password",
+    what: "a registry password given to docker login",
+    hints: [" login"],
+    pattern: new RegExp(String.raw`(?:docker|podman|buildah|skopeo|nerdctl|oras|helm[ \t]{1,8}registry)[ \t]{1,8}login[^\n|;&]{0,256}?[ \t](?:-p|--password)(?:=|[ \t]{1,8})${VALUE}`, "gd"),
+    accept: notPlaceholder,
+  },
+  {
+    kind: "npmrc-auth",
+    what: "an npm registry credential",
+    hints: ["_auth", "_password"],
+    pattern: /(?:_authToken|_auth|_password)[ \t]{0,4}=[ \t]{0,4}(?<s>[^\s"']{8,1024})/gd,
+    accept: notPlaceholder,
+  },
+  { kind: "secret-assignment", what: "a secret assigned to a name such as *_TOKEN or password", caseless: true, hints: ["pass", "pwd", "secret", "token", "key", "credential", "pat"], scan: scanAssignments },
 ];
 
-/** Values that cannot be a secret: already masked, empty, small numbers, booleans, placeholders. */
-function keepsValue(value: string): boolean {
-  const bare = value.replace(/^["']|["']$/g, "");
-  return bare === "" || bare.startsWith(MASK) || /^\d{1,7}$/.test(bare) || /^(?:true|false|null|none|yes|no)$/i.test(bare) || /^\$\{?\w+\}?$/.test(bare);
+// ---- finding and masking ---------------------------------------------------------------------
+
+/** Every secret in the text, in order; overlapping finds are merged (the earlier rule names it). */
+export function findSecrets(text: string): SecretMatch[] {
+  let lower: string | undefined;
+  const raw: SecretMatch[] = [];
+  for (const kind of SECRET_KINDS) {
+    const haystack = kind.caseless ? (lower ??= text.toLowerCase()) : text;
+    if (!kind.hints.some((h) => haystack.includes(h))) continue;
+    const found = (start: number, end: number) => {
+      if (end > start) raw.push({ kind, start, end });
+    };
+    // The assignment scanner checks its values itself (a short password is still one).
+    if (kind.scan) {
+      kind.scan(text, found);
+      continue;
+    }
+    const re = kind.pattern!;
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      if (m[0].length === 0) {
+        re.lastIndex++;
+        continue;
+      }
+      const [start, end] = (m.indices!.groups?.s ?? m.indices![0]) as [number, number];
+      const secret = text.slice(start, end);
+      if (!varied(secret) || (kind.accept && !kind.accept(secret, text, start))) continue;
+      found(start, end);
+    }
+  }
+  return mergeOverlaps(text.includes("[masked:") ? raw.filter(outside(masks(text))) : raw);
 }
 
-function quoteLike(value: string): string {
-  const q = value[0];
-  return q === '"' || q === "'" ? `${q}${MASK}${q}` : MASK;
+const MASK = /\[masked:[a-z0-9-]{1,40}\]/g;
+
+/** Where masks rkb wrote are: a pattern that reads part of one (`user:pw` in `[masked:x]:`) finds nothing new. */
+function masks(text: string): [number, number][] {
+  return [...text.matchAll(MASK)].map((m) => [m.index, m.index + m[0].length]);
 }
 
-/** The text with every secret rkb recognises replaced by `[masked]`. */
-export function maskSecrets(text: string): string {
-  let out = text;
-  for (const rule of RULES) out = out.replace(rule.pattern, rule.replace as any);
+function outside(spans: [number, number][]): (m: SecretMatch) => boolean {
+  const starts = spans.map((s) => s[0]);
+  return (m) => {
+    // Masks are sorted and disjoint: if the last one starting before the match's end ends before
+    // the match starts, so do all the others.
+    let lo = 0;
+    let hi = starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid]! < m.end) lo = mid + 1;
+      else hi = mid;
+    }
+    const span = spans[lo - 1];
+    return !span || span[1] <= m.start;
+  };
+}
+
+/** Placeholders made of one repeated character after a prefix (`ghp_xxxx…`, `AKIAXXXX…`) are no secret. */
+function varied(secret: string): boolean {
+  const tail = secret.slice(-16);
+  return new Set(tail).size >= Math.min(4, Math.ceil(tail.length / 4));
+}
+
+function mergeOverlaps(matches: SecretMatch[]): SecretMatch[] {
+  const rank = new Map(SECRET_KINDS.map((k, i) => [k, i]));
+  matches.sort((a, b) => a.start - b.start || b.end - a.end);
+  const out: SecretMatch[] = [];
+  for (const m of matches) {
+    const last = out.at(-1);
+    if (last && m.start < last.end) {
+      last.end = Math.max(last.end, m.end);
+      if (rank.get(m.kind)! < rank.get(last.kind)!) last.kind = m.kind;
+    } else out.push({ ...m });
+  }
   return out;
+}
+
+/** The text with every secret replaced by `[masked:<kind>]`. Mask whole texts before cutting them up. */
+export function maskSecrets(text: string): string {
+  const found = findSecrets(text);
+  if (!found.length) return text;
+  let out = "";
+  let at = 0;
+  for (const m of found) {
+    out += text.slice(at, m.start) + maskFor(m.kind.kind);
+    at = m.end;
+  }
+  return out + text.slice(at);
 }

@@ -20,14 +20,27 @@ describe("rkb note", () => {
     expect(text).toMatch(/^---\nkind: note\ntime: \d+\nsession: sess-42\n---\n\ncmake needs ZLIB_ROOT=\/opt\/zlib\n$/);
   });
 
-  test("reads stdin when no words are given, keeps the priority, masks secrets", async () => {
+  test("reads stdin when no words are given and keeps the priority", async () => {
     const { env } = box();
-    const r = await rkb(["note", "--priority", "3"], { env, stdin: "deploy token is GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n" });
+    const r = await rkb(["note", "--priority", "3"], { env, stdin: "deploy tokens live in the CI settings, not in .env\n" });
     expect(r.exit).toBe(0);
     expect(r.stdout).toMatch(/^noted [0-9a-f]{10} in the inbox; /);
     const list = (await rkb(["inbox", "--format", "json"], { env })).json();
     expect(list.items).toHaveLength(1);
-    expect(list.items[0]).toMatchObject({ kind: "note", priority: 3, preview: "deploy token is GITHUB_TOKEN=[masked]" });
+    expect(list.items[0]).toMatchObject({ kind: "note", priority: 3, preview: "deploy tokens live in the CI settings, not in .env" });
+  });
+
+  // Issue 10: a note holding a secret was masked and kept; it is refused with a leak finding now.
+  test("a note holding a secret is refused with a leak finding naming the kind and the line; nothing is written", async () => {
+    const { env } = box();
+    const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    const r = await rkb(["note", "--format", "json"], { env, stdin: `deploy notes\ntoken is GITHUB_TOKEN=${token}\n` });
+    expect(r.exit).toBe(1);
+    expect(r.stdout + r.stderr).not.toContain(token);
+    const { error } = r.json();
+    expect(error.code).toBe("refused");
+    expect(error.findings).toEqual([expect.objectContaining({ line: 2, severity: "error", rule: "leak/secret", message: expect.stringContaining("(github-token)") })]);
+    expect(existsSync(inbox(env))).toBe(false);
   });
 
   test("an empty note is a usage error (exit 2); so is a bad priority", async () => {

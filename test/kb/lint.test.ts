@@ -5,6 +5,7 @@ import { DEFAULT_KB_TOML } from "../../cli/kb/config.ts";
 import type { Finding } from "../../cli/kb/finding.ts";
 import { fixFlowStyle, lintKb, lintStaged } from "../../cli/kb/lint.ts";
 import { sandbox, writeFile } from "../helpers.ts";
+import { NOT_SECRETS, SECRET_SAMPLES } from "../reliability/secret-corpus.ts";
 
 const GOOD = `---
 schema: 1
@@ -402,6 +403,40 @@ describe("leaks", () => {
     const text = leaky("Submitted batch job 4242\nSLURM_JOB_ID=777, job id=90210, job_id = 0\nflux job fT7aB9cD2e failed, as did ƒ2Xk3eLJ; fstab is fine");
     const findings = byRule(lint({ [LESSON]: text }), "leak/job-id");
     expect(findings.map((f) => f.message.split("`")[1])).toEqual(["Submitted batch job 4242", "SLURM_JOB_ID=777", "job id=90210", "fT7aB9cD2e", "ƒ2Xk3eLJ"]);
+  });
+
+  test("leak/secret: every secret of the corpus, on its line, named by kind and never quoted", () => {
+    for (const sample of SECRET_SAMPLES) {
+      const text = leaky(`Ran this:\n\n\`\`\`sh\n${sample.line}\n\`\`\``);
+      const findings = byRule(lint({ [LESSON]: text }), "leak/secret");
+      expect(findings.length, sample.name).toBeGreaterThan(0);
+      // The line the secret is on, or for a private key the BEGIN line above it.
+      const secretLine = text.split("\n").findIndex((l) => l.includes(sample.secret.slice(0, 20))) + 1;
+      const firstLine = lineOf(text, sample.line.split("\n")[0]!);
+      expect(findings[0]!.line, sample.name).toBeGreaterThanOrEqual(firstLine);
+      expect(findings[0]!.line, sample.name).toBeLessThanOrEqual(secretLine);
+      if (!sample.line.includes("PRIVATE KEY")) expect(findings[0]!.line, sample.name).toBe(secretLine);
+      expect(findings[0]!.severity).toBe("error");
+      expect(findings[0]!.message).toMatch(/^this looks like .+ \([a-z0-9-]+\);/);
+      for (const f of findings) expect(f.message).not.toContain(sample.secret.slice(0, 12));
+    }
+  });
+
+  test("leak/secret: in the frontmatter too (a stale_reason)", () => {
+    const text = GOOD.replace("status: active", "status: stale\nstale_reason: the old SLACK_TOKEN=xoxb-1234567890-abcdefghijkl stopped working");
+    expect(byRule(lint({ [LESSON]: text }), "leak/secret")).toEqual([expect.objectContaining({ line: lineOf(text, "stale_reason") })]);
+  });
+
+  test("leak/secret: placeholders and everyday words about secrets are no finding", () => {
+    const text = leaky(NOT_SECRETS.join("\n"));
+    expect(byRule(lint({ [LESSON]: text }), "leak/secret")).toEqual([]);
+  });
+
+  test("the fixture knowledge bases have no leak finding", () => {
+    for (const fixture of ["kb", "search-kb"]) {
+      const findings = lintKb(join(import.meta.dir, "../fixtures", fixture), { env: ENV });
+      expect(findings.filter((f) => f.rule.startsWith("leak/"))).toEqual([]);
+    }
   });
 
   test("leaks are found in a lesson that does not parse", () => {
