@@ -3,6 +3,7 @@ import { sessionFromEnv } from "../settings.ts";
 import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
 import { isCurrent } from "../kb/schema.ts";
+import { refuseSecrets } from "../kb/leak.ts";
 import { appendUsage } from "../kb/usage.ts";
 import { transact } from "../kb/write.ts";
 import { usageError } from "../output/errors.ts";
@@ -38,6 +39,7 @@ export default defineCommand({
         ? usageError("rkb_used with result `failed` needs a `reason`", "say what went wrong when you applied the lesson, in `reason`")
         : usageError("--failed needs --reason", 'say what was wrong, e.g. --reason "the option was removed"');
     }
+    if (input.reason) refuseSecrets(input.reason, ctx.origin === "tool" ? "reason" : "--reason");
     const { root, kb } = openKb(ctx, "write");
     const lesson = findLesson(kb, input.id);
     const session = input.session || sessionFromEnv(env);

@@ -6,7 +6,6 @@ import { appendLine, createExclusive, pathInside, readIfExists } from "../fsutil
 import { withLock } from "../lock.ts";
 import { configDir } from "../settings.ts";
 import { maskSecrets } from "../sessions/secrets.ts";
-import { refuseSecrets } from "./leak.ts";
 
 // Use records: one JSONL file per machine under `.rkb/usage/`, so merging two machines never conflicts.
 
@@ -54,9 +53,9 @@ function usageDir(root: string): string {
 
 /** Appends one record to this machine's usage file; returns the file's path relative to the KB. */
 export async function appendUsage(root: string, record: UsageRecord, env = process.env): Promise<string> {
-  // Use records are committed and pushed with the knowledge base.
-  if (record.reason) refuseSecrets(record.reason, "--reason");
-  if (record.session) record = { ...record, session: maskSecrets(record.session) };
+  // Use records are committed and pushed with the knowledge base. A reason the user gave was
+  // refused already if it held a secret (`rkb used`); the hooks' reasons quote commands: masked.
+  record = { ...record, ...(record.session ? { session: maskSecrets(record.session) } : {}), ...(record.reason ? { reason: maskSecrets(record.reason) } : {}) };
   const rel = `.rkb/usage/${machineId(env)}.jsonl`;
   // Checked before anything is created: `.rkb` or `.rkb/usage` may not be a symlink out of the KB.
   const file = pathInside(root, rel);

@@ -1,4 +1,5 @@
 import { sha256Hex } from "../hash.ts";
+import { maskSecrets } from "./secrets.ts";
 import { parseShell, type Pipeline } from "./shell.ts";
 
 // What a bash tool result says. Pure functions: the hooks, `eval --replay` and the failure query
@@ -106,7 +107,9 @@ const WRAPPERS = new Map<string, Wrapper>(Object.entries({
  * python). Of several statements the last one that does work counts (`pip install x && pytest`).
  */
 export function program(command: string, depth = 0): string {
-  const statements = parseShell(command).map((pipeline) => pipelineProgram(pipeline, depth));
+  // Masked before it is split into words: names land in signals, headings and hook records, and a
+  // "program" can be a pasted token or a URL whose password a split would cut in two.
+  const statements = parseShell(depth ? command : maskSecrets(command)).map((pipeline) => pipelineProgram(pipeline, depth));
   const named = statements.filter((p) => p.name);
   const working = named.filter((p) => !SETUP.has(p.name));
   const pick = working.filter((p) => !p.readOnly).at(-1) ?? working.at(-1) ?? named.at(-1);
