@@ -10,7 +10,7 @@ export interface SecretKind {
   kind: string;
   /** What it is, for people: "a GitHub token". */
   what: string;
-  /** Strings one of which the text must contain for the pattern to run (a fast skip). */
+  /** Strings one of which the text must contain for the pattern to run (a fast skip); none: always runs. */
   hints: string[];
   /** The hints are lowercase and looked for in the lowercased text. */
   caseless?: boolean;
@@ -281,7 +281,7 @@ export const SECRET_KINDS: SecretKind[] = [
   {
     kind: "discord-bot-token",
     what: "a Discord bot token",
-    hints: ["."],
+    hints: [],
     pattern: /(?<![A-Za-z0-9_\-.])[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6,7}\.[A-Za-z0-9_\-]{27,40}(?![A-Za-z0-9_\-])/gd,
     accept: hasDigit,
   },
@@ -366,11 +366,17 @@ export const SECRET_KINDS: SecretKind[] = [
 
 /** Every secret in the text, in order; overlapping finds are merged (the earlier rule names it). */
 export function findSecrets(text: string): SecretMatch[] {
+  // One pass per group tells whether any hint is there at all; most texts hold none.
+  const anyExact = EXACT_HINTS.test(text);
+  const anyCaseless = CASELESS_HINTS.test(text);
   let lower: string | undefined;
   const raw: SecretMatch[] = [];
   for (const kind of SECRET_KINDS) {
-    const haystack = kind.caseless ? (lower ??= text.toLowerCase()) : text;
-    if (!kind.hints.some((h) => haystack.includes(h))) continue;
+    if (kind.hints.length) {
+      if (!(kind.caseless ? anyCaseless : anyExact)) continue;
+      const haystack = kind.caseless ? (lower ??= text.toLowerCase()) : text;
+      if (!kind.hints.some((h) => haystack.includes(h))) continue;
+    }
     const found = (start: number, end: number) => {
       if (end > start) raw.push({ kind, start, end });
     };
@@ -419,21 +425,29 @@ function outside(spans: [number, number][]): (m: SecretMatch) => boolean {
   };
 }
 
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const hintsOf = (caseless: boolean) => [...new Set(SECRET_KINDS.filter((k) => !!k.caseless === caseless).flatMap((k) => k.hints))].map(escapeRegex).join("|");
+const EXACT_HINTS = new RegExp(hintsOf(false));
+const CASELESS_HINTS = new RegExp(hintsOf(true), "i");
+
 /** Placeholders made of one repeated character after a prefix (`ghp_xxxx…`, `AKIAXXXX…`) are no secret. */
 function varied(secret: string): boolean {
   const tail = secret.slice(-16);
   return new Set(tail).size >= Math.min(4, Math.ceil(tail.length / 4));
 }
 
+/** Where a kind stands in the table: on overlap, the earlier (more specific) kind names the secret. */
+const RANK = new Map(SECRET_KINDS.map((k, i) => [k, i]));
+
 function mergeOverlaps(matches: SecretMatch[]): SecretMatch[] {
-  const rank = new Map(SECRET_KINDS.map((k, i) => [k, i]));
+  if (matches.length < 2) return matches;
   matches.sort((a, b) => a.start - b.start || b.end - a.end);
   const out: SecretMatch[] = [];
   for (const m of matches) {
     const last = out.at(-1);
     if (last && m.start < last.end) {
       last.end = Math.max(last.end, m.end);
-      if (rank.get(m.kind)! < rank.get(last.kind)!) last.kind = m.kind;
+      if (RANK.get(m.kind)! < RANK.get(last.kind)!) last.kind = m.kind;
     } else out.push({ ...m });
   }
   return out;
