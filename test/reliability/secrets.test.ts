@@ -120,10 +120,17 @@ describe("secrets corpus", () => {
       }
     }
     for (const flavor of FLAVORS) {
-      const harness = flavor === "claude-code" ? "claude-code" : flavor;
       const file = files[flavor][0]!;
-      expect((await rkb(["hook", "pre-compact", "--session-file", file, "--harness", harness, "--session-id", `s-${flavor}`], { env: box.env })).exit).toBe(0);
-      expect((await rkb(["hook", "session-end", "--session-file", file, "--harness", harness, "--session-id", `s-${flavor}`, "--reason", "quit"], { env: box.env })).exit).toBe(0);
+      if (flavor === "claude-code") {
+        // Claude Code calls the hooks with its own payload on stdin.
+        for (const [event, hook_event_name] of [["pre-compact", "PreCompact"], ["session-end", "SessionEnd"]]) {
+          const payload = { hook_event_name, session_id: "s-claude", transcript_path: file, cwd: box.home, reason: "other" };
+          expect((await rkb(["hook", event!], { env: box.env, stdin: JSON.stringify(payload) })).exit).toBe(0);
+        }
+        continue;
+      }
+      expect((await rkb(["hook", "pre-compact", "--session-file", file, "--harness", flavor, "--session-id", `s-${flavor}`], { env: box.env })).exit).toBe(0);
+      expect((await rkb(["hook", "session-end", "--session-file", file, "--harness", flavor, "--session-id", `s-${flavor}`, "--reason", "quit"], { env: box.env })).exit).toBe(0);
     }
     const report = join(box.dir, "report.md");
     const extracted = await rkb(["extract", sessions, "--report", report, "--format", "json"], { env: box.env });
@@ -133,14 +140,33 @@ describe("secrets corpus", () => {
     expect(summary.items_written).toBeGreaterThanOrEqual(6);
     expect(summary.remember + summary.correction).toBeGreaterThan(0);
     expect(summary.drafts.length).toBeGreaterThan(0);
-    expect(readdirSync(join(box.env.XDG_STATE_HOME!, "rkb", "inbox")).length).toBeGreaterThanOrEqual(9);
+    const inbox = join(box.env.XDG_STATE_HOME!, "rkb", "inbox");
+    const items = readdirSync(inbox).map((name) => readFileSync(join(inbox, name), "utf8"));
+    expect(items.length).toBeGreaterThanOrEqual(9);
+    // The items quote the sessions with the secrets masked, kind by kind, not left out.
+    const kinds = new Set(items.join("\n").match(/\[masked:[a-z0-9-]+\]/g));
+    expect(kinds.size).toBeGreaterThanOrEqual(30);
+    expect(readFileSync(report, "utf8")).toContain("[masked:");
 
-    // The other hooks see commands, errors and prompts as the extension hands them over.
+    // The other hooks see commands, errors and prompts as the pi/omp extension and Claude Code hand them over.
+    const claudeEvent: Record<string, string> = { "tool-failed": "PostToolUseFailure", "tool-ok": "PostToolUse", prompt: "UserPromptSubmit", stop: "Stop" };
     for (const [i, s] of SECRET_SAMPLES.entries()) {
       if (i % 10) continue;
-      const payload = { session_id: `s-hooks-${i}`, cwd: box.home, harness: "pi", command: s.line, error: `Exit code 1\nfatal: ${s.line}`, prompt: `remember ${s.line}` };
+      const pi = { session_id: `s-hooks-${i}`, cwd: box.home, harness: "pi", command: s.line, error: `Exit code 1\nfatal: ${s.line}`, prompt: `remember ${s.line}` };
+      const claude = (event: string) => ({
+        hook_event_name: claudeEvent[event],
+        session_id: `s-claude-${i}`,
+        transcript_path: files["claude-code"][1],
+        cwd: box.home,
+        tool_name: "Bash",
+        tool_input: { command: s.line, description: "run" },
+        tool_response: { stdout: s.line, stderr: "", interrupted: false },
+        error: `Exit code 1\n${s.line}`,
+        prompt: `remember ${s.line}`,
+      });
       for (const event of ["tool-failed", "tool-ok", "prompt", "stop"]) {
-        expect((await rkb(["hook", event], { env: box.env, stdin: JSON.stringify(payload) })).exit).toBe(0);
+        expect((await rkb(["hook", event], { env: box.env, stdin: JSON.stringify(pi) })).exit).toBe(0);
+        expect((await rkb(["hook", event], { env: box.env, stdin: JSON.stringify(claude(event)) })).exit).toBe(0);
       }
     }
   }, 120_000);
