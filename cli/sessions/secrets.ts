@@ -42,7 +42,7 @@ const PLACEHOLDER_WORDS = new Set([
   "password", "passwd", "passphrase", "pass", "secret", "token", "key", "apikey", "api_key", "api-key", "changeme", "change_me",
   "example", "redacted", "hidden", "masked", "dummy", "placeholder", "none", "null", "nil", "true", "false", "yes", "no", "on",
   "off", "undefined", "empty", "required", "optional", "string", "str", "value", "your_token", "your-token", "mytoken",
-  "mypassword", "yourpassword", "your_password", "your-password", "secret_key", "foo", "bar", "baz", "xyz", "abc", "qwerty", "test", "sample", "todo",
+  "mypassword", "yourpassword", "your_password", "your-password", "secret_key", "foo", "bar", "baz", "xyz", "abc", "qwerty", "bearer", "basic", "test", "sample", "todo",
 ]);
 
 const PLACEHOLDER_PARTS = new Set([
@@ -61,13 +61,13 @@ export function isPlaceholder(value: string): boolean {
   const v = value.replace(/^["'`]+|["'`]+$/g, "").trim();
   if (v.length < 3) return true;
   if (/^[$%<{[]/.test(v) || v.startsWith("(") || v.startsWith("…")) return true;
-  if (/^([*x•#.\-_])\1*$/i.test(v) || /^[*•.…x]{3,}/i.test(v)) return true;
+  if (/^([*x•#.\-_])\1*$/i.test(v) || /^[*•.…x]{3,}/i.test(v) || /\*{3}|•{3}|\.{3}|…/.test(v)) return true;
   if (PLACEHOLDER_WORDS.has(v.toLowerCase())) return true;
   // `fake-key`, `dummy_token`, `my-test-password`: made only of the words docs use for a stand-in.
   if (v.split(/[-_ ]+/).every((w) => PLACEHOLDER_PARTS.has(w.toLowerCase()))) return true;
   if (/^(?:your|my|the|some|a|an|insert|enter|replace|put)[-_ ]?(?:own[-_ ]?)?[a-z_-]*$/i.test(v) && !/\d/.test(v)) return true;
   if (/^[A-Z][A-Z_]*$/.test(v)) return true;
-  if (/^\d{1,7}$/.test(v)) return true;
+  if (/^\d{1,7}$/.test(v) || /^#[0-9a-f]{3,8}$/i.test(v)) return true;
   if (/^(?:\/|~\/|\.\.?\/|file:|@)/.test(v) || /^[A-Za-z]:\\/.test(v)) return true;
   return false;
 }
@@ -82,7 +82,7 @@ export function looksRandom(value: string, minLength = 6): boolean {
 // ---- named assignments: FOO_TOKEN=x, "password": "x", --api-key x, my password is x ---------------
 
 /** Name parts that make a name a secret's. */
-const STRONG_PARTS = new Set(["password", "passwd", "passphrase", "pwd", "secret", "token", "apikey", "credential", "credentials", "pat"]);
+const STRONG_PARTS = new Set(["password", "passwd", "passphrase", "passcode", "pwd", "pw", "secret", "token", "apikey", "credential", "credentials", "pat"]);
 /** `<part>_key` names that hold a secret key. */
 const KEY_QUALIFIERS = new Set(["api", "access", "secret", "private", "auth", "signing", "session", "master", "encryption", "account", "client", "app", "license", "service", "admin", "shared", "write", "deploy"]);
 /** Last name parts that say the value is about a secret, not the secret: TOKEN_FILE, ACCESS_KEY_ID. */
@@ -105,6 +105,9 @@ function nameParts(name: string): string[] {
 
 /** "strong": any real value is a secret; "weak" (`STRIPE_KEY`): only a random-looking one; or none. */
 function secretName(name: string): "strong" | "weak" | undefined {
+  // `db.password` names a password; `Token.Comment` (an attribute of something called Token) does not.
+  const dot = name.lastIndexOf(".");
+  if (dot > 0) return secretName(name.slice(dot + 1));
   const parts = nameParts(name);
   if (!parts.length || META_TAILS.has(parts.at(-1)!)) return undefined;
   for (let i = 0; i < parts.length; i++) {
@@ -118,7 +121,7 @@ function secretName(name: string): "strong" | "weak" | undefined {
   return parts.at(-1) === "key" ? "weak" : undefined;
 }
 
-const KEYWORD = /pass|pwd|secret|token|key|credential|pat\b/gi;
+const KEYWORD = /pass|pwd|pw\b|secret|token|key|credential|pat\b/gi;
 const isNameChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46;
 const MAX_NAME = 64;
 // After the name: its closing quote, then `=`, `:`, `:=`, `=>`, or (for `--flag`) blanks, or `is`.
@@ -152,11 +155,13 @@ function scanAssignments(text: string, found: (start: number, end: number) => vo
     // A sentence ends with its punctuation; in `NAME=value` every character is the value's.
     const bare = quoted ? value.slice(1, -1) : sentence ? value.replace(/[.,;:?]+$/, "") : value;
     if (isPlaceholder(bare)) continue;
+    // `pwd=pwd`, `refresh_token=refresh_token`: code passing a variable on, not a secret.
+    if (/^[A-Za-z_][A-Za-z_.]*$/.test(bare) && (bare.toLowerCase() === name.toLowerCase() || secretName(bare))) continue;
     const valueEnd = after.index + after[0].length;
     // A value read is not read again for names inside it.
     KEYWORD.lastIndex = valueEnd;
-    // `getToken()`, `os.environ[...]`: code reading a secret, not one.
-    if (!quoted && (text[valueEnd] === "(" || text[valueEnd] === "[")) continue;
+    // `getToken()`, `os.environ[...]`, `win32api.RegEnumKey`: code reading a secret, not one.
+    if (!quoted && (text[valueEnd] === "(" || text[valueEnd] === "[" || /^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$/.test(bare))) continue;
     const isFlag = name.startsWith("-");
     const blank = /^[ \t]+$/.test(sep);
     if (blank && !isFlag) continue;
@@ -200,7 +205,8 @@ function scanPrivateKeys(text: string, found: (start: number, end: number) => vo
       KEY_LINE.lastIndex = start;
       for (let line = KEY_LINE.exec(text); line && line[0].length; line = KEY_LINE.exec(text)) stop = KEY_LINE.lastIndex;
     }
-    if (text.slice(start, stop).trim()) found(start, stop);
+    // Key material is long base64; `b"-----BEGIN … KEY-----"` in code that looks for keys is none.
+    if (/[A-Za-z0-9+\/=]{16}/.test(text.slice(start, stop))) found(start, stop);
     KEY_BEGIN.lastIndex = Math.max(KEY_BEGIN.lastIndex, stop);
   }
 }
@@ -272,6 +278,23 @@ export const SECRET_KINDS: SecretKind[] = [
   { kind: "alibaba-key", what: "an Alibaba Cloud key id", hints: ["LTAI"], pattern: /(?<![A-Za-z0-9])LTAI[A-Za-z0-9]{12,20}(?![A-Za-z0-9])/gd },
   { kind: "facebook-token", what: "a Facebook access token", hints: ["EAA"], pattern: /(?<![A-Za-z0-9])EAA[A-Za-z0-9]{80,}/gd },
   { kind: "mapbox-token", what: "a Mapbox secret token", hints: ["sk.eyJ"], pattern: /(?<![A-Za-z0-9_\-])sk\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{10,}/gd },
+  { kind: "tailscale-key", what: "a Tailscale key", hints: ["tskey-"], pattern: prefixed("tskey-(?:auth|api|client|scim|webhook)-", TOK, 20) },
+  { kind: "fly-token", what: "a Fly.io token", hints: ["fm1", "fm2_", "FlyV1 "], pattern: prefixed("FlyV1 fm2_|fm[12][ar]?_", "[A-Za-z0-9+/=_\\-]", 40) },
+  { kind: "pulumi-token", what: "a Pulumi token", hints: ["pul-"], pattern: prefixed("pul-", "[a-f0-9]", 40) },
+  { kind: "netlify-token", what: "a Netlify token", hints: ["nfp_"], pattern: prefixed("nfp_", "[A-Za-z0-9]", 36) },
+  { kind: "render-key", what: "a Render API key", hints: ["rnd_"], pattern: prefixed("rnd_", "[A-Za-z0-9]", 28) },
+  { kind: "buildkite-token", what: "a Buildkite token", hints: ["bkua_"], pattern: prefixed("bkua_", "[a-f0-9]", 40) },
+  { kind: "circleci-token", what: "a CircleCI token", hints: ["CCIPAT_"], pattern: prefixed("CCIPAT_", TOK, 30) },
+  { kind: "dynatrace-token", what: "a Dynatrace token", hints: ["dt0c01."], pattern: prefixed("dt0c01\\.", "[A-Za-z0-9.]", 60) },
+  { kind: "prefect-key", what: "a Prefect API key", hints: ["pnu_"], pattern: prefixed("pnu_", "[A-Za-z0-9]", 36) },
+  { kind: "readme-key", what: "a ReadMe API key", hints: ["rdme_"], pattern: prefixed("rdme_", "[a-z0-9]", 70) },
+  { kind: "langsmith-key", what: "a LangSmith API key", hints: ["lsv2_"], pattern: prefixed("lsv2_(?:pt|sk)_", "[A-Za-z0-9_]", 32) },
+  { kind: "pinecone-key", what: "a Pinecone API key", hints: ["pcsk_"], pattern: prefixed("pcsk_", "[A-Za-z0-9_]", 40) },
+  { kind: "shippo-token", what: "a Shippo token", hints: ["shippo_"], pattern: prefixed("shippo_(?:live|test)_", "[a-f0-9]", 40) },
+  { kind: "typeform-token", what: "a Typeform token", hints: ["tfp_"], pattern: prefixed("tfp_", "[A-Za-z0-9_\\-.]", 44) },
+  { kind: "airtable-token", what: "an Airtable token", hints: ["pat"], pattern: /(?<![A-Za-z0-9])pat[A-Za-z0-9]{14}\.[a-f0-9]{64}(?![A-Za-z0-9])/gd },
+  { kind: "dropbox-token", what: "a Dropbox token", hints: ["sl."], pattern: prefixed("sl\\.(?:u\\.)?", TOK, 130) },
+  { kind: "easypost-key", what: "an EasyPost key", hints: ["EZAK", "EZTK"], pattern: prefixed("EZ[AT]K", "[A-Za-z0-9]", 54) },
   {
     kind: "telegram-bot-token",
     what: "a Telegram bot token",
@@ -307,6 +330,14 @@ export const SECRET_KINDS: SecretKind[] = [
     hints: ["accountkey=", "sharedaccesskey=", "sig=", "sharedaccesssignature="],
     pattern: /(?<![A-Za-z0-9])(?:AccountKey|SharedAccessKey|SharedAccessSignature|sig)=(?<s>[A-Za-z0-9+\/=%]{16,1024})/gid,
     accept: (s) => hasDigit(s) || /[+\/%]/.test(s),
+  },
+  {
+    kind: "url-signature",
+    what: "a signature in a signed URL",
+    caseless: true,
+    hints: ["signature="],
+    pattern: /(?<![A-Za-z0-9])(?:X-Amz-Signature|X-Goog-Signature|oauth_signature|Signature)=(?<s>[A-Za-z0-9%+\/=_\-]{16,1024})/gid,
+    accept: hasDigit,
   },
   {
     kind: "authorization",
@@ -353,13 +384,57 @@ export const SECRET_KINDS: SecretKind[] = [
     accept: notPlaceholder,
   },
   {
+    kind: "netrc-password",
+    what: "a password in a .netrc line",
+    hints: ["machine"],
+    pattern: /machine[ \t]{1,8}\S{1,256}[ \t]{1,8}login[ \t]{1,8}\S{1,256}[ \t]{1,8}password[ \t]{1,8}(?<s>\S{1,256})/gd,
+    accept: notPlaceholder,
+  },
+  {
+    kind: "sudo-password",
+    what: "a password piped to sudo -S",
+    hints: ["sudo"],
+    pattern: new RegExp(String.raw`(?:echo|printf)[ 	]{1,8}(?:-[ne][ 	]{1,8})?${VALUE}[ 	]{0,8}\|[ 	]{0,8}sudo[ 	]{1,8}(?:-[A-Za-z]{1,8}[ 	]{1,8}){0,4}?-[A-Za-z]{0,8}S`, "gd"),
+    accept: notPlaceholder,
+  },
+  {
+    kind: "cli-password",
+    what: "a password given on a command line",
+    hints: ["redis-cli", "ldap", "-pass", "gh secret", "-passin", "-passout"],
+    pattern: new RegExp(
+      String.raw`(?:(?:redis-cli|keydb-cli)[^
+|;&]{0,256}?[ 	]-a|ldap(?:search|add|modify|delete|whoami|passwd)[^
+|;&]{0,256}?[ 	]-w|-pass(?:in|out)?[ 	]{1,8}pass:|gh[ 	]{1,8}secret[ 	]{1,8}set[^
+|;&]{0,256}?[ 	](?:-b|--body))(?:=|[ 	]{0,8})${VALUE}`,
+      "gd",
+    ),
+    accept: notPlaceholder,
+  },
+  {
+    kind: "cookie",
+    what: "a cookie header",
+    caseless: true,
+    hints: ["cookie:"],
+    pattern: /(?<![A-Za-z0-9-])(?:set-)?cookie:[ \t]{0,8}(?<s>[^\r\n"']{16,4096})/gid,
+    // A session cookie is a long random value; `theme=dark; Path=/` is none.
+    accept: (s) => /[A-Za-z0-9%_\-+\/.]{20}/.test(s) && hasDigit(s),
+  },
+  {
+    kind: "url-token",
+    what: "a token as the user of a URL",
+    hints: ["://"],
+    pattern: /:\/\/(?<s>[A-Za-z0-9_\-]{20,256})@(?=[A-Za-z0-9\[._\-])/gd,
+    accept: (s) => looksRandom(s, 20) && hasDigit(s),
+  },
+  {
     kind: "npmrc-auth",
     what: "an npm registry credential",
     hints: ["_auth", "_password"],
-    pattern: /(?:_authToken|_auth|_password)[ \t]{0,4}=[ \t]{0,4}(?<s>[^\s"']{8,1024})/gd,
+    // `.npmrc` lines: `//registry/:_authToken=…`, or `_auth=…` at the start of a line.
+    pattern: /(?:\/\/[^\s:]{1,256}\/:|^[ \t]{0,8})(?:_authToken|_auth|_password)[ \t]{0,4}=[ \t]{0,4}(?<s>[^\s"']{8,1024})/gdm,
     accept: notPlaceholder,
   },
-  { kind: "secret-assignment", what: "a secret assigned to a name such as *_TOKEN or password", caseless: true, hints: ["pass", "pwd", "secret", "token", "key", "credential", "pat"], scan: scanAssignments },
+  { kind: "secret-assignment", what: "a secret assigned to a name such as *_TOKEN or password", caseless: true, hints: ["pass", "pwd", "pw", "secret", "token", "key", "credential", "pat"], scan: scanAssignments },
 ];
 
 // ---- finding and masking ---------------------------------------------------------------------

@@ -142,6 +142,23 @@ add("json apiKey", an(40), (s) => `{"apiKey": "${s}", "region": "eu"}`);
 add("x-api-key header", urlsafe(40), (s) => `curl -H "X-Api-Key: ${s}" https://api.example.com`);
 add("rails secret key base", hex(128), (s) => `SECRET_KEY_BASE=${s} rails s`);
 add("password with !", password("!") + "!", (s) => `export ADMIN_PASSWORD='${s}'`);
+add(".netrc password", password("!"), (s) => `machine api.heroku.com login ci@example.com password ${s}`);
+add("sudo -S", password("#"), (s) => `echo '${s}' | sudo -S apt-get install -y libssl-dev`);
+add("redis-cli -a", password("%"), (s) => `redis-cli -h cache.internal -a ${s} ping`);
+add("ldapsearch -w", password("*"), (s) => `ldapsearch -x -D cn=admin,dc=example,dc=org -w ${s} -b dc=example,dc=org`);
+add("openssl -passin", password("+"), (s) => `openssl rsa -in key.pem -passin pass:${s} -out plain.pem`);
+add("gh secret set --body", an(40), (s) => `gh secret set DEPLOY_KEY --body "${s}"`);
+add("cookie header", `s%3A${urlsafe(40)}.${b64(30)}`, (s) => `curl -H 'Cookie: connect.sid=${s}' https://app.internal/admin`);
+add("token as url user", an(40), (s) => `git clone https://${s}@github.com/acme/private.git`);
+add("tailscale key", `tskey-auth-k${an(16)}-${an(30)}`, (s) => `tailscale up --authkey=${s}`);
+add("fly token", `FlyV1 fm2_${b64(80)}`, (s) => `FLY_API_TOKEN="${s}" flyctl deploy`);
+add("pulumi token", `pul-${hex(40)}`, (s) => `pulumi login --token ${s}`);
+add("langsmith key", `lsv2_pt_${hex(32)}_${hex(10)}`, (s) => `export LANGCHAIN_TRACING=1 LANGSMITH_KEY=${s}`);
+add("pinecone key", `pcsk_${an(10)}_${an(60)}`, (s) => `pc = Pinecone(api_key="${s}")`);
+add("dropbox token", `sl.${urlsafe(140)}`, (s) => `dbxcli --token ${s} ls`);
+add("short pw assignment", password("!"), (s) => `DB_PW=${s}`);
+add("aws presigned signature", hex(64), (s) => `https://b.s3.amazonaws.com/x?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=${s}`);
+add("openrouter key", `sk-or-v1-${hex(64)}`, (s) => `OPENROUTER=${s} aider`);
 
 export const SECRET_SAMPLES: SecretSample[] = samples.map(([name, secret, line]) => ({ name, secret, line: line(secret) }));
 
@@ -208,4 +225,11 @@ export const NOT_SECRETS = [
   "sort_key=name",
   "commit 3f9a1c0d2e4b5a6978 and uuid 01a228b6-33db-7556-b4bf-cceeee9f76d3",
   "Password:",
+  'echo "$PASSWORD" | sudo -S make install',
+  "Set-Cookie: theme=dark; Path=/",
+  "machine github.com login ci password $GITHUB_TOKEN",
+  "redis-cli -a $REDIS_PASSWORD ping",
+  "git clone https://github.com/acme/app.git",
+  "signature: required",
+  "the pw is in the vault",
 ];
