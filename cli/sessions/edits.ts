@@ -83,8 +83,8 @@ function patchChange(input: string): FileChange | undefined {
 }
 
 /** Lines masked before any is cut: enough past the kept ones for a private key to reach its END. */
-const MASKED_LINES = 4 * MAX_DIFF_LINES + 64;
-const MASKED_LINE_CHARS = 4096;
+const MASKED_LINES = 64;
+const MASKED_LINE_CHARS = 2048;
 
 function cap(diff: string[]): string[] {
   // Masked first, as one text, so a cut line or a key over several lines keeps no part of a secret.
