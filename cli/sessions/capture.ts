@@ -6,7 +6,7 @@ import { cursorFits, loadCursor, peekSessionId, saveCursor, withSessionLock, typ
 import { DRAFTS_HEADING, renderDraft } from "./draft.ts";
 import { renderExcerpt } from "./excerpt.ts";
 import { addItem, expireItems, type InboxMeta } from "./inbox.ts";
-import { readSession, type PendingCall, type SessionEvent, type SessionRead, type SkippedLine } from "./reader.ts";
+import { readSession, type SessionEvent, type SessionRead, type SkippedLine } from "./reader.ts";
 import { maskSecrets } from "./secrets.ts";
 import { appendSignatures, SignatureStore } from "./signatures.ts";
 import { findSignals, worthAnItem, type DraftPitfall, type FailureSeen, type Findings, type SignalCounts } from "./signals.ts";
@@ -128,7 +128,7 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
     line: read.endLine,
     lastEntryId: read.lastEntryId ?? cursor?.lastEntryId,
     openFailures: findings.openFailures,
-    pendingCalls: maskPending(read.pendingCalls),
+    pendingCalls: read.pendingCalls,
     updated: Math.floor(Date.now() / 1000),
   };
   // A file that is no session (yet) gets no cursor: the next run looks at it afresh. A cursor
@@ -151,15 +151,6 @@ function maskEvent(e: SessionEvent): SessionEvent {
     default:
       return e;
   }
-}
-
-/** Calls still waiting for their result keep their command until the next read: masked, too. */
-function maskPending(calls: Record<string, PendingCall>): Record<string, PendingCall> {
-  const out: Record<string, PendingCall> = {};
-  for (const [id, call] of Object.entries(calls)) {
-    out[id] = { ...call, ...(call.command ? { command: maskSecrets(call.command) } : {}), ...(call.change ? { change: { ...call.change, path: maskSecrets(call.change.path) } } : {}) };
-  }
-  return out;
 }
 
 function maskDraft(d: DraftPitfall): DraftPitfall {
