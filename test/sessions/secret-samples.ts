@@ -1,7 +1,40 @@
-// The secrets corpus (test/reliability/secret-corpus.ts) in the shape the session tests use:
-// name → secret, and every sample's line in one text.
-import { SECRET_SAMPLES } from "../reliability/secret-corpus.ts";
+// Realistic-looking secrets (made up). Each must vanish from masked text; the context around it stays.
+export const SECRETS = {
+  github: "ghp_R4nd0mLooking1234567890abcdefGHIJKL",
+  githubPat: "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ",
+  aws: "AKIAIOSFODNN7EXAMPLQ",
+  awsSecret: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEYzz",
+  slack: "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOp",
+  openai: "sk-proj-Abc123Def456Ghi789Jkl012Mno345Pqr678",
+  anthropic: "sk-ant-api03-ZyXwVuTsRqPoNmLkJiHgFeDcBa0987654321",
+  stripe: "sk_live_51HxYzAbCdEfGhIjKlMnOpQr",
+  google: "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
+  jwt: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+  urlPassword: "s3cr3tPassw0rd",
+  envPassword: "hunter2hunter2",
+  dbToken: "tok-9f8e7d6c5b4a",
+  bearer: "abcDEF123456ghiJKL789mno",
+  pemBody: "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0",
+  flagPassword: "Tr0ub4dor&3",
+  npm: "npm_abcdefghijklmnopqrstuvwxyz0123456789",
+};
 
-export const SECRETS: Record<string, string> = Object.fromEntries(SECRET_SAMPLES.map((s) => [s.name, s.secret]));
-
-export const SECRET_TEXT = SECRET_SAMPLES.map((s) => s.line).join("\n");
+export const SECRET_TEXT = [
+  `export GITHUB_TOKEN=${SECRETS.github}`,
+  `git remote add origin https://x-access-token:${SECRETS.githubPat}@github.com/acme/app.git`,
+  `AWS_ACCESS_KEY_ID=${SECRETS.aws}`,
+  `aws_secret_access_key = ${SECRETS.awsSecret}`,
+  `curl -H "Authorization: Bearer ${SECRETS.bearer}" https://api.example.com`,
+  `SLACK_WEBHOOK_TOKEN="${SECRETS.slack}"`,
+  `client = OpenAI(api_key="${SECRETS.openai}")`,
+  `ANTHROPIC_API_KEY='${SECRETS.anthropic}'`,
+  `stripe.api_key = ${SECRETS.stripe}`,
+  `{"apiKey": "${SECRETS.google}"}`,
+  `cookie: session=${SECRETS.jwt}`,
+  `psql postgres://admin:${SECRETS.urlPassword}@db.internal:5432/app`,
+  `DB_PASSWORD=${SECRETS.envPassword}`,
+  `db_token: ${SECRETS.dbToken}`,
+  `-----BEGIN RSA PRIVATE KEY-----\n${SECRETS.pemBody}\nq1w2e3r4t5y6u7i8o9p0\n-----END RSA PRIVATE KEY-----`,
+  `mysql --password=${SECRETS.flagPassword} -u root`,
+  `//registry.npmjs.org/:_authToken=${SECRETS.npm}`,
+].join("\n");

@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { findSecrets, maskSecrets } from "../../cli/sessions/secrets.ts";
 import { NOT_SECRETS, SECRET_SAMPLES } from "../reliability/secret-corpus.ts";
-import { SECRET_TEXT } from "./secret-samples.ts";
+import { SECRETS, SECRET_TEXT as SESSION_SECRET_TEXT } from "./secret-samples.ts";
+
+const SECRET_TEXT = SECRET_SAMPLES.map((s) => s.line).join("\n");
 
 describe("maskSecrets", () => {
   test("the corpus has at least 80 shapes", () => {
@@ -12,6 +14,10 @@ describe("maskSecrets", () => {
   test.each(SECRET_SAMPLES.map((s) => [s.name, s] as const))("%s is masked alone, and in a text of all of them", (_name, sample) => {
     expect(maskSecrets(sample.line)).not.toContain(sample.secret);
     expect(findSecrets(sample.line).length).toBeGreaterThan(0);
+  });
+
+  test.each(Object.entries(SECRETS))("the session tests' %s sample is masked", (_name, secret) => {
+    expect(maskSecrets(SESSION_SECRET_TEXT)).not.toContain(secret);
   });
 
   test("in one text of every sample, every secret is masked and none is split", () => {
