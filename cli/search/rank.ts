@@ -137,17 +137,37 @@ export function rank(index: SearchIndex, query: ParsedQuery, opts: RankOptions =
   // Locals, not property reads: this loop runs once per posting, in a process too young to be optimised.
   const { postDocs, postTf, docScope, docCurrent, lengths, avgLength } = index;
   const allStatuses = Boolean(opts.allStatuses);
+  // A word and its stand-ins (synonyms, the known words for a typo) say one thing, so they score as
+  // one term: their occurrences add up under one saturation, led by the weightiest of them a lesson
+  // has. Summed as separate terms, a word with three synonyms a lesson uses counted three times.
+  const groups = new Map<number, QueryTerm[]>();
   for (const q of query.terms) {
-    const id = termId(index, q.term);
-    const from = index.termStart[id]!;
-    const to = index.termStart[id + 1]!;
-    const w = q.weight * idf(index, to - from) * (K1 + 1);
-    for (let p = from; p < to; p++) {
-      const doc = postDocs[p]!;
-      if (!allowed[docScope[doc]!] || (!allStatuses && !docCurrent[doc])) continue;
-      const tf = postTf[p]!;
+    // A compound's parts and a folder alias are words of their own.
+    const key = q.kind === "part" || q.kind === "alias" ? -1 - groups.size : q.group;
+    groups.set(key, [...(groups.get(key) ?? []), q]);
+  }
+  const lead = new Float64Array(index.size);
+  const weighted = new Float64Array(index.size);
+  for (const group of groups.values()) {
+    const hit: number[] = [];
+    for (const q of group) {
+      const id = termId(index, q.term);
+      const from = index.termStart[id]!;
+      const to = index.termStart[id + 1]!;
+      const w = q.weight * idf(index, to - from);
+      for (let p = from; p < to; p++) {
+        const doc = postDocs[p]!;
+        if (!allowed[docScope[doc]!] || (!allStatuses && !docCurrent[doc])) continue;
+        if (weighted[doc] === 0) hit.push(doc);
+        lead[doc] = Math.max(lead[doc]!, w);
+        weighted[doc] += w * postTf[p]!;
+      }
+    }
+    for (const doc of hit) {
+      const tf = weighted[doc]! / lead[doc]!;
       if (scores[doc] === 0) touched.push(doc);
-      scores[doc] += (w * tf) / (tf + K1 * (1 - B + (B * lengths[doc]!) / avgLength));
+      scores[doc] += (lead[doc]! * (K1 + 1) * tf) / (tf + K1 * (1 - B + (B * lengths[doc]!) / avgLength));
+      lead[doc] = weighted[doc] = 0;
     }
   }
   let top = 0;
