@@ -55,6 +55,8 @@ export interface SearchIndex {
   docScope: Uint32Array;
   /** Per lesson: 1 when its status is one search shows by default (active, stale), else 0. */
   docCurrent: Uint32Array;
+  /** Per lesson: its place when lessons are ordered by title (equal titles by path), so ranking breaks ties without decoding lessons. */
+  titleOrder: Uint32Array;
   scopes: string[];
   /** Sorted vocabulary; the postings of terms[i] are postDocs/postTf[termStart[i] .. termStart[i+1]). */
   terms: string[];
@@ -71,7 +73,7 @@ export interface SearchIndex {
   lesson(i: number): IndexedLesson;
 }
 
-const FORMAT = "rkb-search-index 2";
+const FORMAT = "rkb-search-index 3";
 const MAGIC = new TextEncoder().encode("RKBIDX1\n");
 
 /**
@@ -206,6 +208,11 @@ export function buildIndex(kb: Kb): SearchIndex {
     postTf.set(p.tf, termStart[i]);
   });
   const sum = lengths.reduce((a, b) => a + b, 0);
+  const titleOrder = new Uint32Array(lessons.length);
+  lessons
+    .map((lesson, doc) => ({ title: lesson.title, doc }))
+    .sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0))
+    .forEach(({ doc }, place) => (titleOrder[doc] = place));
   return {
     root: kb.root,
     size: lessons.length,
@@ -213,6 +220,7 @@ export function buildIndex(kb: Kb): SearchIndex {
     lengths,
     docScope,
     docCurrent,
+    titleOrder,
     scopes,
     terms,
     termStart,
@@ -359,7 +367,7 @@ export function encodeIndex(index: SearchIndex, signature: string): Uint8Array {
     files: index.files,
   };
   const headerBytes = encoder.encode(JSON.stringify(header));
-  const arrays: ArrayBufferView[] = [index.termStart, index.postDocs, index.postTf, index.lengths, index.docScope, index.docCurrent, docOffsets];
+  const arrays: ArrayBufferView[] = [index.termStart, index.postDocs, index.postTf, index.lengths, index.docScope, index.docCurrent, index.titleOrder, docOffsets];
   const start = align4(MAGIC.length + 4 + headerBytes.length + termsBlob.length + docsBytes);
   const total = start + arrays.reduce((n, a) => n + a.byteLength, 0);
   const out = new Uint8Array(total);
@@ -433,6 +441,7 @@ export function decodeIndex(bytes: Uint8Array, root: string, signature: string):
   const lengths = take(f32, header.size);
   const docScope = take(u32, header.size);
   const docCurrent = take(u32, header.size);
+  const titleOrder = take(u32, header.size);
   const docOffsets = take(u32, header.size + 1);
   const decoded = new Map<number, IndexedLesson>();
   return {
@@ -442,6 +451,7 @@ export function decodeIndex(bytes: Uint8Array, root: string, signature: string):
     lengths,
     docScope,
     docCurrent,
+    titleOrder,
     scopes: header.scopes,
     terms,
     termStart,

@@ -191,7 +191,8 @@ export function rank(index: SearchIndex, query: ParsedQuery, opts: RankOptions =
 /**
  * Highest score first, equal scores by title. A search can match most of the knowledge base, and a
  * comparator called from the sort costs more than the rest of the ranking in a fresh process, so the
- * scores are sorted natively as numbers and only lessons with equal scores are compared by title.
+ * scores are sorted natively as numbers and only lessons with equal scores are compared, by their
+ * place in title order (equal titles by path), which the index keeps.
  */
 function byScore(index: SearchIndex, ranked: Ranked[]): Ranked[] {
   const withScore = new Map<number, Ranked[]>();
@@ -206,10 +207,11 @@ function byScore(index: SearchIndex, ranked: Ranked[]): Ranked[] {
     }
   }
   const order = scores.subarray(0, distinct).sort();
+  const { titleOrder } = index;
   const out: Ranked[] = [];
   for (let i = distinct - 1; i >= 0; i--) {
     const same = withScore.get(order[i]!)!;
-    if (same.length > 1) same.sort((a, b) => (index.lesson(a.doc).title < index.lesson(b.doc).title ? -1 : 1));
+    if (same.length > 1) same.sort((a, b) => titleOrder[a.doc]! - titleOrder[b.doc]!);
     for (const r of same) out.push(r);
   }
   return out;
