@@ -5,6 +5,7 @@ import type { Place, PlaceOptions } from "../kb/place.ts";
 import type { UsageCounts } from "../kb/usage.ts";
 import { keyErrorLines, program, replaceVolatile, stripHarnessTrailer } from "../sessions/bash.ts";
 import { docFrequency, termFrequency, type SearchIndex } from "./index.ts";
+import { learnedHit } from "./learned.ts";
 import { idf } from "./rank.ts";
 import { injectable, toInjected, type InjectedLesson } from "./recall.ts";
 import { openSearch, searchKb, type SearchHit } from "./search.ts";
@@ -446,6 +447,12 @@ export function decideFailureIn(index: SearchIndex, place: Place, usage: Map<str
   if (!tokenize(query).length) return { query, reason: "the error has no words to search for", candidates: [] };
   const result = searchKb({ index, query, place, limit: CANDIDATES, usage });
   const lines = failureLines(error);
+  // A lesson learned from this very failure (one of its queries is the key line) is injected outright.
+  const learned = learnedHit(index, result.hits.filter((h) => !injectable(h)), lines);
+  if (learned) {
+    const evidence = result.hits.map((h) => failureEvidence(index, h, command, error, lines));
+    return { query, lesson: toInjected(learned.hit), reason: `${learned.hit.lesson.id} was learned from this error (query "${learned.query}")`, candidates: evidence };
+  }
   const candidates: FailureEvidence[] = [];
   let chosen: { hit: SearchHit; evidence: FailureEvidence; score: number } | undefined;
   let firstReason: string | undefined;

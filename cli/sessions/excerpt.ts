@@ -60,3 +60,19 @@ function collapseRepeats(lines: string[]): string[] {
   }
   return out;
 }
+
+/** The failed commands an excerpt quotes, with their output (as shown, cut where it was cut). */
+export function failedInExcerpt(excerpt: string): { command: string; output: string }[] {
+  const out: { command: string; output: string[] }[] = [];
+  let inOutput = false;
+  for (const line of excerpt.split("\n")) {
+    const failed = /^\[command failed[^\]]*\] (.*)$/.exec(line);
+    if (failed) {
+      out.push({ command: failed[1]!, output: [] });
+      inOutput = false;
+    } else if (line === "[tool output]" && out.length) inOutput = true;
+    else if (line.startsWith("  ") && inOutput) out.at(-1)!.output.push(line.slice(2));
+    else if (!line.startsWith("  ")) inOutput = false;
+  }
+  return out.map((f) => ({ command: f.command, output: f.output.join("\n") }));
+}

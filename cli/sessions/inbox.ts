@@ -120,6 +120,11 @@ export function listItems(env: NodeJS.ProcessEnv): InboxItem[] {
   return items.sort((a, b) => b.meta.time - a.meta.time || a.id.localeCompare(b.id));
 }
 
+/** Writes the item again with a new header (the body stays as it is). */
+export function rewriteItem(item: InboxItem, meta: InboxMeta): void {
+  writeAtomic(item.path, serialize(meta, item.body), 0o600);
+}
+
 /** Removes the item; false when there was none. */
 export function dropItem(env: NodeJS.ProcessEnv, id: string): boolean {
   checkId(id);
