@@ -7,7 +7,7 @@ import { tokenize } from "../search/tokenize.ts";
 import { scanBody } from "./body.ts";
 import { parseYamlMap, splitFrontmatter } from "./lesson.ts";
 import { REQUIRED_SECTIONS } from "./schema.ts";
-import { emitEntry, type YamlValue } from "./yaml.ts";
+import type { YamlValue } from "./yaml.ts";
 
 // A lesson distilled from an inbox item (`rkb add --from <item>`, rkb_add's `from_item`): the
 // item gives the lesson its provenance (session, harness, entries), the failure's key error lines
@@ -59,24 +59,32 @@ export function itemSource(from: FromItem): Record<string, string> {
   return source;
 }
 
+/** A lesson as planAdd takes it: frontmatter values and the body. */
+export interface LessonParts {
+  frontmatter: Record<string, YamlValue>;
+  body: string;
+}
+
+/** A lesson file's parts (a body alone when there is no frontmatter). */
+export function partsOfText(text: string): LessonParts {
+  if (!/^---\r?\n/.test(text)) return { frontmatter: {}, body: text };
+  const split = splitFrontmatter(text, "<stdin>");
+  return { frontmatter: parseYamlMap(split.yaml, "<stdin>", 2), body: split.body };
+}
+
 /**
- * The lesson text completed from the item: its queries joined by the failure's key lines, and for
- * a draft pitfall the title and the empty Symptom, Fix and Evidence sections filled from the draft.
+ * The lesson completed from the item: its queries joined by the failure's key lines, and for a
+ * draft pitfall the title and the empty Symptom, Fix and Evidence sections filled from the draft.
  */
-export function completeFromItem(text: string, from: FromItem, givenType?: string): string {
-  let fm: Record<string, YamlValue> = {};
-  let body = text;
-  if (/^---\r?\n/.test(text)) {
-    const split = splitFrontmatter(text, "<stdin>");
-    fm = parseYamlMap(split.yaml, "<stdin>", 2);
-    body = split.body;
-  }
+export function completeFromItem(lesson: LessonParts, from: FromItem, givenType?: string): LessonParts {
+  let fm = { ...lesson.frontmatter };
   const type = String(fm.type ?? givenType ?? (from.draft ? "pitfall" : ""));
   if (type && !fm.type && !givenType) fm = { type, ...fm };
   const queries = Array.isArray(fm.queries) ? fm.queries.map(String) : [];
-  fm.queries = [...new Set([...queries, ...from.queries])];
-  if (from.draft && type === "pitfall") body = fillSections(body, from.draft, from.item);
-  return `---\n${Object.entries(fm).flatMap(([k, v]) => emitEntry(k, v)).join("\n")}\n---\n${body.startsWith("\n") ? "" : "\n"}${body}`;
+  const learned = [...new Set([...queries, ...from.queries])];
+  if (learned.length) fm.queries = learned;
+  const body = from.draft && type === "pitfall" ? fillSections(lesson.body, from.draft, from.item) : lesson.body;
+  return { frontmatter: fm, body };
 }
 
 /** What a draft says for each section it can fill. */

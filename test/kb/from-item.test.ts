@@ -1,13 +1,16 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { addFromCommands, completeFromItem, finishItem, itemSource, readFromItem } from "../../cli/kb/from-item.ts";
+import { addFromCommands, completeFromItem, finishItem, itemSource, partsOfText, readFromItem, type LessonParts } from "../../cli/kb/from-item.ts";
+import { serializeLesson } from "../../cli/kb/lesson.ts";
 import { parseLesson, summary } from "../../cli/kb/lesson.ts";
 import { capture } from "../../cli/sessions/capture.ts";
 import { listItems, readItem } from "../../cli/sessions/inbox.ts";
 import { matchingQuery } from "../../cli/search/learned.ts";
 import { sandbox } from "../helpers.ts";
 import { SessionWriter } from "../sessions/session-writer.ts";
+
+const asText = (p: LessonParts) => serializeLesson(p.frontmatter, p.body);
 
 async function itemOf(w: SessionWriter) {
   const box = sandbox("rkb-from");
@@ -36,7 +39,7 @@ describe("a lesson from an inbox item", () => {
     expect(itemSource(from)).toEqual({ item: item.id, session: w.sessionId, harness: "pi", entries: expect.stringMatching(/^\w+\.\.\w+$/) });
 
     const given = "---\ntype: pitfall\nqueries:\n  - cmake zlib\n---\n\n# ZLIB headers missing\n\n## Symptom\n\n## Cause\n\nThe zlib headers are not installed.\n\n## Fix\n\n## Evidence\n";
-    const lesson = parseLesson(completeFromItem(given, from), "x.md");
+    const lesson = parseLesson(asText(completeFromItem(partsOfText(given), from)), "x.md");
     expect(lesson.title).toBe("ZLIB headers missing");
     expect(lesson.queries).toEqual(["cmake zlib", ...from.queries]);
     expect(summary(lesson)).toBe("Running `cmake -S . -B build` fails with `Could NOT find ZLIB (missing: ZLIB_LIBRARY ZLIB_INCLUDE_DIR)`.");
@@ -50,7 +53,7 @@ describe("a lesson from an inbox item", () => {
   test("sections the caller wrote stay; missing ones and the title come from the draft, in order", async () => {
     const { env, item } = await itemOf(zlibSession());
     const from = readFromItem(env, item.id);
-    const text = completeFromItem("## Cause\n\nNo zlib headers.\n\n## Fix\n\nInstall zlib1g-dev.\n", from);
+    const text = asText(completeFromItem(partsOfText("## Cause\n\nNo zlib headers.\n\n## Fix\n\nInstall zlib1g-dev.\n"), from));
     const lesson = parseLesson(text, "x.md");
     expect(lesson.type).toBe("pitfall");
     expect(lesson.title).toBe("cmake fails: Could NOT find ZLIB (missing: ZLIB_LIBRARY ZLIB_INCLUDE_DIR)");
