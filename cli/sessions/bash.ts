@@ -107,13 +107,18 @@ const WRAPPERS = new Map<string, Wrapper>(Object.entries({
  * python). Of several statements the last one that does work counts (`pip install x && pytest`).
  */
 export function program(command: string, depth = 0): string {
+  return invocation(command, depth).program;
+}
+
+/** The program a command runs (see program) with the arguments it gets. */
+export function invocation(command: string, depth = 0): { program: string; args: string[] } {
   // Masked before it is split into words: names land in signals, headings and hook records, and a
   // "program" can be a pasted token or a URL whose password a split would cut in two.
   const statements = parseShell(depth ? command : maskSecrets(command)).map((pipeline) => pipelineProgram(pipeline, depth));
   const named = statements.filter((p) => p.name);
   const working = named.filter((p) => !SETUP.has(p.name));
   const pick = working.filter((p) => !p.readOnly).at(-1) ?? working.at(-1) ?? named.at(-1);
-  return pick?.name ?? "";
+  return { program: pick?.name ?? "", args: pick?.args ?? [] };
 }
 
 interface Run {
@@ -334,4 +339,37 @@ export function replaceVolatile(text: string, by: string): string {
 export function failureSignature(prog: string, errorText: string): string {
   const basis = prog + "\n" + replaceVolatile(keyErrorLines(errorText).join("\n"), "#");
   return sha256Hex(basis).slice(0, 24);
+}
+
+// ---- Whether a success answers a failure ----
+
+/**
+ * Subcommands that prepare for the real work (install a dependency, update, fetch, clean, stash),
+ * grouped by what they do: `npm ci` and `npm install` are one thing, `apt-get update` another.
+ */
+const PREPARING: Record<string, string> = {
+  install: "install", i: "install", ci: "install", add: "install", get: "install", require: "install", reinstall: "install",
+  update: "update", upgrade: "update", up: "update", sync: "update", lock: "update",
+  fetch: "pull", pull: "pull", download: "pull", clone: "pull",
+  remove: "remove", rm: "remove", uninstall: "remove", purge: "remove",
+  clean: "clean", stash: "stash", config: "config", login: "login", init: "init", restore: "restore",
+};
+
+/** What a command of its program does: a preparing family, or undefined for the program's real work. */
+function preparing(args: string[]): string | undefined {
+  const sub = args.find((a) => !a.startsWith("-"));
+  return sub === undefined ? undefined : PREPARING[sub];
+}
+
+/**
+ * The task a command does: its program for the program's real work (`pytest -q` and `python -m
+ * pytest -q` are one task), or the program and a preparing family (`npm ci` and `npm install` are
+ * `npm install`; `apt-get update` is `apt-get update`). A success answers a failure of the same
+ * task; a preparing step after the real work failed (`cargo add serde` after `cargo build`) is part
+ * of the fix, not the success.
+ */
+export function task(command: string): string {
+  const { program: name, args } = invocation(command);
+  const family = preparing(args);
+  return family && name ? `${name} ${family}` : name;
 }

@@ -1,4 +1,4 @@
-import { failureSignature, isReadOnly, keyErrorLines, program } from "./bash.ts";
+import { failureSignature, isReadOnly, keyErrorLines, program, task } from "./bash.ts";
 import type { FileChange } from "./edits.ts";
 import { maskSecrets } from "./secrets.ts";
 import type { SessionEvent } from "./reader.ts";
@@ -88,7 +88,7 @@ export function findSignals(
 ): Findings {
   // A Map, not an object: a program may be called `constructor` or `__proto__`.
   const open = new Map<string, OpenFailure>();
-  for (const [prog, f] of Object.entries(opts.openFailures ?? {})) open.set(prog, { ...f, fix: [...(f.fix ?? [])] });
+  for (const [key, f] of Object.entries(opts.openFailures ?? {})) open.set(key, { ...f, fix: [...(f.fix ?? [])] });
   const hits: SignalHit[] = [];
   const drafts: DraftPitfall[] = [];
   const failures: FailureSeen[] = [];
@@ -97,8 +97,8 @@ export function findSignals(
 
   // Each step goes to every open failure but the one of its own program, which it opens or closes.
   const addStep = (step: FixStep, except?: string) => {
-    for (const f of open.values()) {
-      if (f.program === except) continue;
+    for (const [key, f] of open) {
+      if (key === except) continue;
       const fix = (f.fix ??= []);
       fix.push(step);
       if (fix.length > MAX_FIX_STEPS) {
@@ -113,10 +113,12 @@ export function findSignals(
     if (e.kind === "command") {
       const prog = program(e.command);
       if (!prog) continue;
-      if (!isReadOnly(e.command)) addStep({ kind: "command", command: maskSecrets(e.command), exitCode: e.exitCode, ok: e.ok, line: e.line, entryId: e.entryId }, prog);
+      // Open failures are kept per task: `cargo add serde` after a failed `cargo build` is a step of its fix.
+      const key = task(e.command);
+      if (!isReadOnly(e.command)) addStep({ kind: "command", command: maskSecrets(e.command), exitCode: e.exitCode, ok: e.ok, line: e.line, entryId: e.entryId }, key);
       if (!e.ok) {
         const keyLines = keyErrorLines(e.output).slice(0, MAX_KEY_LINES);
-        open.set(prog, { program: prog, command: e.command, exitCode: e.exitCode, keyLines, entryId: e.entryId, line: e.line, time: e.time, attempts: (open.get(prog)?.attempts ?? 0) + 1, fix: [], fixDropped: 0 });
+        open.set(key, { program: prog, command: e.command, exitCode: e.exitCode, keyLines, entryId: e.entryId, line: e.line, time: e.time, attempts: (open.get(key)?.attempts ?? 0) + 1, fix: [], fixDropped: 0 });
         hits.push({ kind: "failed", line: e.line, entryId: e.entryId, program: prog });
         const signature = failureSignature(prog, e.output);
         failures.push({ program: prog, signature, keyLine: keyLines[0] ?? "", line: e.line });
@@ -125,9 +127,9 @@ export function findSignals(
           hits.push({ kind: "repeat", line: e.line, entryId: e.entryId, program: prog });
           score += 2;
         }
-      } else if (open.has(prog)) {
-        const f = open.get(prog)!;
-        open.delete(prog);
+      } else if (open.has(key)) {
+        const f = open.get(key)!;
+        open.delete(key);
         drafts.push({
           program: prog,
           failed: { command: f.command, exitCode: f.exitCode, keyLines: f.keyLines, entryId: f.entryId, line: f.line, time: f.time },

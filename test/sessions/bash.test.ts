@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { failureSignature, isReadOnly, keyErrorLines, program, stripHarnessTrailer } from "../../cli/sessions/bash.ts";
+import { failureSignature, isReadOnly, keyErrorLines, program, stripHarnessTrailer, task } from "../../cli/sessions/bash.ts";
 
 describe("stripHarnessTrailer", () => {
   test("pi: the exit line goes, the code stays", () => {
@@ -90,6 +90,23 @@ describe("program", () => {
     expect(program("python -m pytest -q tests/")).toBe(program("pytest -q"));
     expect(program("cd build && make -j4")).toBe(program("make"));
     expect(program("sudo -E env PATH=/x apt-get install y")).toBe(program("apt-get update"));
+  });
+});
+
+describe("task", () => {
+  test.each([
+    ["pytest -q", "python -m pytest -q", true],
+    ["npm ci", "npm install", true],
+    ["pip install x", "python3 -m pip install y", true],
+    ["cargo build", "cargo test", true],
+    ["cargo build", "cargo add serde", false],
+    ["npm test", "npm install left-pad", false],
+    ["apt-get install foo", "sudo apt-get update", false],
+    ["git push", "git pull --rebase", false],
+    ["git pull --rebase", "git pull --rebase --autostash", true],
+    ["make", "make clean", false],
+  ])("%p and %p are one task: %p", (a, b, same) => {
+    expect(task(a) === task(b)).toBe(same);
   });
 });
 

@@ -120,6 +120,19 @@ describe("fix steps", () => {
     expect(item.body).toContain("### `cargo` failed, then worked after writing Cargo.toml");
   });
 
+  test("a preparing command of the failed program is a step of the fix, not the success", async () => {
+    const w = new SessionWriter("pi");
+    w.bash("cargo build", "error[E0432]: unresolved import `serde`", 101);
+    w.bash("cargo add serd", "error: the crate `serd` could not be found in registry index.", 101);
+    w.bash("cargo add serde", "Adding serde v1.0.215 to dependencies");
+    w.bash("cargo build", "Finished dev");
+    const { r } = await draftsOf(w);
+    expect(r.drafts.map((d) => [d.failed.command, d.worked.command, d.fix.map((s) => s.kind === "command" && s.command)])).toEqual([
+      ["cargo add serd", "cargo add serde", []],
+      ["cargo build", "cargo build", ["cargo add serd", "cargo add serde"]],
+    ]);
+  });
+
   test("a fix that spans two captures (compaction, then shutdown) is kept by the cursor", async () => {
     const box = sandbox("rkb-fix");
     const path = join(box.dir, "s.jsonl");
