@@ -1,6 +1,7 @@
 import { Type } from "typebox";
 import { planAdd } from "../kb/changes.ts";
 import { lessonParts, template, type LessonFields } from "../kb/compose.ts";
+import { completeFromItem, DRAFT_SECTIONS, draftTitle, finishItem, itemSource, partsOfText, readFromItem, type FromItem } from "../kb/from-item.ts";
 import { openKb, provenance } from "../kb/open.ts";
 import { transact } from "../kb/write.ts";
 import { isLessonType } from "../kb/lesson.ts";
@@ -30,6 +31,12 @@ export const addInput = Type.Object(
     when: Type.Optional(Type.Object({}, { additionalProperties: Type.String(), description: 'Where it applies, e.g. {"project": "name"} or {"hdf5": "1.14"}' })),
     verified_how: Type.Optional(choice(CLAIMED_VERIFIED_HOW, "How you know: ran it, read it, or were told (default ran)")),
     ...sectionFields,
+    from_item: Type.Optional(
+      Type.String({
+        description:
+          "Inbox item id (<id>:<n> for its n-th draft pitfall) the lesson is distilled from: rkb records its session, learns the failure's error lines as queries, fills a draft pitfall's empty Symptom, Fix and Evidence, and marks the item distilled",
+      }),
+    ),
     template: Type.Optional(Type.String({ description: "Print the skeleton of a lesson of this type" })),
     session: Type.Optional(Type.String({ description: "Session id to record as the lesson's source" })),
     harness: Type.Optional(Type.String({ description: "Harness the lesson came from (pi, omp)" })),
@@ -54,6 +61,7 @@ export default defineCommand({
       queries: { flag: "query" },
       when: { valueHint: "key=value", example: "project=foo" },
       template: { valueHint: "type" },
+      from_item: { flag: "from", valueHint: "item id" },
     },
   },
   async run(input, ctx) {
@@ -63,24 +71,32 @@ export default defineCommand({
       return { data: { template: text }, human: text, raw: true };
     }
     if (!input.topic) throw usageError("`rkb add` needs --topic", "name the topic folder, e.g. --topic cmake");
+    const from = input.from_item ? readFromItem(ctx.env, input.from_item) : undefined;
     let lesson: { text: string } | ReturnType<typeof lessonParts>;
-    if (input.title) lesson = lessonParts(lessonFields(input as AddFields, ctx));
+    const text = input.title || (from && ctx.stdinIsTTY) ? "" : await ctx.stdin();
+    if (input.title || (from && !text.trim())) lesson = lessonParts(lessonFields(input as AddFields, ctx, from));
     else {
-      const text = await ctx.stdin();
       if (!text.trim()) throw usageError("no lesson on stdin", "pipe a lesson in (see `rkb add --template pitfall`) or build it with --type, --title and the section flags");
       lesson = { text };
     }
+    if (from) lesson = completeFromItem("text" in lesson ? partsOfText(lesson.text) : lesson, from, input.type);
     const env = input.harness ? { ...ctx.env, RKB_HARNESS: input.harness } : ctx.env;
+    const source = { ...provenance(env, input.session), ...(from ? itemSource(from) : {}) };
     const { root } = openKb(ctx, "write");
-    const written = await transact(root, ctx.env, (kb) => planAdd(kb, { lesson, topic: input.topic!, type: input.type, source: provenance(env, input.session) }));
+    const written = await transact(root, ctx.env, (kb) => planAdd(kb, { lesson, topic: input.topic!, type: input.type, source }));
+    if (from) await finishItem(ctx.env, from, written.result.id);
     return writtenOutput(written, [`rkb show ${written.result.id}`]);
   },
 });
 
-/** The new lesson's fields from the input: every section of its type, none of another type's. */
-export function lessonFields(input: AddFields, ctx: Pick<CommandContext, "origin">): LessonFields {
+/**
+ * The new lesson's fields from the input: every section of its type, none of another type's. From a
+ * draft pitfall, the type, the title and the sections the draft fills may be left out.
+ */
+export function lessonFields(input: AddFields, ctx: Pick<CommandContext, "origin">, from?: FromItem): LessonFields {
   const name = (field: string) => (ctx.origin === "tool" ? `\`${field}\`` : `--${field.replace(/_/g, "-")}`);
-  const type = input.type;
+  const type = input.type ?? (from?.draft ? "pitfall" : undefined);
+  const filled = from?.draft && type === "pitfall" ? DRAFT_SECTIONS.map(sectionField) : [];
   if (!type || !isLessonType(type)) throw usageError("building a lesson from flags needs --type", `use one of ${LESSON_TYPES.join(", ")}`);
   const headings = REQUIRED_SECTIONS[type];
   const own = headings.map(sectionField);
@@ -88,16 +104,16 @@ export function lessonFields(input: AddFields, ctx: Pick<CommandContext, "origin
   if (stray.length) {
     throw usageError(`${name(stray[0]!)} is not a section of a ${type}`, `a ${type} has the sections ${own.join(", ")}; pick the type whose sections fit what you learned`);
   }
-  const missing = own.filter((f) => typeof input[f] !== "string" || (input[f] as string).trim() === "");
+  const missing = own.filter((f) => !filled.includes(f) && (typeof input[f] !== "string" || (input[f] as string).trim() === ""));
   if (missing.length) throw usageError(`a ${type} needs ${missing.map(name).join(", ")}`, `give every section of a ${type}: ${own.map(name).join(", ")}`);
   const kept = (items: string[] | undefined) => (items ?? []).map((s) => s.trim()).filter(Boolean);
   return {
     type,
-    title: String(input.title).replace(/\s+/g, " ").trim(),
+    title: String(input.title ?? (from?.draft ? draftTitle(from.draft) : "")).replace(/\s+/g, " ").trim(),
     verifiedHow: input.verified_how,
     tags: kept(input.tags),
     queries: kept(input.queries),
     when: Object.fromEntries(Object.entries(input.when ?? {}).filter(([k, v]) => k.trim() && v.trim())),
-    sections: Object.fromEntries(headings.map((h) => [h, String(input[sectionField(h)])])),
+    sections: Object.fromEntries(headings.map((h) => [h, String(input[sectionField(h)] ?? "")])),
   };
 }

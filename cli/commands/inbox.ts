@@ -3,6 +3,7 @@ import { defineCommand } from "./_shared.ts";
 import { usageError } from "../output/errors.ts";
 import { age, dropItem, expireItems, listItems, parseOutcome, preview, readItem, recordOutcomes, type InboxItem } from "../sessions/inbox.ts";
 import { readFileSync } from "node:fs";
+import { addFromCommands } from "../kb/from-item.ts";
 
 // `rkb inbox [list|show|drop|done] [id…]`: what waits to be distilled into lessons.
 export default defineCommand({
@@ -46,6 +47,12 @@ export default defineCommand({
   },
 });
 
+/** For an item with draft pitfalls, the `rkb add --from` command that turns each into a lesson. */
+function addCommands(item: InboxItem): { add?: string[] } {
+  const add = addFromCommands(item);
+  return add.length ? { add } : {};
+}
+
 function row(item: InboxItem) {
   const now = Date.now() / 1000;
   const meta = item.meta;
@@ -60,6 +67,7 @@ function row(item: InboxItem) {
     ...(typeof meta.counts === "string" ? { counts: meta.counts } : {}),
     ...(typeof meta.session === "string" ? { session: meta.session } : {}),
     preview: preview(item),
+    ...addCommands(item),
   };
 }
 
@@ -75,6 +83,7 @@ function list(env: NodeJS.ProcessEnv) {
     const signals = i.signals.length ? `  [${i.signals.join(", ")}]` : "";
     lines.push(`  ${i.id}  ${i.age.padStart(6)}  p${i.priority}  ${i.kind.padEnd(10)} ${i.preview}${signals}`);
     if (i.counts) lines.push(`${" ".repeat(14)}${i.counts}`);
+    for (const command of i.add ?? []) lines.push(`${" ".repeat(14)}${command}`);
   }
   if (expired) lines.push(`(${expired} items older than 30 days expired)`);
   lines.push(help);

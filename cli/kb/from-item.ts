@@ -87,11 +87,14 @@ export function completeFromItem(lesson: LessonParts, from: FromItem, givenType?
   return { frontmatter: fm, body };
 }
 
+/** The sections of a pitfall a draft can fill. */
+export const DRAFT_SECTIONS = ["Symptom", "Fix", "Evidence"] as const;
+
 /** What a draft says for each section it can fill. */
 function draftSections(d: ItemDraft, item: InboxItem): Record<string, string> {
   const main = mainLine(d.keyLines);
   const symptom = [`Running ${code(firstLine(d.failedCommand))} fails${main ? ` with ${code(main)}` : ""}.`];
-  if (d.keyLines.length) symptom.push("", fence("", d.keyLines.join("\n")));
+  if (d.keyLines.length) symptom.push("", fence("text", d.keyLines.join("\n")));
   const harness = typeof item.meta.harness === "string" ? `a ${item.meta.harness} session` : "a session";
   const session = typeof item.meta.session === "string" ? ` (${item.meta.session}${d.entries ? `, entries ${d.entries}` : ""})` : "";
   const evidence = `Seen in ${harness}${session}: ${code(firstLine(d.failedCommand))} failed, and after the steps in Fix ${code(firstLine(d.workedCommand))} worked.`;
@@ -127,21 +130,23 @@ function fillSections(body: string, d: ItemDraft, item: InboxItem): string {
   const order = REQUIRED_SECTIONS.pitfall;
   const scan = scanBody(body);
   const lines = body.split("\n");
-  const inserts: { at: number; lines: string[] }[] = [];
+  const inserts: { at: number; remove?: number; lines: string[] }[] = [];
   for (const heading of order) {
     const text = filled[heading];
     if (!text) continue;
     const section = scan.sections.find((s) => s.heading === heading);
     if (section && section.text.trim()) continue;
     if (section) {
-      inserts.push({ at: section.line, lines: ["", text] });
+      // The section holds blank lines only: they give way to the text.
+      const next = scan.headings.find((h) => h.line > section.line && h.level <= 2);
+      inserts.push({ at: section.line, remove: (next ? next.line - 1 : lines.length) - section.line, lines: ["", text, ""] });
       continue;
     }
     // A missing section goes before the next section of the type that is there, or at the end.
     const next = order.slice(order.indexOf(heading) + 1).map((h) => scan.sections.find((s) => s.heading === h)).find(Boolean);
     inserts.push({ at: next ? next.line - 1 : lines.length, lines: [`## ${heading}`, "", text, ""] });
   }
-  for (const ins of inserts.sort((a, b) => b.at - a.at)) lines.splice(ins.at, 0, ...ins.lines);
+  for (const ins of inserts.sort((a, b) => b.at - a.at)) lines.splice(ins.at, ins.remove ?? 0, ...ins.lines);
   let out = lines.join("\n");
   if (!scan.headings.some((h) => h.level === 1)) out = `\n# ${draftTitle(d)}\n${out.startsWith("\n") ? "" : "\n"}${out}`;
   return out.endsWith("\n") ? out : out + "\n";
@@ -149,7 +154,8 @@ function fillSections(body: string, d: ItemDraft, item: InboxItem): string {
 
 /** A title for a draft pitfall: the program and the line that says which failure it is. */
 export function draftTitle(d: ItemDraft): string {
-  const title = `${d.program} fails: ${mainLine(d.keyLines) || firstLine(d.failedCommand)}`;
+  const line = mainLine(d.keyLines).replace(new RegExp(`^${d.program.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\s*`), "");
+  const title = `${d.program} fails: ${line || firstLine(d.failedCommand)}`;
   return title.length > 100 ? title.slice(0, 99) + "…" : title;
 }
 

@@ -78,7 +78,7 @@ describe("the learning loop in real agents", () => {
         const item = await until("the inbox item", async () => (await rkb(["inbox", "--format", "json"], { env })).json().items.find((i: any) => i.add?.length));
         expect(item.add[0]).toStartWith(`rkb add --from ${item.id} --topic widget`);
 
-        distill.args = { from_item: item.id, topic: "widget", cause: "The calibration table is generated per checkout by widget-calibrate; a fresh checkout has none." };
+        distill.args = { from_item: item.id, type: "pitfall", title: "widget build needs widget-calibrate in a fresh checkout", topic: "widget", cause: "The calibration table is generated per checkout by widget-calibrate; a fresh checkout has none." };
         await agent.prompt("[scenario:distill] /rkb-distill");
         const added = llm.toolResultFor("rkb_add")!;
         expect(added).toContain("add");
