@@ -39,12 +39,13 @@ export default defineCommand({
       type: l.type,
       status: l.status,
       title: l.title,
+      summary: l.summary,
       tags: l.tags.join(" "),
       when: Object.entries(l.when).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join("|") : v}`).join(" "),
       verified: l.verified,
     }));
     const human = rows.length
-      ? rows.map((r) => `${MARK[r.type] ?? "?"} ${r.id}  ${r.title}${r.status === "active" ? "" : `  (${r.status})`}${r.tags ? `  [${r.tags}]` : ""}`).join("\n")
+      ? rows.map((r) => `${MARK[r.type] ?? "?"} ${r.id}  ${r.title}${r.status === "active" ? "" : `  (${r.status})`}${r.tags ? `  [${r.tags}]` : ""}${r.summary ? `\n    ${r.summary}` : ""}`).join("\n")
       : `no lessons under ${folder}`;
     return { data: { folder, lessons: rows, help: ["rkb show <id>"] }, human };
   },

@@ -6,7 +6,8 @@ import { recallDecision, recallGate } from "../search/recall.ts";
 import { openSearch, searchKb, type SearchHit, type SearchMode, type SearchResult } from "../search/search.ts";
 import type { UsageCounts } from "../kb/usage.ts";
 
-const SUMMARY_MAX = 160;
+// Room for a whole first sentence (a wrapped Symptom); the cut is for a runaway paragraph only.
+const SUMMARY_MAX = 300;
 
 export const searchInput = Type.Object(
   {

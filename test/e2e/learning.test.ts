@@ -80,8 +80,6 @@ describe("the learning loop in real agents", () => {
 
         distill.args = { from_item: item.id, type: "pitfall", title: "widget build needs widget-calibrate in a fresh checkout", topic: "widget", cause: "The calibration table is generated per checkout by widget-calibrate; a fresh checkout has none." };
         await agent.prompt("[scenario:distill] /rkb-distill");
-        const added = llm.toolResultFor("rkb_add")!;
-        expect(added).toContain("add");
         expect((await rkb(["inbox", "--format", "json"], { env })).json().items).toEqual([]);
       } finally {
         await agent.close();
@@ -89,8 +87,12 @@ describe("the learning loop in real agents", () => {
       const lessons = (await rkb(["search", "calibration table missing", "--format", "json"], { env })).json().results;
       expect(lessons).toHaveLength(1);
       const lessonId = lessons[0].id as string;
-      const text = (await rkb(["show", lessonId, "--format", "json"], { env })).json();
-      expect(JSON.stringify(text)).toContain("widget-calibrate --all");
+      expect(llm.toolResultFor("rkb_add")).toContain(lessonId);
+      // Filled from the draft: the fix step, the error line as a query, the session it came from.
+      const shown = JSON.stringify((await rkb(["show", lessonId, "--format", "json"], { env })).json());
+      expect(shown).toContain("widget-calibrate --all");
+      expect(shown).toContain(WIDGET_ERROR);
+      expect(shown).toContain(`"harness":"${kind.harness}"`);
 
       // A new session in a fresh checkout: the same failure, now with the lesson.
       const second = join(box.dir, "fw2");
