@@ -355,10 +355,22 @@ const PREPARING: Record<string, string> = {
   clean: "clean", stash: "stash", config: "config", login: "login", init: "init", restore: "restore",
 };
 
+/** Programs driven by subcommands, where one subcommand can prepare for another (`make install` is a target, not that). */
+const SUBCOMMAND_TOOLS = new Set([
+  "npm", "yarn", "pnpm", "bun", "pip", "uv", "poetry", "pipenv", "pdm", "conda", "mamba", "micromamba", "cargo", "go", "gem", "bundle",
+  "composer", "apt", "apt-get", "dnf", "yum", "zypper", "pacman", "brew", "git", "docker", "podman", "dotnet", "rustup", "helm", "terraform",
+]);
+/** Global options that take the next word (`git -C dir pull`, `npm --prefix x install`). */
+const VALUED_GLOBALS = new Set(["-C", "-c", "--prefix", "--cwd", "--dir", "--directory", "-w", "--workspace", "--manifest-path", "-p", "--project", "-f", "--file"]);
+
 /** What a command of its program does: a preparing family, or undefined for the program's real work. */
-function preparing(args: string[]): string | undefined {
-  const sub = args.find((a) => !a.startsWith("-"));
-  return sub === undefined ? undefined : PREPARING[sub];
+function preparing(name: string, args: string[]): string | undefined {
+  if (!SUBCOMMAND_TOOLS.has(name)) return undefined;
+  for (let i = 0; i < args.length; i++) {
+    if (VALUED_GLOBALS.has(args[i]!)) i++;
+    else if (!args[i]!.startsWith("-")) return PREPARING[args[i]!];
+  }
+  return undefined;
 }
 
 /**
@@ -370,6 +382,6 @@ function preparing(args: string[]): string | undefined {
  */
 export function task(command: string): string {
   const { program: name, args } = invocation(command);
-  const family = preparing(args);
+  const family = preparing(name, args);
   return family && name ? `${name} ${family}` : name;
 }

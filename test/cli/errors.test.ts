@@ -131,7 +131,7 @@ describe("status, context and list read the place", () => {
     const topic = (await rkb(["list", "general/cpp", "--format", "json"], { env: box.env })).json();
     expect(topic.lessons.map((l: any) => l.id)).toEqual(["3c0ffee002"]);
     const toon = await rkb(["list", "general/cpp", "--toon"], { env: box.env });
-    expect(toon.stdout).toContain("lessons[1]{id,type,status,title,tags,when,verified}:");
+    expect(toon.stdout).toContain("lessons[1]{id,type,status,title,summary,tags,when,verified}:");
     const none = await rkb(["list", "general/nope", "--format", "json"], { env: box.env });
     expect(none.exit).toBe(1);
     expect(none.json().error.code).toBe("not_found");

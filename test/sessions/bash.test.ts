@@ -104,7 +104,9 @@ describe("task", () => {
     ["apt-get install foo", "sudo apt-get update", false],
     ["git push", "git pull --rebase", false],
     ["git pull --rebase", "git pull --rebase --autostash", true],
-    ["make", "make clean", false],
+    ["make install", "make -C build install", true],
+    ["git -C repo push", "git -C repo pull", false],
+    ["npm --prefix web test", "npm --prefix web install x", false],
   ])("%p and %p are one task: %p", (a, b, same) => {
     expect(task(a) === task(b)).toBe(same);
   });
