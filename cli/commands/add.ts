@@ -84,7 +84,7 @@ export default defineCommand({
     const source = { ...provenance(env, input.session), ...(from ? itemSource(from) : {}) };
     const { root } = openKb(ctx, "write");
     const written = await transact(root, ctx.env, (kb) => planAdd(kb, { lesson, topic: input.topic!, type: input.type, source }));
-    if (from) await finishItem(ctx.env, from, written.result.id);
+    if (from) finishItem(ctx.env, from, written.result.id);
     return writtenOutput(written, [`rkb show ${written.result.id}`]);
   },
 });

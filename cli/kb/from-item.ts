@@ -207,10 +207,10 @@ function topicFor(program: string): string {
  * Marks the item distilled with outcome `add:<lesson id>` (the draft number as the candidate when
  * the item has several). The item leaves the inbox once every draft has its lesson.
  */
-export async function finishItem(env: NodeJS.ProcessEnv, from: FromItem, lessonId: string): Promise<{ removed: boolean }> {
+export function finishItem(env: NodeJS.ProcessEnv, from: FromItem, lessonId: string): { removed: boolean } {
   const drafts = parseDrafts(from.item.body).length;
   const several = drafts > 1 && from.draftNumber !== undefined;
-  await recordOutcomes(env, from.item, [{ op: "add", lesson: lessonId, ...(several ? { candidate: from.draftNumber } : {}) }]);
+  recordOutcomes(env, from.item, [{ op: "add", lesson: lessonId, ...(several ? { candidate: from.draftNumber } : {}) }]);
   const done = [...new Set([...distilledDrafts(from.item), ...(from.draftNumber ? [from.draftNumber] : [])])].sort((a, b) => a - b);
   if (several && done.length < drafts) {
     rewriteItem(from.item, { ...from.item.meta, distilled: done.map(String) });

@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { distilledSince } from "../../cli/state.ts";
 import { kbFromFixture, rkb, sandbox } from "../helpers.ts";
 import { SECRETS } from "../sessions/secret-samples.ts";
 import { SessionWriter } from "../sessions/session-writer.ts";
@@ -63,8 +64,7 @@ test("eval --replay is silent on a failure; add --from its inbox item; eval --re
   for (const secret of Object.values(SECRETS)) expect(lesson).not.toContain(secret);
   // The item is distilled: gone from the inbox, its outcome logged.
   expect((await rkb(["inbox", "--format", "json"], { env: box.env })).json().items.map((i: any) => i.id)).toEqual([repeat.id]);
-  const log = readFileSync(join(box.env.XDG_STATE_HOME!, "rkb", "distilled.jsonl"), "utf8");
-  expect(JSON.parse(log.trim().split("\n").at(-1)!)).toMatchObject({ item: item.id, op: "add", lesson: id });
+  expect(distilledSince(box.env, 0)).toEqual([expect.objectContaining({ item: item.id, op: "add", lesson: id })]);
 
   const after = (await rkb(["eval", "--replay", archive, "--format", "json"], { env: box.env })).json();
   expect(after.covered).toBe(2);

@@ -73,9 +73,9 @@ describe("a lesson from an inbox item", () => {
     ]);
     const second = readFromItem(env, `${item.id}:2`);
     expect(second.queries).toEqual(["E ModuleNotFoundError: No module named 'yaml'"]);
-    expect(await finishItem(env, second, "aaaaaaaaaa")).toEqual({ removed: false });
+    expect(finishItem(env, second, "aaaaaaaaaa")).toEqual({ removed: false });
     expect(addFromCommands(readItem(env, item.id))).toEqual([`rkb add --from ${item.id} --topic cmake --cause "<why it failed>"`]);
-    expect(await finishItem(env, readFromItem(env, item.id), "bbbbbbbbbb")).toEqual({ removed: true });
+    expect(finishItem(env, readFromItem(env, item.id), "bbbbbbbbbb")).toEqual({ removed: true });
     expect(listItems(env)).toEqual([]);
     expect(() => readFromItem(env, item.id)).toThrow(/no inbox item/);
   });
