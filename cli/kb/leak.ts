@@ -43,7 +43,8 @@ export function leakOptions(leak: KbConfig["leak"], env: NodeJS.ProcessEnv): Lea
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-const EMAIL = /[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g;
+// Starts only where a run of name characters starts: from every character of a long run it is quadratic.
+const EMAIL = /(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g;
 const PATH_CHARS = "[^\\s\"'`<>()\\[\\]{},;|]*";
 const JOB_IDS = [
   /\bSLURM_JOB_ID=\d+/g,

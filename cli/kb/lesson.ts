@@ -64,17 +64,42 @@ export function frontmatterKeyLines(yaml: string): Record<string, number> {
   return lines;
 }
 
-/** Bun's YAML errors carry no line, so find the shortest prefix of lines that no longer parses (0-based). */
+const parses = (yaml: string): boolean => {
+  try {
+    Bun.YAML.parse(yaml);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Bun's YAML errors carry no line, so find the line where the text stops parsing (0-based): the
+ * first top-level entry whose addition breaks the parse, then the first of its lines that does.
+ * Both searches are binary (a prefix that parses is followed by ones that do not), so a broken
+ * frontmatter of n lines costs O(n log n), not one parse per line.
+ */
 function firstBadLine(yaml: string): number {
   const lines = yaml.split("\n");
-  for (let n = 1; n <= lines.length; n++) {
-    try {
-      Bun.YAML.parse(lines.slice(0, n).join("\n"));
-    } catch {
-      return n - 1;
+  const prefix = (n: number) => lines.slice(0, n).join("\n");
+  // Entry starts: lines a top-level key (or anything unindented) opens; the text before the first one parses alone.
+  const starts = lines.flatMap((line, i) => (i > 0 && /^[^\s#]/.test(line) ? [i] : []));
+  starts.push(lines.length);
+  const lastGood = (candidates: number[], lo: number): number => {
+    // candidates ascending; returns the largest candidate whose prefix parses (lo when none does)
+    let [good, bad] = [-1, candidates.length];
+    while (bad - good > 1) {
+      const mid = (good + bad) >> 1;
+      if (parses(prefix(candidates[mid]!))) good = mid;
+      else bad = mid;
     }
-  }
-  return 0;
+    return good === -1 ? lo : candidates[good]!;
+  };
+  const entryStart = lastGood(starts, 0);
+  const entryEnd = starts.find((s) => s > entryStart) ?? lines.length;
+  const within: number[] = [];
+  for (let n = entryStart + 1; n <= entryEnd; n++) within.push(n);
+  return Math.min(lastGood(within, entryStart), lines.length - 1);
 }
 
 /** Parses YAML frontmatter text into a map, with the failing line on error. */

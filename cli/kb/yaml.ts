@@ -55,7 +55,8 @@ export function emitEntry(key: string, value: YamlValue, indent = ""): string[] 
 export function flowStyleLines(yamlText: string): number[] {
   const lines: number[] = [];
   yamlText.split("\n").forEach((line, i) => {
-    const value = /^\s*(?:-\s+|[^:#]+:\s*)(.*)$/.exec(line)?.[1] ?? "";
+    // The value after `- ` or `key:`; the key part holds no space-only run to retry over.
+    const value = /^[ \t]*(?:-[ \t]+|[^:#\s][^:#]*:[ \t]*)(.*)$/.exec(line)?.[1] ?? "";
     if (/^[[{]/.test(value.trim())) lines.push(i + 1);
   });
   return lines;

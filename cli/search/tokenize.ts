@@ -57,7 +57,11 @@ function camelParts(token: string): string[] {
   return out;
 }
 
+/** Longer runs (a base64 blob, a data URI, a minified line) name nothing anyone searches for. */
+const MAX_TOKEN_CHARS = 200;
+
 function group(raw: string): TokenGroup | undefined {
+  if (raw.length > MAX_TOKEN_CHARS) return undefined;
   const token = raw.replace(TRIM, "");
   if (!token) return undefined;
   const flag = LINKER_FLAG.exec(raw);

@@ -5,10 +5,20 @@ import { parseShell, type Pipeline } from "./shell.ts";
 // What a bash tool result says. Pure functions: the hooks, `eval --replay` and the failure query
 // share them, so a failure looks the same wherever rkb meets it.
 
-const EXIT_TRAILER = /\n*Command exited with code (-?\d+)\s*$/;
-const OMP_WALL_TIME = /\n*Wall time: [^\n]*\s*$/;
+// Both trailers sit on the last line that is not blank; they are looked for there only, because a
+// pattern with a leading `\n*` or a trailing `[^\n]*\s*$` retries from every position of a long
+// output (quadratic time on a run of newlines or spaces).
+const EXIT_TRAILER = /Command exited with code (-?\d+)$/;
+const OMP_WALL_TIME = "Wall time: ";
 // Claude Code, and the error text the extension hands to `hook tool-failed`, lead with this line.
 const EXIT_LEADER = /^Exit code (-?\d+)[ \t]*(?:\n|$)/;
+
+/** The text up to where its last non-blank line starts, and that line. */
+function lastLine(text: string): { head: string; line: string } {
+  const trimmed = text.trimEnd();
+  const start = trimmed.lastIndexOf("\n") + 1;
+  return { head: trimmed.slice(0, start), line: trimmed.slice(start) };
+}
 
 /**
  * Removes what the harness appended to a command's output: pi's trailing `Command exited with
@@ -23,13 +33,15 @@ export function stripHarnessTrailer(text: string): { text: string; exitCode?: nu
     exitCode = Number(leader[1]);
     rest = rest.slice(leader[0].length);
   }
-  const trailer = EXIT_TRAILER.exec(rest);
+  let last = lastLine(rest);
+  const trailer = EXIT_TRAILER.exec(last.line);
   if (trailer) {
     exitCode = Number(trailer[1]);
-    rest = rest.slice(0, trailer.index);
+    rest = last.head + last.line.slice(0, trailer.index);
+    last = lastLine(rest);
   }
-  const wall = OMP_WALL_TIME.exec(rest);
-  if (wall) rest = rest.slice(0, wall.index);
+  const wall = last.line.indexOf(OMP_WALL_TIME);
+  if (wall !== -1) rest = last.head + last.line.slice(0, wall);
   return exitCode === undefined ? { text: rest.trimEnd() } : { text: rest.trimEnd(), exitCode };
 }
 
@@ -306,7 +318,13 @@ const KEY_LINE =
 // TeX's "Emergency stop", "compilation terminated", nginx's "configuration file … test failed",
 // Gradle's "Build failed with an exception". They say nothing about which failure it was.
 const AFTERMATH =
-  /returned \d+ exit status|\*\*\*.*\bError \d+|due to (?:\d+ )?previous errors?|errors? occurred|emergency stop|compilation terminated|configuration file \S+ test failed|build failed with an exception/i;
+  /returned \d+ exit status|due to (?:\d+ )?previous errors?|errors? occurred|emergency stop|compilation terminated|configuration file \S+ test failed|build failed with an exception/i;
+// make's `*** … Error 1`, found from the first `***` (a `.*` between them retries from every `***`).
+const MAKE_ERROR = /\bError \d+/;
+const isAftermath = (line: string): boolean => {
+  const stars = line.indexOf("***");
+  return AFTERMATH.test(line) || (stars !== -1 && MAKE_ERROR.test(line.slice(stars + 3)));
+};
 
 /**
  * The lines of an error that say what went wrong, without the aftermath lines that only count
@@ -318,7 +336,7 @@ export function keyErrorLines(errorText: string): string[] {
     .map((l) => l.trim())
     .filter((l) => l !== "" && !l.startsWith("Exit code "));
   const keys = lines.filter((l) => KEY_LINE.test(l));
-  const specific = keys.filter((l) => !AFTERMATH.test(l));
+  const specific = keys.filter((l) => !isAftermath(l));
   return specific.length ? specific : keys.length ? keys : lines.slice(-3);
 }
 
@@ -326,10 +344,13 @@ export function keyErrorLines(errorText: string): string[] {
  * What differs between two runs of the same failure: paths, hex addresses and ids, and numbers.
  * The failure signature masks these; the failure query drops them as noise.
  */
-const VOLATILE = [/\S*\/\S*/g, /\b0x[0-9a-f]+\b/gi, /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi, /\b\d+(?:[.:,]\d+)*\b/g];
+const WORD = /\S+/g;
+const VOLATILE = [/\b0x[0-9a-f]+\b/gi, /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi, /\b\d+(?:[.:,]\d+)*\b/g];
 
 export function replaceVolatile(text: string, by: string): string {
-  return VOLATILE.reduce((t, pattern) => t.replace(pattern, by), text);
+  // A path is a word holding a `/` (found word by word: `\S*\/\S*` retries from every character).
+  const withoutPaths = text.replace(WORD, (w) => (w.includes("/") ? by : w));
+  return VOLATILE.reduce((t, pattern) => t.replace(pattern, by), withoutPaths);
 }
 
 /**
