@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { PREAMBLE, renderInjection } from "../../cli/hooks/block.ts";
+import { renderInjection } from "../../cli/hooks/block.ts";
+import { PREAMBLE } from "../../cli/output/frame.ts";
 import type { InjectedLesson } from "../../cli/search/recall.ts";
 
 const lesson: InjectedLesson = {
