@@ -4,15 +4,24 @@
 // `rkb install pi|omp` writes a copy with the two constants below filled in.
 import type { ExtensionAPI, ExtensionContext, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 
 const RKB: string = "__RKB_BIN__";
 const HARNESS: string = "__RKB_HARNESS__";
 
-// Budgets: a hook may hold up the agent this long at most (omp kills shutdown handlers after 2 s,
-// so shutdown does not wait at all); a tool call may take longer because the model waits for it.
+// Budgets: a hook may hold up the agent this long at most, and so may loading the tool list (omp
+// kills shutdown handlers after 2 s, so shutdown does not wait at all); a tool call may take
+// longer because the model waits for it. A call that runs out of budget is killed with its whole
+// process group, and hooks then leave the binary alone for PAUSE_MS, so a hung rkb costs the agent
+// one budget per pause, not one per event.
 const HOOK_MS = 5_000;
 const TOOL_MS = 60_000;
+const PAUSE_MS = 60_000;
+// rkb's largest answers (the tool list, a long rkb_show) are tens of KB; 1 MiB is far past any of
+// them yet small for the agent's memory and a model's context. A binary that prints more is broken
+// and is stopped, rather than its output being held or handed to the model.
+const MAX_OUTPUT_BYTES = 1 << 20;
+const MAX_STDERR_BYTES = 4 << 10;
 
 const NOT_INSTALLED = `rkb is not installed at ${RKB}. Install rkb, then run \`rkb install ${HARNESS}\` so this extension points at it.`;
 
@@ -40,15 +49,38 @@ const childEnv = () => ({ ...process.env, RKB_HARNESS: HARNESS });
 interface Ran {
   code: number | null;
   stdout: string;
-  /** Set when the binary could not be started or was stopped. */
+  /** Set when the binary did not answer normally: what went wrong, in words for the user. */
   problem?: string;
 }
 
-/** Runs `rkb <args>` with `input` on stdin; kills it when the budget or the signal ends it. Never rejects. */
+/** What an exit code of rkb means (0 ok, 1 error or findings, 2 usage, 3 needs the user; see `rkb --help`). */
+function exitProblem(what: string, code: number | null, signal: NodeJS.Signals | null, stderr: string): string | undefined {
+  const said = stderr.trim().split("\n").slice(-3).join(" ").slice(0, 500);
+  const tail = said ? `: ${said}` : "";
+  if (signal) return `${what} was killed by ${signal}${tail}`;
+  if (code === 0 || code === 3) return undefined;
+  if (code === 1) return `${what} failed${tail}`;
+  if (code === 2) return `${what} was called wrongly (this extension and the binary may be from different rkb versions; run \`rkb install ${HARNESS}\`)${tail}`;
+  if (code === 126) return `${RKB} cannot be run (not executable, or built for another system)${tail}`;
+  if (code === 127) return `${RKB} could not start a program it needs${tail}`;
+  return `${what} stopped with exit code ${code}, which rkb never uses (a crash or a different program at ${RKB})${tail}`;
+}
+
+/** After a call ran out of budget, hooks skip the binary until this time. */
+let pausedUntil = 0;
+
+/**
+ * Runs `rkb <args>` with `input` on stdin in its own process group; kills the whole group when
+ * the budget or the signal ends it, or when it prints more than MAX_OUTPUT_BYTES. Never rejects.
+ */
 function run(args: string[], input: string, budgetMs: number, signal?: AbortSignal): Promise<Ran> {
+  const what = `rkb ${args[0]}`;
   return new Promise((resolve) => {
-    let stdout = "";
+    const out: Buffer[] = [];
+    let outBytes = 0;
+    let stderr = "";
     let done = false;
+    const text = new TextDecoder("utf-8", { fatal: true });
     const finish = (r: Ran) => {
       if (done) return;
       done = true;
@@ -56,18 +88,49 @@ function run(args: string[], input: string, budgetMs: number, signal?: AbortSign
       signal?.removeEventListener("abort", onAbort);
       resolve(r);
     };
-    const child = spawn(RKB, args, { stdio: ["pipe", "pipe", "ignore"], env: childEnv() });
-    const stop = (problem: string) => {
-      child.kill("SIGKILL");
-      finish({ code: null, stdout, problem });
+    // detached: the binary leads a new process group, so killing -pid also ends what it started.
+    const child = spawn(RKB, args, { stdio: ["pipe", "pipe", "pipe"], env: childEnv(), detached: true });
+    const killGroup = () => {
+      try {
+        if (child.pid) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL"); // the group is gone already, or was never made
+      }
     };
-    const timer = setTimeout(() => stop(`rkb ${args[0]} did not finish within ${budgetMs / 1000} s`), budgetMs);
+    const stop = (problem: string) => {
+      killGroup();
+      finish({ code: null, stdout: "", problem });
+    };
+    const timer = setTimeout(() => {
+      pausedUntil = Date.now() + PAUSE_MS;
+      stop(`${what} did not finish within ${budgetMs / 1000} s and was stopped`);
+    }, budgetMs);
     const onAbort = () => stop("cancelled");
     signal?.addEventListener("abort", onAbort);
     if (signal?.aborted) onAbort();
-    child.on("error", (e: NodeJS.ErrnoException) => finish({ code: null, stdout, problem: e.code === "ENOENT" ? NOT_INSTALLED : `rkb did not run: ${e.message}` }));
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
-    child.on("close", (code) => finish({ code, stdout }));
+    child.on("error", (e: NodeJS.ErrnoException) =>
+      finish({ code: null, stdout: "", problem: e.code === "ENOENT" ? NOT_INSTALLED : e.code === "EACCES" ? `${RKB} is not executable (chmod +x it, or run \`rkb install ${HARNESS}\` again)` : `${what} did not run: ${e.message}` }),
+    );
+    child.stdout.on("data", (d: Buffer) => {
+      outBytes += d.length;
+      if (outBytes > MAX_OUTPUT_BYTES) stop(`${what} printed more than ${MAX_OUTPUT_BYTES >> 20} MiB, which no rkb answer is; it was stopped`);
+      else out.push(d);
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      if (stderr.length < MAX_STDERR_BYTES) stderr += d.toString("utf8").slice(0, MAX_STDERR_BYTES - stderr.length);
+    });
+    child.on("close", (code, sig) => {
+      const problem = exitProblem(what, code, sig, stderr);
+      let stdout: string;
+      try {
+        stdout = text.decode(Buffer.concat(out));
+      } catch {
+        stdout = "\0";
+      }
+      // rkb prints UTF-8 text; anything else comes from a broken binary or another program.
+      if (stdout.includes("\0")) finish({ code, stdout: "", problem: problem ?? `${what} printed something that is not text (${RKB} may be another program); run \`rkb install ${HARNESS}\`` });
+      else finish({ code, stdout, problem });
+    });
     child.stdin.on("error", () => {}); // the binary may exit before reading everything
     child.stdin.end(input);
   });
@@ -85,8 +148,9 @@ function session(ctx: ExtensionContext) {
 
 /** `rkb hook <event>` with a JSON payload; its output is text for the model, or "" for nothing. */
 async function hook(event: string, payload: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
+  if (Date.now() < pausedUntil) return "";
   const r = await run(["hook", event], JSON.stringify(payload), HOOK_MS, signal);
-  return r.code === 0 ? r.stdout.trim() : "";
+  return r.code === 0 && !r.problem ? r.stdout.trim() : "";
 }
 
 /**
@@ -124,17 +188,22 @@ function guard<E, R>(fn: (event: E, ctx: ExtensionContext) => Promise<R> | R) {
   };
 }
 
-function readSurface(): Surface | undefined {
+/** The tools and commands the binary offers, or why there are none. */
+async function readSurface(): Promise<{ surface?: Surface; problem?: string }> {
+  const r = await run(["tools", "--format", "json"], "", HOOK_MS);
+  if (r.problem || r.code !== 0) return { problem: r.problem ?? `rkb tools stopped with exit code ${r.code}` };
   try {
-    const text = execFileSync(RKB, ["tools", "--format", "json"], { encoding: "utf8", timeout: HOOK_MS, stdio: ["ignore", "pipe", "ignore"], env: childEnv() });
-    return JSON.parse(text) as Surface;
+    const surface = JSON.parse(r.stdout) as Surface;
+    if (Array.isArray(surface.tools) && Array.isArray(surface.commands)) return { surface };
   } catch {
-    return undefined; // no tools then; session_start tells the user how to install rkb
+    // reported below
   }
+  return { problem: `rkb tools did not print its tool list (${RKB} may be another program or another rkb version); run \`rkb install ${HARNESS}\`` };
 }
 
-export default function rkb(pi: ExtensionAPI) {
-  const surface = readSurface();
+export default async function rkb(pi: ExtensionAPI) {
+  // Loading waits for the binary at most one hook budget; without an answer there are no tools.
+  const { surface, problem: loadProblem } = await readSurface();
 
   for (const t of surface?.tools ?? []) {
     const tool: OmpToolDefinition = {
@@ -150,9 +219,10 @@ export default function rkb(pi: ExtensionAPI) {
         if (s.session_file) args.push("--session-file", s.session_file);
         const r = await run(args, JSON.stringify(params ?? {}), TOOL_MS, signal);
         // Exit 3 asks the user a question: a normal answer for the model, not an error.
-        if (r.code === 0 || r.code === 3) return { content: [{ type: "text", text: r.stdout.trim() }], details: {} };
-        // Throwing is how pi and omp mark a tool result as an error the model sees.
-        throw new Error(r.problem ?? (r.stdout.trim() || `rkb tool ${t.name} failed with exit code ${r.code}`));
+        if (!r.problem) return { content: [{ type: "text", text: r.stdout.trim() }], details: {} };
+        // Throwing is how pi and omp mark a tool result as an error the model sees. On exit 1 and
+        // 2 rkb prints its own error record (what went wrong and the fix) for the model.
+        throw new Error((r.code === 1 || r.code === 2) && r.stdout.trim() ? r.stdout.trim() : r.problem);
       },
     };
     pi.registerTool(tool);
@@ -182,7 +252,7 @@ export default function rkb(pi: ExtensionAPI) {
   pi.on(
     "session_start",
     guard(async (_event, ctx) => {
-      if (!surface && ctx.hasUI) ctx.ui.notify(NOT_INSTALLED, "warning");
+      if (loadProblem && ctx.hasUI) ctx.ui.notify(loadProblem, "warning");
       startText = await hook("session-start", session(ctx));
     }),
   );
