@@ -54,9 +54,19 @@ function withoutNoise(line: string): string {
   return replaceVolatile(line, " ").replace(/\s+/g, " ").trim();
 }
 
+/**
+ * A failure is judged on its first key lines, each cut to a length real error lines stay under:
+ * a 10 MB log line or a hundred thousand error lines would otherwise make each hook as slow as
+ * the output is long, for no better match.
+ */
+const MAX_FAILURE_LINES = 32;
+const MAX_FAILURE_LINE_CHARS = 1_000;
+
 /** The key lines of an error, cleaned of noise, each once. */
 export function failureLines(error: string): string[] {
-  const lines = keyErrorLines(stripHarnessTrailer(error).text).map(withoutNoise);
+  const lines = keyErrorLines(stripHarnessTrailer(error).text)
+    .slice(0, MAX_FAILURE_LINES)
+    .map((l) => withoutNoise(l.slice(0, MAX_FAILURE_LINE_CHARS)));
   return [...new Set(lines.filter((l) => tokenize(l).length > 0))];
 }
 

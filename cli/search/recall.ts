@@ -100,11 +100,17 @@ export function recallGate(text: string): string | undefined {
   return undefined;
 }
 
+/**
+ * What of a prompt recall reads: its start says what it is about; a pasted log or file after that
+ * would only make the query, and the time to rank it, grow with the paste.
+ */
+const MAX_RECALL_CHARS = 2_000;
+
 /** Recall from a known place (eval holds the index and place already). */
 function decideRecallIn(index: SearchIndex, place: Place, usage: Map<string, UsageCounts>, text: string): RecallDecision {
-  const gate = recallGate(text);
+  const gate = recallGate(text.slice(0, MAX_RECALL_CHARS));
   if (gate) return { reason: gate };
-  return recallDecision(index, searchKb({ index, query: text.trim(), place, limit: 2, usage }));
+  return recallDecision(index, searchKb({ index, query: text.slice(0, MAX_RECALL_CHARS).trim(), place, limit: 2, usage }));
 }
 
 export async function decideRecall(input: { text: string; cwd: string; env: NodeJS.ProcessEnv; place?: PlaceOptions }): Promise<RecallDecision> {

@@ -1,0 +1,166 @@
+// Linear time on any input. Each case runs at full size through the compiled binary under a
+// generous bound (a slow machine passes; a hang or a quadratic path at this size does not), and the
+// work inside is measured at two sizes four times apart: linear work grows about 4×, quadratic
+// 16×, so a ratio under 8 catches a quadratic regression however slow the machine is. Precise
+// figures: scripts/bench-linear.ts → BENCHMARKS.md.
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseLesson } from "../../cli/kb/lesson.ts";
+import { scanBody, firstSentence } from "../../cli/kb/body.ts";
+import { findLeaks, leakOptions } from "../../cli/kb/leak.ts";
+import { flowStyleLines } from "../../cli/kb/yaml.ts";
+import { failureSignature, keyErrorLines, stripHarnessTrailer } from "../../cli/sessions/bash.ts";
+import { stripInjected } from "../../cli/sessions/clean.ts";
+import { renderExcerpt } from "../../cli/sessions/excerpt.ts";
+import { userSignals } from "../../cli/sessions/signals.ts";
+import { failureLines, failureQuery } from "../../cli/search/failure.ts";
+import { tokenize } from "../../cli/search/tokenize.ts";
+import { defang } from "../../cli/output/frame.ts";
+import { kbFromFixture, rkb, sandbox } from "../helpers.ts";
+import { brokenFrontmatter, lessonLinking, lessonWithDataUri, MiB, run, RUNS, sessionWithLongLines, svg } from "./adversarial.ts";
+
+const BOUND_MS = 5_000;
+const MAX_RATIO = 8;
+// Below this the larger timing is noise (a GC pause, a busy core); no ratio is read from it.
+const NOISE_MS = 250;
+
+/** Best of two, in ms. */
+function best(fn: () => unknown): number {
+  let min = Infinity;
+  for (let i = 0; i < 2; i++) {
+    const t = performance.now();
+    fn();
+    min = Math.min(min, performance.now() - t);
+  }
+  return min;
+}
+
+/** Fails when the time at 4× the size is more than MAX_RATIO times the time at 1×, measured twice (other work on the machine can spoil one measurement). */
+function expectLinear(name: string, at: (size: number) => () => unknown, size: number): void {
+  const measure = () => ({ small: best(at(size)), large: best(at(size * 4)) });
+  const tooSlow = ({ small, large }: { small: number; large: number }) => large > NOISE_MS && large > MAX_RATIO * small;
+  let m = measure();
+  if (tooSlow(m)) m = measure();
+  const { small, large } = m;
+  if (tooSlow(m)) throw new Error(`${name}: ${small.toFixed(1)} ms at ${size}, ${large.toFixed(1)} ms at ${size * 4} (more than ${MAX_RATIO}×): quadratic`);
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const t = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - t, value };
+}
+
+describe("the binary under a generous bound, at full size", () => {
+  test("a lesson whose 16,000-line frontmatter breaks on its last line: lint names that line", async () => {
+    const box = sandbox();
+    kbFromFixture(box);
+    const { text, badLine } = brokenFrontmatter(16_000);
+    writeFileSync(join(box.kb, "general", "git", "broken.md"), text);
+    const { ms, value } = await timed(() => rkb(["lint", "--format", "json"], { env: box.env }));
+    expect(ms).toBeLessThan(BOUND_MS);
+    expect(value.exit).toBe(1);
+    expect(value.json().findings).toContainEqual(expect.objectContaining({ path: "general/git/broken.md", line: badLine, rule: "format/parse" }));
+  });
+
+  test("a lesson with a 1 MiB SVG data URI and one linking a 1 MiB one-line SVG: lint and the pre-commit hook finish", async () => {
+    const box = sandbox();
+    kbFromFixture(box);
+    const topic = join(box.kb, "general", "git");
+    writeFileSync(join(topic, "inline-diagram.md"), lessonWithDataUri(MiB));
+    mkdirSync(join(topic, "diagram.assets"));
+    writeFileSync(join(topic, "diagram.assets", "layout.svg"), svg(MiB - 1024));
+    writeFileSync(join(topic, "diagram.md"), lessonLinking("diagram.assets/layout.svg"));
+    const lint = await timed(() => rkb(["lint", "--format", "json"], { env: box.env }));
+    expect(lint.ms).toBeLessThan(BOUND_MS);
+    const paths = lint.value.json().findings.map((f: { path: string; rule: string }) => `${f.path} ${f.rule}`);
+    expect(paths.filter((p: string) => p.includes("diagram"))).toEqual([]);
+    // The knowledge base's own pre-commit hook lints what is staged.
+    const git = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: box.kb, env: { ...box.env, PATH: `${join(import.meta.dir, "..", "..", "dist")}:${box.env.PATH}` } });
+    expect(git("add", "-A").exitCode).toBe(0);
+    const commit = await timed(async () => git("commit", "-q", "-m", "a diagram"));
+    expect(commit.ms).toBeLessThan(BOUND_MS);
+    expect(commit.value.exitCode).toBe(0);
+  });
+
+  test("a session of 10 MB lines: extract, and the hooks given 10 MB of error or prompt", async () => {
+    const box = sandbox();
+    kbFromFixture(box);
+    const file = join(box.dir, "long.jsonl");
+    writeFileSync(file, sessionWithLongLines(10 * MiB));
+    const extract = await timed(() => rkb(["extract", file, "--format", "json"], { env: box.env }));
+    expect(extract.ms).toBeLessThan(BOUND_MS);
+    expect(extract.value.json()).toMatchObject({ sessions: 1, skipped_lines: 0, failed: 1, fixed: 1 });
+    const payload = (extra: object) => JSON.stringify({ session_id: "s1", cwd: box.kb, harness: "pi", ...extra });
+    for (const error of [run("x", 10 * MiB), run("error: cannot find target ", 10 * MiB), run("\n", 10 * MiB)]) {
+      const hook = await timed(() => rkb(["hook", "tool-failed"], { env: box.env, stdin: payload({ command: "make all", error }) }));
+      expect(hook.ms).toBeLessThan(BOUND_MS);
+      expect(hook.value.exit).toBe(0);
+    }
+    const prompt = await timed(() => rkb(["hook", "prompt"], { env: box.env, stdin: payload({ prompt: run("remember to rebuild the index ", 10 * MiB) }) }));
+    expect(prompt.ms).toBeLessThan(BOUND_MS);
+  });
+});
+
+describe("the work inside grows linearly (4× the input, under 8× the time)", () => {
+  test("broken frontmatter: finding the bad line", () => {
+    expectLinear("parseLesson", (lines) => {
+      const { text } = brokenFrontmatter(lines);
+      return () => expect(() => parseLesson(text, "general/a/b.md")).toThrow();
+    }, 4_000);
+  });
+
+  test("an SVG data URI and a long SVG: body scan and leak scan", () => {
+    const opts = leakOptions({ usernames: ["alice"], paths: [], allow: [] }, { USER: "bob", HOME: "/home/bob" });
+    expectLinear("scanBody", (bytes) => {
+      const text = lessonWithDataUri(bytes);
+      return () => scanBody(text);
+    }, MiB / 4);
+    expectLinear("findLeaks", (bytes) => {
+      const text = svg(bytes);
+      return () => findLeaks(text, opts);
+    }, MiB / 4);
+  });
+
+  test("runs of one character through every text path", () => {
+    const opts = leakOptions({ usernames: ["alice"], paths: [], allow: [] }, { USER: "bob", HOME: "/home/bob" });
+    const paths: Record<string, (s: string) => unknown> = {
+      parseLessonBody: (s) => parseLesson(`---\nschema: 1\n---\n${s}`, "general/a/b.md"),
+      parseLessonFrontmatter: (s) => {
+        try {
+          parseLesson(`---\n${s}\n---\n`, "general/a/b.md");
+        } catch {
+          // broken YAML is expected; only the time counts
+        }
+      },
+      flowStyleLines,
+      firstSentence,
+      findLeaks: (s) => findLeaks(s, opts),
+      stripHarnessTrailer,
+      keyErrorLines,
+      failureSignature: (s) => failureSignature("make", s),
+      failureLines,
+      failureQuery: (s) => failureQuery(s, s),
+      stripInjected,
+      userSignals,
+      excerpt: (s) => renderExcerpt([{ kind: "user", text: s, line: 1 }, { kind: "command", command: s, ok: false, output: s, line: 2 }], new Set()),
+      tokenize,
+      defang,
+    };
+    const slow: string[] = [];
+    for (const [name, fn] of Object.entries(paths)) {
+      for (const pattern of RUNS) {
+        try {
+          expectLinear(`${name} on ${JSON.stringify(pattern)}`, (chars) => {
+            const text = run(pattern, chars);
+            return () => fn(text);
+          }, 32 * 1024);
+        } catch (e) {
+          slow.push((e as Error).message);
+        }
+      }
+    }
+    expect(slow).toEqual([]);
+  }, 120_000);
+});
