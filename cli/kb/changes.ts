@@ -4,7 +4,7 @@ import { editDistance } from "../distance.ts";
 import { shown } from "../fsutil.ts";
 import { isFolderName, lessonDepth, MAX_FOLDER_NAME, scopeFolder } from "./layout.ts";
 import { refuseSecrets } from "./leak.ts";
-import { contentHash, isLessonType, isMap, LessonParseError, newId, parseLesson, serializeLesson, splitFrontmatter, parseYamlMap, type Frontmatter, type Lesson } from "./lesson.ts";
+import { contentHash, isLessonType, isMap, LessonParseError, newId, parseLesson, serializeLesson, splitFrontmatter, parseYamlMap, frontmatterKeyLines, refuseUnknownKeys, type Frontmatter, type Lesson } from "./lesson.ts";
 import { today } from "./open.ts";
 import { isCurrent } from "./schema.ts";
 import type { Kb } from "./store.ts";
@@ -104,6 +104,7 @@ export function planAdd(kb: Kb, input: AddInput): Plan<LessonWrite> {
 function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
   let fm: Record<string, YamlValue> = {};
   let body: string;
+  let keyLines: Record<string, number> = Object.create(null);
   if ("text" in input.lesson) {
     body = input.lesson.text;
     if (body.includes("\0")) {
@@ -112,12 +113,15 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
     if (/^---\r?\n/.test(body)) {
       const split = splitFrontmatter(body, "<stdin>");
       fm = parseYamlMap(split.yaml, "<stdin>", 2);
+      keyLines = frontmatterKeyLines(split.yaml);
       body = split.body;
     }
   } else {
     fm = input.lesson.frontmatter;
     body = input.lesson.body;
   }
+  // Checked here, before the frontmatter is rebuilt from the known keys and would drop the others.
+  refuseUnknownKeys(fm, "<stdin>", keyLines);
   for (const key of FORBIDDEN_ON_ADD) {
     if (key in fm) throw new RkbError("refused", `a new lesson must not set \`${key}\`; rkb sets it`, `remove \`${key}\` from the frontmatter`);
   }

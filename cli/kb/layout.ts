@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { RkbError } from "../output/errors.ts";
 import { SCOPES } from "./schema.ts";
@@ -69,6 +69,7 @@ export function walkFiles(root: string): string[] {
 /** A folder rkb can read lessons from (a knowledge base, or a copy of its folders). */
 export function requireReadableKb(root: string): void {
   if (!existsSync(root)) throw notAKb(root, "does not exist");
+  requireAccess(root, constants.R_OK | constants.X_OK, "read");
   const looksLikeKb = existsSync(join(root, "kb.toml")) || SCOPES.some((s) => existsSync(join(root, s)));
   if (!looksLikeKb) throw notAKb(root, "has no kb.toml and no general/, projects/ or systems/ folder");
 }
@@ -76,8 +77,23 @@ export function requireReadableKb(root: string): void {
 /** A knowledge base rkb may write to: kb.toml and a git repository. */
 export function requireWritableKb(root: string): void {
   if (!existsSync(root)) throw notAKb(root, "does not exist");
+  // Every write takes the lock in .git and commits there; a read-only folder must say so, not fail half-way.
+  const writable = constants.R_OK | constants.W_OK | constants.X_OK;
+  requireAccess(root, writable, "write to");
   if (!existsSync(join(root, "kb.toml"))) throw notAKb(root, "has no kb.toml");
   if (!existsSync(join(root, ".git"))) throw notAKb(root, "is not a git repository");
+  requireAccess(join(root, ".git"), writable, "write to");
+}
+
+/** A knowledge base folder rkb may not read or write is the user's to fix, named with the fix. */
+function requireAccess(folder: string, mode: number, verb: string): void {
+  try {
+    accessSync(folder, mode);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === "EROFS" ? "it is on a read-only file system" : "permission denied";
+    throw new RkbError("io", `rkb cannot ${verb} the knowledge base folder ${folder} (${why})`, `give your user access (\`chmod -R u+rwX ${folder}\`), or set RKB_HOME to a knowledge base you own`);
+  }
 }
 
 function notAKb(root: string, why: string): RkbError {

@@ -56,7 +56,8 @@ export function splitFrontmatter(text: string, path: string): { yaml: string; bo
 
 /** The file line of each top-level key of a frontmatter (line 1 is the opening `---`). */
 export function frontmatterKeyLines(yaml: string): Record<string, number> {
-  const lines: Record<string, number> = {};
+  // No prototype: a key named `__proto__` or `constructor` is a key like any other here.
+  const lines: Record<string, number> = Object.create(null);
   yaml.split("\n").forEach((line, i) => {
     const m = /^([A-Za-z_][\w-]*)\s*:/.exec(line);
     if (m && !(m[1]! in lines)) lines[m[1]!] = i + 2;
@@ -109,7 +110,12 @@ export function parseYamlMap(yaml: string, path: string, firstLine: number): Rec
     data = yaml.trim() === "" ? {} : Bun.YAML.parse(yaml);
   } catch (e) {
     const line = firstLine + firstBadLine(yaml);
-    throw new LessonParseError(path, line, `the frontmatter is not valid YAML (${(e as Error).message}); fix the YAML syntax on this line`);
+    const message = (e as Error).message;
+    // A chain of aliases (`*a` repeating `*b` repeating …, "billion laughs") expands past what the parser allows.
+    if (/excessive aliasing/i.test(message)) {
+      throw new LessonParseError(path, line, "the frontmatter's YAML aliases (`*name`) expand to too much data; write the values out instead of repeating anchors");
+    }
+    throw new LessonParseError(path, line, `the frontmatter is not valid YAML (${message}); fix the YAML syntax on this line`);
   }
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     throw new LessonParseError(path, firstLine, "the frontmatter must be a YAML map of `key: value` lines");
@@ -117,15 +123,20 @@ export function parseYamlMap(yaml: string, path: string, firstLine: number): Rec
   return data as Record<string, YamlValue>;
 }
 
-export function parseLesson(text: string, path: string): Lesson {
-  const { yaml, body, bodyLine } = splitFrontmatter(text, path);
-  const data = parseYamlMap(yaml, path, 2);
-  const keyLines = frontmatterKeyLines(yaml);
+/** Throws on the first key that is no frontmatter key (`__proto__` included: YAML makes it an own key). */
+export function refuseUnknownKeys(data: Record<string, YamlValue>, path: string, keyLines: Record<string, number>): void {
   for (const key of Object.keys(data)) {
     if (!(FRONTMATTER_KEYS as readonly string[]).includes(key)) {
       throw new LessonParseError(path, keyLines[key] ?? 2, `unknown frontmatter key \`${key}\`; allowed keys: ${FRONTMATTER_KEYS.join(", ")}`);
     }
   }
+}
+
+export function parseLesson(text: string, path: string): Lesson {
+  const { yaml, body, bodyLine } = splitFrontmatter(text, path);
+  const data = parseYamlMap(yaml, path, 2);
+  const keyLines = frontmatterKeyLines(yaml);
+  refuseUnknownKeys(data, path, keyLines);
   const frontmatter: Frontmatter = {};
   for (const key of FRONTMATTER_KEYS) if (key in data) frontmatter[key] = data[key]!;
   const scan = scanBody(body);

@@ -26,6 +26,11 @@ export function lessonFindings(lesson: Lesson, ctx: LessonRulesContext): Finding
   const findings: Finding[] = [];
   const report = (rule: string, line: number | undefined, message: string, severity: Finding["severity"] = "error") =>
     findings.push({ path: lesson.path, ...(line !== undefined ? { line } : {}), severity, rule, message });
+  const nul = lesson.raw.indexOf("\0");
+  if (nul !== -1) {
+    const line = lesson.raw.slice(0, nul).split("\n").length;
+    report("format/nul", line, "this line holds a NUL byte (git then takes the file for binary, and no tool shows the text after it); remove it");
+  }
   frontmatterRules(lesson, ctx, report);
   bodyRules(lesson, report);
   placementRules(lesson, report);
@@ -156,7 +161,7 @@ export function labelFindings(
     return;
   }
   for (const [key, value] of Object.entries(labels)) {
-    const allowed = declared[key];
+    const allowed = Object.hasOwn(declared, key) ? declared[key] : undefined;
     if (!allowed) {
       const known = Object.keys(declared);
       report(entryLine(key), `the label \`${key}\` is not declared in kb.toml [labels]${known.length ? ` (declared: ${known.join(", ")})` : ""}; declare it there or remove it`);

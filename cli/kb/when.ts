@@ -168,7 +168,8 @@ export function evaluateWhen(when: Record<string, YamlValue>, facts: Record<stri
   const keys: KeyVerdict[] = [];
   for (const [key, raw] of Object.entries(when)) {
     const values = (Array.isArray(raw) ? raw : [raw]).map((v) => String(v));
-    const have = facts[key];
+    // Own facts only: `when.constructor` or `when.__proto__` must not find Object.prototype's.
+    const have = Object.hasOwn(facts, key) ? facts[key] : undefined;
     const each = values.map((v) => checkOne(key, v, have, git));
     const result = combine(
       each.map((e) => e.result),
