@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import contextCommand from "../commands/context.ts";
 import { innerContext } from "../commands/_shared.ts";
 import { requireReadableKb } from "../kb/layout.ts";
+import { lessonErrors } from "../kb/lint.ts";
 import { appendUsage } from "../kb/usage.ts";
 import { kbRoot } from "../settings.ts";
 import { decideFailureInjection } from "../search/failure.ts";
@@ -80,7 +81,9 @@ function inboxNudge(env: NodeJS.ProcessEnv, harness: string | undefined): string
 }
 
 /** Records the lesson as injected unless it already was in this session; returns the block or "". */
-async function inject(env: NodeJS.ProcessEnv, p: HookPayload, hook: string, lesson: InjectedLesson | undefined, extra: NewRecord[], reason: string): Promise<string> {
+async function inject(env: NodeJS.ProcessEnv, p: HookPayload, hook: string, chosen: InjectedLesson | undefined, extra: NewRecord[], reason: string): Promise<string> {
+  // A lesson that fails lint (broken format, a leak, a dead link) is not shown to an agent.
+  const lesson = chosen && lessonErrors(kbRoot(env), chosen.path, env).length === 0 ? chosen : undefined;
   const fresh = await updateRecords(env, p.session_id, (records) => {
     const seen = lesson !== undefined && records.some((r) => r.kind === "injected" && r.id === lesson.id);
     const append: NewRecord[] = [...extra, ...(lesson && !seen ? [{ kind: "injected" as const, id: lesson.id, hook }] : [])];

@@ -39,6 +39,20 @@ export function lintKb(root: string, opts: { overrides?: Map<string, string | nu
   return lintTree(diskTree(root, opts.overrides ?? new Map()), opts.only, opts.env ?? process.env);
 }
 
+/**
+ * The errors of one lesson judged on its own (parse, format, links, leaks), without reading the
+ * rest of the knowledge base: the hooks check this before they put a lesson in front of an agent.
+ */
+export function lessonErrors(root: string, rel: string, env: NodeJS.ProcessEnv = process.env): Finding[] {
+  const tree: Tree = {
+    files: [rel],
+    text: (r) => readFileSync(join(root, r), "utf8"),
+    size: (r) => statSync(join(root, r)).size,
+    exists: (r) => existsSync(join(root, r)),
+  };
+  return lintTree(tree, [rel], env).filter((f) => f.severity === "error" && f.path === rel);
+}
+
 /** Lints what is staged in the git index at root: per-file rules for staged files, global rules on the whole index. */
 export async function lintStaged(root: string, env: NodeJS.ProcessEnv = process.env): Promise<Finding[]> {
   const staged = gitOrThrow(root, ["diff", "--cached", "--name-only", "-z", "--relative", "--diff-filter=ACMR"], { env }).split("\0").filter(Boolean);

@@ -11,9 +11,15 @@ export const FRAME_TAG = "rkb-lesson";
 const TAG_LIKE = /[<\uFF1C\uFE64\u2039\u3008\u27E8\u2329]\s*\/?\s*rkb[\s_\-\u2010-\u2015\uFE63\uFF0D]*lesson/gi;
 const INVISIBLE = /\p{Cf}/gu;
 
-/** Multi-line lesson text made safe to sit inside the frame: every tag-like opening loses its `<`. */
+// A line that copies the preamble would look like the start of another frame.
+const FORGED_PREAMBLE = /^([ \t]*)(rkb: reference data)/gim;
+
+/** Multi-line lesson text made safe to sit inside the frame: every tag-like opening loses its `<`, a copied preamble is marked as quoted. */
 export function defang(text: string): string {
-  return text.replace(INVISIBLE, "").replace(TAG_LIKE, (m) => "[" + m.slice(1));
+  return text
+    .replace(INVISIBLE, "")
+    .replace(TAG_LIKE, (m) => "[" + m.slice(1))
+    .replace(FORGED_PREAMBLE, "$1(quoted) $2");
 }
 
 /** A single-line field (id, title, dates): line breaks become spaces, then it is defanged. */

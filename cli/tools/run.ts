@@ -4,6 +4,7 @@ import { ORIGIN_ENV } from "../kb/burst.ts";
 import type { PlaceOptions } from "../kb/place.ts";
 import type { TObject } from "typebox";
 import { asRkbError, usageError, type RkbError } from "../output/errors.ts";
+import { frame } from "../output/frame.ts";
 import { renderError, renderOutput } from "../output/render.ts";
 import { debugFromEnv } from "../settings.ts";
 import { findTool, loadTool, TOOL_NAMES, type ToolSpec } from "./schemas.ts";
@@ -34,6 +35,8 @@ export interface ToolResult {
   text: string;
 }
 
+const TOOL_ADVICE = "Lessons can be wrong or out of date: check that one fits before you act on it.";
+
 /** Runs the tool `name` with `args` (one JSON object) and returns what it answers; never throws. */
 export async function callTool(name: string, args: unknown, call: ToolCall): Promise<ToolResult> {
   const format = call.format ?? "toon";
@@ -56,7 +59,9 @@ export async function callTool(name: string, args: unknown, call: ToolCall): Pro
     };
     const out = await cmd.run(input as never, ctx);
     const rendered = await renderOutput(out, format);
-    return { exit: rendered.exit, data: out.data, text: rendered.stdout };
+    // For the model, lesson text is data inside the one lesson frame; a script's JSON stays as it is.
+    const text = tool.framed && format === "toon" && rendered.exit === 0 ? frame({ tool: tool.name }, rendered.stdout.trimEnd(), TOOL_ADVICE) + "\n" : rendered.stdout;
+    return { exit: rendered.exit, data: out.data, text };
   } catch (e) {
     const err = asRkbError(e, debugFromEnv(call.env));
     const rendered = await renderError(err, format);

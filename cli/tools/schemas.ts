@@ -23,6 +23,8 @@ export interface ToolSpec {
   omit?: readonly string[];
   /** Of those, the ones it must give. */
   required: readonly string[];
+  /** Its answer holds lesson text, so the model gets it inside the lesson frame (output/frame.ts). */
+  framed?: boolean;
 }
 
 export const TOOLS: readonly ToolSpec[] = [
@@ -35,6 +37,7 @@ export const TOOLS: readonly ToolSpec[] = [
     command: "search",
     pick: ["query", "limit", "all"],
     required: ["query"],
+    framed: true,
   },
   {
     name: "rkb_show",
@@ -43,6 +46,7 @@ export const TOOLS: readonly ToolSpec[] = [
     command: "show",
     pick: ["id"],
     required: ["id"],
+    framed: true,
   },
   {
     name: "rkb_add",
