@@ -58,11 +58,14 @@ describe("rkb tools", () => {
 });
 
 describe("rkb tool <name>", () => {
-  test("rkb_search prints exactly what `rkb search --toon` prints", async () => {
+  test("rkb_search prints what `rkb search --toon` prints, inside the lesson frame", async () => {
     const viaTool = await tool("rkb_search", { query: "git push rejected", limit: 5 });
     const direct = await rkb(["search", "git push rejected", "--limit", "5", "--toon"], { env: box.env });
     expect(viaTool.exit).toBe(0);
-    expect(viaTool.stdout).toBe(direct.stdout);
+    const lines = viaTool.stdout.trimEnd().split("\n");
+    expect(lines[1]).toBe('<rkb-lesson tool="rkb_search">');
+    expect(lines.at(-1)).toBe("</rkb-lesson>");
+    expect(lines.slice(2, -1).join("\n") + "\n").toBe(direct.stdout);
     expect(viaTool.stdout).toContain(lessonId);
   });
 
