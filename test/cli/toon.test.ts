@@ -35,13 +35,19 @@ interface Call {
   stdin?: string;
 }
 
+/** rkb_search and rkb_show answer the model inside the lesson frame (output/frame.ts): the TOON is what is between its tags. */
+function unframed(stdout: string): string {
+  const lines = stdout.trimEnd().split("\n");
+  return lines[1]?.startsWith("<rkb-lesson ") && lines.at(-1) === "</rkb-lesson>" ? lines.slice(2, -1).join("\n") + "\n" : stdout;
+}
+
 async function bothFormats(json: Sandbox, toon: Sandbox, { args, stdin }: Call) {
   const asJson = await rkb([...args, "--format", "json"], { env: json.env, stdin, cwd: json.home });
   const asToon = await rkb([...args, "--toon"], { env: toon.env, stdin, cwd: toon.home });
   expect({ args, exit: asToon.exit }).toEqual({ args, exit: asJson.exit });
   let decoded: unknown;
   try {
-    decoded = decode(asToon.stdout);
+    decoded = decode(unframed(asToon.stdout));
   } catch (e) {
     throw new Error(`rkb ${args.join(" ")} --toon does not decode: ${(e as Error).message}\n${asToon.stdout}`);
   }
