@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { RkbError } from "../output/errors.ts";
+import { git, gitFailure } from "./git.ts";
 import { findRepo } from "./repo.ts";
 
 // git's own lock, `.git/index.lock`: git takes it for every change to the index and removes it when
@@ -83,5 +84,19 @@ export async function waitForGitIndex(root: string, waitMs: number, leftByKilled
       throw new RkbError("locked", `git is working in the knowledge base: ${lock.path} has been held for ${Math.round(lock.ageMs / 1000)} s`, "wait for that git command to finish and try again; nothing was written");
     }
     await Bun.sleep(50);
+  }
+}
+
+/**
+ * Runs a git command that takes the index lock. The git child of a write killed with SIGKILL (not
+ * its whole group) lives on and may take the lock just after the check before this write: then
+ * wait for it to finish and try again, instead of failing a write that has done nothing wrong.
+ */
+export async function gitOnIndex(root: string, args: string[], env: NodeJS.ProcessEnv, waitMs: number): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    const r = git(root, args, { env });
+    if (r.ok) return r.stdout;
+    if (attempt >= 3 || !r.stderr.includes("index.lock")) throw gitFailure(root, args, r);
+    await waitForGitIndex(root, waitMs);
   }
 }

@@ -31,9 +31,12 @@ export function gitIdentity(cwd: string, env: NodeJS.ProcessEnv): { name: string
 /** Runs git and turns a failure into an rkb error naming the command. */
 export function gitOrThrow(cwd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; stdin?: string } = {}): string {
   const r = git(cwd, args, opts);
-  if (!r.ok) {
-    const detail = (r.stderr || r.stdout).trim().split("\n").slice(-3).join(" / ");
-    throw new RkbError("git", `\`git ${args.join(" ")}\` failed in ${cwd}: ${detail}`, "check the repository with `git status` there; `rkb doctor` lists common problems");
-  }
+  if (!r.ok) throw gitFailure(cwd, args, r);
   return r.stdout;
+}
+
+/** The rkb error for a git command that failed, naming the command and git's last words. */
+export function gitFailure(cwd: string, args: string[], r: GitResult): RkbError {
+  const detail = (r.stderr || r.stdout).trim().split("\n").slice(-3).join(" / ");
+  return new RkbError("git", `\`git ${args.join(" ")}\` failed in ${cwd}: ${detail}`, "check the repository with `git status` there; `rkb doctor` lists common problems");
 }

@@ -2,12 +2,12 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { RkbError } from "../output/errors.ts";
 import { loadKbConfig } from "./config.ts";
-import { git, gitOrThrow } from "./git.ts";
+import { git } from "./git.ts";
 import { requireWritableKb } from "./layout.ts";
 import type { Finding } from "./finding.ts";
 import { lintKb } from "./lint.ts";
 import { withLock } from "../lock.ts";
-import { waitForGitIndex } from "./git-index.ts";
+import { gitOnIndex, waitForGitIndex } from "./git-index.ts";
 import { lockLeftByKilledWrite, recoverKilledWrite } from "./journal.ts";
 import { lockPath, useRecordPaths } from "./write.ts";
 
@@ -33,17 +33,17 @@ function commits(root: string, range: string, env: NodeJS.ProcessEnv): Commit[] 
  * the tree is the person's, and the clean-tree check below names it. They are linted here like the
  * pre-commit hook would (which may not find rkb on PATH), so a failing file is never committed.
  */
-function commitUseRecords(root: string, env: NodeJS.ProcessEnv): void {
+async function commitUseRecords(root: string, env: NodeJS.ProcessEnv, waitMs: number): Promise<void> {
   const records = useRecordPaths(root);
   if (!records.length) return;
-  gitOrThrow(root, ["add", "-A", "--", ...records], { env });
+  await gitOnIndex(root, ["add", "-A", "--", ...records], env, waitMs);
   if (git(root, ["diff", "--cached", "--quiet", "--", ...records], { env }).ok) return;
   const errors = lintKb(root, { only: records, env }).filter((f) => f.severity === "error" && records.includes(f.path));
   if (errors.length) {
     git(root, ["reset", "-q", "--", ...records], { env });
     throw new RkbError("invalid_lesson", `${errors[0]!.path}: ${errors[0]!.message}`, "fix the file and run `rkb sync` again; nothing was committed", { findings: errors });
   }
-  gitOrThrow(root, ["commit", "-q", "--no-verify", "-m", "usage: record lesson use", "--", ...records], { env });
+  await gitOnIndex(root, ["commit", "-q", "--no-verify", "-m", "usage: record lesson use", "--", ...records], env, waitMs);
 }
 
 export async function syncKb(root: string, env: NodeJS.ProcessEnv, remoteFlag?: string): Promise<SyncResult> {
@@ -58,7 +58,7 @@ export async function syncKb(root: string, env: NodeJS.ProcessEnv, remoteFlag?: 
     }
     const branch = git(root, ["symbolic-ref", "--short", "-q", "HEAD"], { env }).stdout.trim();
     if (!branch) throw new RkbError("refused", "the knowledge base is on a detached HEAD", `check out a branch: \`git -C ${root} switch main\``);
-    commitUseRecords(root, env);
+    await commitUseRecords(root, env, config.lock.waitMs);
     const dirty = git(root, ["status", "--porcelain"], { env }).stdout.split("\n").filter(Boolean);
     if (dirty.length) {
       throw new RkbError("refused", `the knowledge base has uncommitted changes: ${dirty.slice(0, 10).map((l) => l.slice(3)).join(", ")}`, `commit or discard them first (\`git -C ${root} status\`)`, { files: dirty.slice(0, 10).map((l) => l.slice(3)) });

@@ -6,7 +6,7 @@ import { RkbError } from "../output/errors.ts";
 import { loadKbConfig, type KbConfig } from "./config.ts";
 import { burstQuestion, openGrace } from "./burst.ts";
 import { gitOrThrow } from "./git.ts";
-import { waitForGitIndex } from "./git-index.ts";
+import { gitOnIndex, waitForGitIndex } from "./git-index.ts";
 import { closeJournal, headCommit, lockLeftByKilledWrite, openJournal, recoverKilledWrite, rollBack, type Journal } from "./journal.ts";
 import { requireWritableKb } from "./layout.ts";
 import type { Finding } from "./finding.ts";
@@ -74,7 +74,7 @@ export async function transact<R>(root: string, env: NodeJS.ProcessEnv, plan: (k
       const write: StoredWrite = { root, changes: planned.changes, before, message: planned.message, result: planned.result };
       throw needsUser(saveRequest(env, { question: ask.question, options: [ask.option, "cancel"], write }));
     }
-    return applyAndCommit(root, env, planned);
+    return applyAndCommit(root, env, planned, config.lock.waitMs);
   });
 }
 
@@ -89,7 +89,7 @@ export async function applyAllowed(req: PendingRequest, choice: string, env: Nod
     }
     check(write.root, env, write.changes, write.message);
     if (choice === "continue") openGrace(write.root, env, req.session, config);
-    return applyAndCommit(write.root, env, { changes: write.changes, message: write.message, result: write.result });
+    return applyAndCommit(write.root, env, { changes: write.changes, message: write.message, result: write.result }, config.lock.waitMs);
   });
 }
 
@@ -140,7 +140,7 @@ function listUsage(root: string): string[] {
   }
 }
 
-function applyAndCommit<R>(root: string, env: NodeJS.ProcessEnv, planned: Plan<R>): Written<R> {
+async function applyAndCommit<R>(root: string, env: NodeJS.ProcessEnv, planned: Plan<R>, waitMs: number): Promise<Written<R>> {
   const journal: Journal = {
     head: headCommit(root, env),
     entries: planned.changes.map((c) => ({ rel: c.rel, before: readIfExists(pathInside(root, c.rel)) ?? null })),
@@ -155,8 +155,8 @@ function applyAndCommit<R>(root: string, env: NodeJS.ProcessEnv, planned: Plan<R
     }
     // Exactly this write's paths, plus rkb's own use records: never anything else in the tree.
     const paths = [...planned.changes.map((c) => c.rel), ...useRecordPaths(root)];
-    gitOrThrow(root, ["add", "-A", "--", ...paths], { env });
-    gitOrThrow(root, ["commit", "-q", "--no-verify", "-m", planned.message, "--", ...paths], { env });
+    await gitOnIndex(root, ["add", "-A", "--", ...paths], env, waitMs);
+    await gitOnIndex(root, ["commit", "-q", "--no-verify", "-m", planned.message, "--", ...paths], env, waitMs);
   } catch (e) {
     rollBack(root, env, journal);
     closeJournal(root);
