@@ -112,3 +112,41 @@ export function gitIn(dir: string, env: Record<string, string>, ...args: string[
   if (p.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${p.stderr}`);
   return p.stdout.toString();
 }
+
+/** The pitfall the hook tests inject: a cmake failure to find ZLIB and its fix. */
+export const ZLIB_PITFALL = `---
+type: pitfall
+verified_how: ran
+tags:
+  - cmake
+---
+
+# CMake cannot find ZLIB unless ZLIB_ROOT is set
+
+## Symptom
+CMake stops with \`Could NOT find ZLIB (missing: ZLIB_LIBRARY ZLIB_INCLUDE_DIR)\`.
+
+## Cause
+zlib lives under /opt/zlib, which CMake does not search.
+
+## Fix
+Set \`ZLIB_ROOT=/opt/zlib\`.
+
+## Evidence
+\`ZLIB_ROOT=/opt/zlib cmake -S . -B build\` printed \`Found ZLIB\`.
+`;
+
+/** A fact lesson with this title, for tests that only need some valid lesson to write. */
+export const factLesson = (title: string) => `---
+type: fact
+verified_how: read
+---
+
+# ${title}
+
+## Statement
+Something that holds.
+
+## Evidence
+Read in the manual.
+`;

@@ -5,29 +5,7 @@ import { join } from "node:path";
 import { runCli } from "../../cli/dispatch.ts";
 import { hookCalls, hookErrorsSince, readRecords } from "../../cli/state.ts";
 import { addItem } from "../../cli/sessions/inbox.ts";
-import { sandbox, type Sandbox } from "../helpers.ts";
-
-const LESSON = `---
-type: pitfall
-verified_how: ran
-tags:
-  - cmake
----
-
-# CMake cannot find ZLIB unless ZLIB_ROOT is set
-
-## Symptom
-CMake stops with \`Could NOT find ZLIB (missing: ZLIB_LIBRARY ZLIB_INCLUDE_DIR)\`.
-
-## Cause
-zlib lives under /opt/zlib, which CMake does not search.
-
-## Fix
-Set \`ZLIB_ROOT=/opt/zlib\`.
-
-## Evidence
-\`ZLIB_ROOT=/opt/zlib cmake -S . -B build\` printed \`Found ZLIB\`.
-`;
+import { sandbox, type Sandbox, ZLIB_PITFALL } from "../helpers.ts";
 
 const CMAKE_ERROR = "CMake Error at CMakeLists.txt:4 (find_package):\n  Could NOT find ZLIB (missing: ZLIB_LIBRARY ZLIB_INCLUDE_DIR)\n\n\nCommand exited with code 1";
 
@@ -44,7 +22,7 @@ async function hook(event: string, payload: Record<string, unknown> | string, fl
 
 async function withKb(): Promise<string> {
   expect((await runCli(["init"], { env: box.env, cwd: box.home, stdin: "" })).exit).toBe(0);
-  const added = await runCli(["add", "--topic", "cmake", "--format", "json"], { env: box.env, cwd: box.home, stdin: LESSON });
+  const added = await runCli(["add", "--topic", "cmake", "--format", "json"], { env: box.env, cwd: box.home, stdin: ZLIB_PITFALL });
   expect(added.exit).toBe(0);
   return JSON.parse(added.stdout).id;
 }

@@ -2,25 +2,11 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_KB_TOML, parseKbToml } from "../../cli/kb/config.ts";
-import { BIN, gitIn, rkb, sandbox, type Sandbox } from "../helpers.ts";
+import { BIN, gitIn, rkb, sandbox, type Sandbox, factLesson } from "../helpers.ts";
 
 // Agent writes have a burst limit, and archiving a whole folder asks first: the command stops with
 // exit 3 `needs_user`, writes nothing, and names the `rkb confirm` the person runs in their own
 // terminal. Confirm needs that terminal: here a pseudo-terminal from `script`, and none under `setsid`.
-
-const fact = (title: string) => `---
-type: fact
-verified_how: read
----
-
-# ${title}
-
-## Statement
-Something that holds.
-
-## Evidence
-Read in the manual.
-`;
 
 /** A knowledge base whose burst limit is 3 commits per 10 minutes (init and this config are 2 of them). */
 async function kbBox(): Promise<Sandbox & { agent: Record<string, string> }> {
@@ -32,7 +18,7 @@ async function kbBox(): Promise<Sandbox & { agent: Record<string, string> }> {
 }
 
 const commits = (box: Sandbox) => Number(gitIn(box.kb, box.env, "rev-list", "--count", "HEAD").trim());
-const addAs = (env: Record<string, string>, title: string) => rkb(["add", "--topic", "burst", "--format", "json"], { env, stdin: fact(title) });
+const addAs = (env: Record<string, string>, title: string) => rkb(["add", "--topic", "burst", "--format", "json"], { env, stdin: factLesson(title) });
 
 /** Runs `rkb confirm` on a pseudo-terminal where the person types `answer`. */
 function confirmOnTerminal(box: Sandbox, id: string, choice: string, answer: string): { out: string; exit: number } {
@@ -144,7 +130,7 @@ describe("the burst limit on agent writes", () => {
 
 test("archiving a whole folder asks first, then archives every lesson in one commit", async () => {
   const box = await kbBox();
-  for (const t of ["Old cluster fact one", "Old cluster fact two"]) expect((await rkb(["add", "--topic", "old", "--format", "json"], { env: box.env, stdin: fact(t) })).exit).toBe(0);
+  for (const t of ["Old cluster fact one", "Old cluster fact two"]) expect((await rkb(["add", "--topic", "old", "--format", "json"], { env: box.env, stdin: factLesson(t) })).exit).toBe(0);
   const before = commits(box);
   const asked = await rkb(["archive", "general/old", "--reason", "the cluster was retired", "--format", "json"], { env: box.env });
   expect(asked.exit).toBe(3);

@@ -2,24 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { gitIn, rkb, sandbox, type Sandbox } from "../helpers.ts";
+import { gitIn, rkb, sandbox, type Sandbox, factLesson } from "../helpers.ts";
 
 // Locks recover on their own: an empty lock, one whose holder died, one from another host that
 // expired; git's own index.lock left by a killed git is named with the command that removes it.
-
-const fact = (title: string) => `---
-type: fact
-verified_how: read
----
-
-# ${title}
-
-## Statement
-Something that holds.
-
-## Evidence
-Read in the manual.
-`;
 
 async function kbBox(lockConfig = ""): Promise<Sandbox & { lock: string }> {
   const box = sandbox();
@@ -42,7 +28,7 @@ function deadPid(): number {
   return p.pid;
 }
 
-const add = (box: Sandbox, title: string) => rkb(["add", "--topic", "locks", "--format", "json"], { env: box.env, stdin: fact(title) });
+const add = (box: Sandbox, title: string) => rkb(["add", "--topic", "locks", "--format", "json"], { env: box.env, stdin: factLesson(title) });
 
 describe("the write lock recovers on its own", () => {
   test("an empty lock (a writer killed before it wrote its name) is stale after a short grace", async () => {
