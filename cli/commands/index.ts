@@ -28,6 +28,7 @@ const table: Record<string, () => Promise<{ default: RkbCommand }>> = {
   mcp: () => import("./mcp.ts"),
   install: () => import("./install.ts"),
   extract: () => import("./extract.ts"),
+  dupes: () => import("./dupes.ts"),
 };
 
 export const commandNames = Object.keys(table);

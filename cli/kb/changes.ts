@@ -7,6 +7,8 @@ import { refuseSecrets } from "./leak.ts";
 import { contentHash, isLessonType, isMap, LessonParseError, newId, parseLesson, serializeLesson, splitFrontmatter, parseYamlMap, frontmatterKeyLines, refuseUnknownKeys, type Frontmatter, type Lesson } from "./lesson.ts";
 import { today } from "./open.ts";
 import { isCurrent } from "./schema.ts";
+import { loadKbConfig } from "./config.ts";
+import { comparableLessons, sameContent, SimilarityIndex } from "./similarity.ts";
 import type { Kb } from "./store.ts";
 import type { Plan } from "./write.ts";
 import type { YamlValue } from "./yaml.ts";
@@ -155,8 +157,12 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
   const slug = slugify(lesson.title);
   let rel = `${folder}/${slug}.md`;
   for (let n = 2; kb.files.includes(rel); n++) rel = `${folder}/${slug}-${n}.md`;
-  const sameTitle = kb.lessons.find((l) => l.title.toLowerCase() === lesson.title.toLowerCase());
-  if (sameTitle) notes.push(`looks like ${sameTitle.id} "${sameTitle.title}" (${sameTitle.path}); consider merging them with \`rkb edit\` and \`rkb supersede\``);
+  const same = kb.lessons.find((l) => sameContent(l, lesson));
+  if (same) {
+    throw new RkbError("refused", `this lesson is already in the knowledge base as ${same.id} "${same.title}" (${same.path}, ${same.status})`, same.status === "archived" ? `bring it back with \`rkb unarchive ${same.id}\`` : `change that lesson with \`rkb edit ${same.id}\` instead`);
+  }
+  const similar = new SimilarityIndex(comparableLessons(kb.lessons)).similarTo(lesson, loadKbConfig(kb.root).dupesMinSimilarity).slice(0, 3);
+  for (const s of similar) notes.push(`looks like ${s.lesson.id} "${s.lesson.title}" (${s.lesson.path}, similarity ${s.similarity}); consider merging them with \`rkb edit\` and \`rkb supersede\``);
   return {
     changes: [{ rel, text }],
     message: `add(${folder}): ${lesson.title} [${id}]`,

@@ -10,6 +10,7 @@ import { frontmatterKeyLines, LessonParseError, parseLesson, serializeLesson, sp
 import { labelFindings, lessonFindings, nestedLine } from "./lint-lesson.ts";
 import type { Finding } from "./finding.ts";
 import { scanBody } from "./body.ts";
+import { comparableLessons, SimilarityIndex } from "./similarity.ts";
 import { parseNote, type FolderNote } from "./notes.ts";
 import { emitEntry, flowStyleLines, type YamlValue } from "./yaml.ts";
 
@@ -145,9 +146,31 @@ function lintTree(tree: Tree, only: string[] | undefined, env: NodeJS.ProcessEnv
     report("kb.toml", undefined, "config/missing", "this folder has lessons but no kb.toml; add one (`rkb init` in an empty folder writes the default) so labels and leak checks are declared", "warning");
   }
   duplicateIds(lessons, report);
+  nearDuplicates(lessons, config.dupesMinSimilarity, inScope, report);
   aliasFindings(tree.files, notes, report);
 
   return findings.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : (a.line ?? 0) - (b.line ?? 0) || a.rule.localeCompare(b.rule)));
+}
+
+/** `content/near-duplicate`: once per similar pair, on the lesson whose path sorts first (of those linted). */
+function nearDuplicates(lessons: Lesson[], min: number, inScope: (rel: string) => boolean, report: Report): void {
+  const current = comparableLessons(lessons);
+  const linted = current.filter((l) => inScope(l.path));
+  if (!linted.length) return;
+  const index = new SimilarityIndex(current);
+  // Linting a few files (a write) compares just those with the rest; the whole tree goes through the pair search.
+  const pairs =
+    linted.length < current.length
+      ? linted.flatMap((l) =>
+          index
+            .similarTo(l, min)
+            .filter((s) => s.lesson !== l && !(inScope(s.lesson.path) && s.lesson.path < l.path))
+            .map((s) => ({ a: l, b: s.lesson, similarity: s.similarity })),
+        )
+      : index.pairs(min);
+  for (const { a, b, similarity } of pairs) {
+    report(a.path, undefined, "content/near-duplicate", `this lesson says much the same as ${b.id} "${b.title}" (${b.path}, similarity ${similarity}); merge them with \`rkb edit\` and \`rkb supersede\`, or make the difference clear in the titles`, "warning");
+  }
 }
 
 type Report = (path: string, line: number | undefined, rule: string, message: string, severity?: Finding["severity"]) => void;

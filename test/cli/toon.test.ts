@@ -71,6 +71,7 @@ describe("--toon decodes to the --format json data", () => {
       { args: ["search", "--regex", "v[a-z]+ble", "--status", "all"] },
       { args: ["search", "nothing matches zzzz"] },
       { args: ["lint"] },
+      { args: ["dupes", "--min-similarity", "0.01"] },
       { args: ["doctor"] },
       { args: ["tools"] },
       { args: ["tool", "rkb_search"], stdin: '{"query": "git rebase"}' },
