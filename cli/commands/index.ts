@@ -29,6 +29,7 @@ const table: Record<string, () => Promise<{ default: RkbCommand }>> = {
   install: () => import("./install.ts"),
   extract: () => import("./extract.ts"),
   dupes: () => import("./dupes.ts"),
+  review: () => import("./review.ts"),
 };
 
 export const commandNames = Object.keys(table);

@@ -35,6 +35,9 @@ export interface KbConfig {
   lock: { staleMs: number; waitMs: number };
   /** Agent writes allowed per burst window before the user is asked; the grace a `continue` opens. */
   writes: { burst: number; graceMs: number };
+  dupesMinSimilarity: number;
+  /** [review]: days a lesson may go unverified, and days without any use record, before review lists it. */
+  review: { staleDays: number; unusedDays: number };
 }
 
 export class ConfigError extends Error {
@@ -68,6 +71,8 @@ export function parseKbToml(text: string): KbConfig {
     leak: { usernames: strs(raw.leak?.usernames), paths: strs(raw.leak?.paths), allow: strs(raw.leak?.allow) },
     lock: { staleMs: 1000 * Number(raw.lock?.stale_s ?? 600), waitMs: 1000 * Number(raw.lock?.wait_s ?? 10) },
     writes: { burst: Number(raw.writes?.burst ?? 30), graceMs: 60_000 * Number(raw.writes?.burst_grace_minutes ?? 10) },
+    dupesMinSimilarity: Number(raw.dupes?.min_similarity ?? 0.4),
+    review: { staleDays: Number(raw.review?.stale_days ?? 90), unusedDays: Number(raw.review?.unused_days ?? 180) },
   };
 }
 

@@ -1,6 +1,7 @@
 import { isMap, isLessonType, type Lesson } from "./lesson.ts";
 import { lessonDepth, scopeFolder } from "./layout.ts";
 import type { Finding } from "./finding.ts";
+import { evidenceProblem, titleProblem } from "./quality.ts";
 import { LESSON_TYPES, REQUIRED_SECTIONS, STATUSES, STATUS_SECTIONS, VERIFIED_HOW, type LessonType, type Status } from "./schema.ts";
 import { isValidWhenValue } from "./when.ts";
 import type { YamlValue } from "./yaml.ts";
@@ -38,7 +39,16 @@ export function lessonFindings(lesson: Lesson, ctx: LessonRulesContext): Finding
   if (lines > MAX_LESSON_LINES) {
     report("size/lesson-lines", undefined, `the lesson has ${lines} lines (more than ${MAX_LESSON_LINES}); split it into smaller lessons that each teach one thing`, "warning");
   }
+  const title = titleProblem(lesson);
+  if (title) report("quality/title", lesson.scan.headings.find((h) => h.level === 1) ? lesson.bodyLine + lesson.scan.headings.find((h) => h.level === 1)!.line - 1 : undefined, title, "warning");
+  const evidence = evidenceProblem(lesson);
+  if (evidence) report("quality/evidence", sectionLine(lesson, "Evidence"), evidence, "warning");
   return findings;
+}
+
+function sectionLine(lesson: Lesson, heading: string): number | undefined {
+  const h = lesson.scan.headings.find((x) => x.level === 2 && x.text === heading);
+  return h ? lesson.bodyLine + h.line - 1 : undefined;
 }
 
 type Report = (rule: string, line: number | undefined, message: string, severity?: Finding["severity"]) => void;

@@ -28,6 +28,8 @@ export interface UsageCounts {
   irrelevant: number;
   lastWorked?: string;
   lastFailed?: string;
+  /** The latest record of any kind: when the lesson was last injected, used or judged. */
+  lastSeen?: string;
 }
 
 /**
@@ -88,6 +90,7 @@ export function readUsage(root: string): Map<string, UsageCounts> {
       c[event as UsageEvent]++;
       if (event === "worked" && (!c.lastWorked || rec.time > c.lastWorked)) c.lastWorked = rec.time;
       if (event === "failed" && (!c.lastFailed || rec.time > c.lastFailed)) c.lastFailed = rec.time;
+      if (typeof rec.time === "string" && (!c.lastSeen || rec.time > c.lastSeen)) c.lastSeen = rec.time;
       counts.set(rec.id, c);
     }
   }

@@ -92,3 +92,76 @@ describe("rkb dupes", () => {
     expect((await rkb(["dupes", "--format", "json"], { env: box.env })).json().pairs).toEqual([]);
   });
 });
+
+const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+
+function lessonFile(id: string, title: string, evidence: string, opts: { verified: string; status?: string }): string {
+  const stale = opts.status === "stale" ? "stale_reason: gcc 14 changed the message\n" : "";
+  return `---\nschema: 1\nid: ${id}\ntype: fact\nstatus: ${opts.status ?? "active"}\n${stale}verified: ${opts.verified}\nverified_how: ran\ntags:\n  - review\n---\n\n# ${title}\n\n## Statement\nThe statement of lesson ${id}, with enough words to be specific about zstd and its levels.\n\n## Evidence\n${evidence}\n`;
+}
+
+describe("rkb review", () => {
+  test("lists each lesson that needs a look with its reasons, and only those", async () => {
+    const box = sandbox("rkb-review");
+    writeFile(join(box.kb, "kb.toml"), "[labels]\nsensitivity = [\"public\", \"internal\", \"confidential\"]\n\n[review]\nstale_days = 30\n");
+    const good = "`zstd -19 big.tar` took 41 s and wrote 12 MB.";
+    const files: Record<string, string> = {
+      "general/zstd/fine.md": lessonFile("1111111111", "zstd level 19 is slow but small", good, { verified: day(3) }),
+      "general/zstd/flagged.md": lessonFile("2222222222", "zstd long mode needs the same window to decompress", good, { verified: day(3), status: "stale" }),
+      "general/zstd/old.md": lessonFile("3333333333", "zstd dictionaries help small json files", good, { verified: day(45) }),
+      "general/zstd/failing.md": lessonFile("4444444444", "zstd threads flag is -T0 for all cores", good, { verified: day(3) }),
+      "general/zstd/unused.md": lessonFile("5555555555", "zstd checks frames with --check by default", good, { verified: day(400) }),
+      "general/zstd/vague.md": lessonFile("6666666666", "Fix build error", "it works", { verified: day(3) }),
+      "general/zstd/ignored.md": lessonFile("7777777777", "zstd --rsyncable keeps rsync deltas small", good, { verified: day(3) }),
+    };
+    for (const [rel, text] of Object.entries(files)) writeFile(join(box.kb, rel), text);
+    const rec = (id: string, event: string, daysAgo = 1) => JSON.stringify({ time: new Date(Date.now() - daysAgo * 86_400_000).toISOString(), id, event, session: "s1" });
+    writeFile(
+      join(box.kb, ".rkb/usage/test-0001.jsonl"),
+      [rec("4444444444", "failed"), rec("4444444444", "failed"), rec("4444444444", "worked"), ...Array.from({ length: 5 }, () => rec("7777777777", "injected")), rec("1111111111", "worked")].join("\n") + "\n",
+    );
+    gitIn(box.kb, box.env, "init", "-q", "-b", "main");
+    gitIn(box.kb, box.env, "add", "-A");
+    gitIn(box.kb, box.env, "commit", "-q", "-m", "fixture");
+
+    const r = await rkb(["review", "--format", "json"], { env: box.env });
+    expect(r.exit).toBe(0);
+    const kinds = Object.fromEntries(r.json().candidates.map((c: any) => [c.id, c.reasons.map((x: any) => x.kind).sort()]));
+    expect(kinds).toEqual({
+      "2222222222": ["flagged"],
+      "3333333333": ["not_verified"],
+      "4444444444": ["failed_more_than_worked"],
+      "5555555555": ["not_verified", "unused"],
+      "6666666666": ["missing_evidence", "vague_title"],
+      "7777777777": ["never_helped"],
+    });
+    const failing = r.json().candidates.find((c: any) => c.id === "4444444444");
+    expect(failing.reasons[0].detail).toBe("reported failed 2 times, worked 1");
+    expect(failing.last_failed).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(failing.signals).toBeUndefined();
+
+    const signals = (await rkb(["review", "general/zstd", "--signals", "--format", "json"], { env: box.env })).json();
+    expect(signals.candidates.find((c: any) => c.id === "4444444444").signals).toMatchObject({ worked: 1, failed: 2, injected: 0 });
+    const human = await rkb(["review", "--signals"], { env: box.env });
+    expect(human.stdout).toContain("flagged: flagged stale: gcc 14 changed the message");
+    expect(human.stdout).toContain("used: worked 1, failed 2");
+
+    const lint = (await rkb(["lint", "--format", "json"], { env: box.env })).json();
+    expect(lint.findings.filter((f: any) => f.rule.startsWith("quality/")).map((f: any) => [f.path, f.rule])).toEqual([
+      ["general/zstd/vague.md", "quality/title"],
+      ["general/zstd/vague.md", "quality/evidence"],
+    ]);
+    expect((await rkb(["review", "general/nothing"], { env: box.env })).exit).toBe(1);
+  });
+
+  test("a knowledge base with nothing to review says so", async () => {
+    const box = sandbox("rkb-review-empty");
+    writeFile(join(box.kb, "kb.toml"), "[labels]\nsensitivity = [\"public\"]\n");
+    writeFile(join(box.kb, "general/zstd/fine.md"), lessonFile("1111111111", "zstd level 19 is slow but small", "`zstd -19 big.tar` wrote 12 MB.", { verified: day(1) }));
+    gitIn(box.kb, box.env, "init", "-q", "-b", "main");
+    gitIn(box.kb, box.env, "add", "-A");
+    gitIn(box.kb, box.env, "commit", "-q", "-m", "fixture");
+    expect((await rkb(["review", "--format", "json"], { env: box.env })).json().candidates).toEqual([]);
+    expect((await rkb(["review"], { env: box.env })).stdout).toContain("Nothing to review");
+  });
+});

@@ -72,6 +72,7 @@ describe("--toon decodes to the --format json data", () => {
       { args: ["search", "nothing matches zzzz"] },
       { args: ["lint"] },
       { args: ["dupes", "--min-similarity", "0.01"] },
+      { args: ["review", "--signals"] },
       { args: ["doctor"] },
       { args: ["tools"] },
       { args: ["tool", "rkb_search"], stdin: '{"query": "git rebase"}' },

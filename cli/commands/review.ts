@@ -1,0 +1,54 @@
+import { Type } from "typebox";
+import { loadKbConfig } from "../kb/config.ts";
+import { openKb } from "../kb/open.ts";
+import { lessonsUnder } from "../kb/overview.ts";
+import { reviewCandidates } from "../kb/review.ts";
+import { readUsage } from "../kb/usage.ts";
+import { RkbError } from "../output/errors.ts";
+import { defineCommand } from "./_shared.ts";
+
+export default defineCommand({
+  name: "review",
+  description: "Lessons that need a person's eye (stale, failing, unused, weak), with the reasons",
+  examples: ["rkb review", "rkb review general/git --signals --toon"],
+  input: Type.Object(
+    {
+      folder: Type.Optional(Type.String({ description: "Only lessons under this folder" })),
+      signals: Type.Optional(Type.Boolean({ description: "Add each lesson's use counts (worked, failed, injected, inferred, irrelevant)" })),
+    },
+    { additionalProperties: false },
+  ),
+  cli: { positionals: ["folder"] },
+  run(input, ctx) {
+    const { root, kb } = openKb(ctx, "read");
+    const folder = input.folder?.replace(/\/+$/, "");
+    const lessons = folder ? lessonsUnder(kb, folder) : kb.lessons;
+    if (folder && !lessons.length && !kb.files.some((f) => f.startsWith(folder + "/"))) {
+      throw new RkbError("not_found", `no folder ${folder} in the knowledge base`, "run `rkb list` to see the folders");
+    }
+    const candidates = reviewCandidates(lessons, readUsage(root), loadKbConfig(root)).map(({ lesson, reasons, counts }) => ({
+      id: lesson.id,
+      title: lesson.title,
+      path: lesson.path,
+      status: lesson.status,
+      reasons,
+      last_worked: counts?.lastWorked ?? null,
+      last_failed: counts?.lastFailed ?? null,
+      ...(input.signals
+        ? { signals: { worked: counts?.worked ?? 0, failed: counts?.failed ?? 0, injected: counts?.injected ?? 0, inferred: counts?.inferred ?? 0, irrelevant: counts?.irrelevant ?? 0, last_used: counts?.lastSeen ?? null } }
+        : {}),
+    }));
+    const help = ["rkb show <id>", "rkb edit <id> --base <hash>", "rkb flag <id> --reason <why>", "rkb archive <id> --reason <why>"];
+    const human = candidates.length
+      ? [
+          ...candidates.map((c) => {
+            const signals = c.signals ? `\n    used: worked ${c.signals.worked}, failed ${c.signals.failed}, injected ${c.signals.injected}, inferred ${c.signals.inferred}, irrelevant ${c.signals.irrelevant}` : "";
+            return `${c.id}  ${c.title}  (${c.path}${c.status === "active" ? "" : `, ${c.status}`})\n${c.reasons.map((r) => `    ${r.kind}: ${r.detail}`).join("\n")}${signals}`;
+          }),
+          `${candidates.length} lessons to review`,
+          "Next: rkb show <id>, then edit, flag or archive it",
+        ].join("\n")
+      : "Nothing to review: every current lesson is verified, used and specific.";
+    return { data: { candidates, help }, human };
+  },
+});
