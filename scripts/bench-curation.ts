@@ -20,7 +20,7 @@ const work = mkdtempSync(join(tmpdir(), "rkb-bench-curation-"));
 const syllables = "ba be bi bo bu ca ce ci co cu da de di do du fa fe fi fo fu ga ge gi go gu ka ke ki ko ku la le li lo lu ma me mi mo mu na ne ni no nu pa pe pi po pu ra re ri ro ru sa se si so su ta te ti to tu".split(" ");
 const VOCAB = Array.from({ length: 20_000 }, (_, i) => syllables[i % 60]! + syllables[Math.floor(i / 60) % 60]! + syllables[Math.floor(i / 3600) % 60]! + "x");
 let seed = 42;
-const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
 const word = () => VOCAB[Math.floor(VOCAB.length * random() ** 3)]!;
 const words = (n: number) => Array.from({ length: n }, word).join(" ");
 

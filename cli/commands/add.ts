@@ -83,7 +83,7 @@ export default defineCommand({
     const env = input.harness ? { ...ctx.env, RKB_HARNESS: input.harness } : ctx.env;
     const source = { ...provenance(env, input.session), ...(from ? itemSource(from) : {}) };
     const { root } = openKb(ctx, "write");
-    const written = await transact(root, ctx.env, (kb) => planAdd(kb, { lesson, topic: input.topic!, type: input.type, source }));
+    const written = await transact(root, ctx.env, (kb) => planAdd(kb, { lesson, topic: input.topic!, type: input.type, source, env: ctx.env }));
     if (from) finishItem(ctx.env, from, written.result.id);
     return writtenOutput(written, [`rkb show ${written.result.id}`]);
   },

@@ -1,7 +1,9 @@
 import { Type } from "typebox";
 import { loadKbConfig } from "../kb/config.ts";
-import { openKb } from "../kb/open.ts";
-import { comparableLessons, SimilarityIndex } from "../kb/similarity.ts";
+import { requireReadableKb } from "../kb/layout.ts";
+import { kbRoot } from "../paths.ts";
+import { searchIndexSimilarity } from "../kb/similarity.ts";
+import { loadIndex } from "../search/index.ts";
 import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({
@@ -15,9 +17,11 @@ export default defineCommand({
     { additionalProperties: false },
   ),
   run(input, ctx) {
-    const { root, kb } = openKb(ctx, "read");
+    // From the cached search index: no lesson is read when nothing changed since the last search.
+    const root = kbRoot(ctx.env);
+    requireReadableKb(root);
     const min = input.min_similarity ?? loadKbConfig(root).dupesMinSimilarity;
-    const pairs = new SimilarityIndex(comparableLessons(kb.lessons)).pairs(min).map((p) => ({
+    const pairs = searchIndexSimilarity(loadIndex(root, ctx.env)).pairs(min).map((p) => ({
       similarity: p.similarity,
       a: { id: p.a.id, title: p.a.title, path: p.a.path },
       b: { id: p.b.id, title: p.b.title, path: p.b.path },

@@ -8,7 +8,8 @@ import { contentHash, isLessonType, isMap, LessonParseError, newId, parseLesson,
 import { today } from "./open.ts";
 import { isCurrent } from "./schema.ts";
 import { loadKbConfig } from "./config.ts";
-import { comparableLessons, sameContent, SimilarityIndex } from "./similarity.ts";
+import { sameContent, searchIndexSimilarity, similarityTerms } from "./similarity.ts";
+import { loadIndex } from "../search/index.ts";
 import type { Kb } from "./store.ts";
 import type { Plan } from "./write.ts";
 import type { YamlValue } from "./yaml.ts";
@@ -43,6 +44,8 @@ export interface AddInput {
   topic: string;
   type?: string;
   source: Record<string, string>;
+  /** The environment, for where the search index cache lives (similar lessons come from it). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Resolves a topic (`git`, `general/git`, or an alias from a topic note) to its folder under scope. */
@@ -161,8 +164,10 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
   if (same) {
     throw new RkbError("refused", `this lesson is already in the knowledge base as ${same.id} "${same.title}" (${same.path}, ${same.status})`, same.status === "archived" ? `bring it back with \`rkb unarchive ${same.id}\`` : `change that lesson with \`rkb edit ${same.id}\` instead`);
   }
-  const similar = new SimilarityIndex(comparableLessons(kb.lessons)).similarTo(lesson, loadKbConfig(kb.root).dupesMinSimilarity).slice(0, 3);
-  for (const s of similar) notes.push(`looks like ${s.lesson.id} "${s.lesson.title}" (${s.lesson.path}, similarity ${s.similarity}); consider merging them with \`rkb edit\` and \`rkb supersede\``);
+  const similar = searchIndexSimilarity(loadIndex(kb.root, input.env))
+    .similarTo(similarityTerms(lesson, kb.notes), loadKbConfig(kb.root).dupesMinSimilarity)
+    .slice(0, 3);
+  for (const s of similar) notes.push(`looks like ${s.item.id} "${s.item.title}" (${s.item.path}, similarity ${s.similarity}); consider merging them with \`rkb edit\` and \`rkb supersede\``);
   return {
     changes: [{ rel, text }],
     message: `add(${folder}): ${lesson.title} [${id}]`,

@@ -10,7 +10,7 @@ import { frontmatterKeyLines, LessonParseError, parseLesson, serializeLesson, sp
 import { labelFindings, lessonFindings, nestedLine } from "./lint-lesson.ts";
 import type { Finding } from "./finding.ts";
 import { scanBody } from "./body.ts";
-import { comparableLessons, SimilarityIndex } from "./similarity.ts";
+import { lessonSimilarity, similarityTerms } from "./similarity.ts";
 import { parseNote, type FolderNote } from "./notes.ts";
 import { emitEntry, flowStyleLines, type YamlValue } from "./yaml.ts";
 
@@ -36,8 +36,8 @@ const MAX_ASSET_BYTES = 1024 * 1024;
  * used instead of the disk; `only`: run per-file rules only on these rel paths (global rules still
  * run on the whole tree).
  */
-export function lintKb(root: string, opts: { overrides?: Map<string, string | null>; only?: string[]; env?: NodeJS.ProcessEnv } = {}): Finding[] {
-  return lintTree(diskTree(root, opts.overrides ?? new Map()), opts.only, opts.env ?? process.env);
+export function lintKb(root: string, opts: { overrides?: Map<string, string | null>; only?: string[]; env?: NodeJS.ProcessEnv; nearDuplicates?: boolean } = {}): Finding[] {
+  return lintTree(diskTree(root, opts.overrides ?? new Map()), opts.only, opts.env ?? process.env, opts.nearDuplicates ?? true);
 }
 
 /**
@@ -95,7 +95,7 @@ function blockStyleNote(text: string, rel: string): string | undefined {
   return `---\n${lines.join("\n")}\n---\n${body}`;
 }
 
-function lintTree(tree: Tree, only: string[] | undefined, env: NodeJS.ProcessEnv): Finding[] {
+function lintTree(tree: Tree, only: string[] | undefined, env: NodeJS.ProcessEnv, comparesLessons = true): Finding[] {
   const findings: Finding[] = [];
   const checked = only ? new Set(only) : undefined;
   const inScope = (rel: string) => !checked || checked.has(rel);
@@ -146,26 +146,25 @@ function lintTree(tree: Tree, only: string[] | undefined, env: NodeJS.ProcessEnv
     report("kb.toml", undefined, "config/missing", "this folder has lessons but no kb.toml; add one (`rkb init` in an empty folder writes the default) so labels and leak checks are declared", "warning");
   }
   duplicateIds(lessons, report);
-  nearDuplicates(lessons, config.dupesMinSimilarity, inScope, report);
+  if (comparesLessons) nearDuplicates(lessons, notes.map((n) => n.note), config.dupesMinSimilarity, inScope, report);
   aliasFindings(tree.files, notes, report);
 
   return findings.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : (a.line ?? 0) - (b.line ?? 0) || a.rule.localeCompare(b.rule)));
 }
 
 /** `content/near-duplicate`: once per similar pair, on the lesson whose path sorts first (of those linted). */
-function nearDuplicates(lessons: Lesson[], min: number, inScope: (rel: string) => boolean, report: Report): void {
-  const current = comparableLessons(lessons);
-  const linted = current.filter((l) => inScope(l.path));
-  if (!linted.length) return;
-  const index = new SimilarityIndex(current);
-  // Linting a few files (a write) compares just those with the rest; the whole tree goes through the pair search.
+function nearDuplicates(lessons: Lesson[], notes: FolderNote[], min: number, inScope: (rel: string) => boolean, report: Report): void {
+  if (!lessons.some((l) => inScope(l.path))) return;
+  const index = lessonSimilarity(lessons, notes);
+  const linted = index.items.filter((l) => inScope(l.path));
+  // Linting a few files compares just those with the rest; the whole tree goes through the pair search.
   const pairs =
-    linted.length < current.length
+    linted.length < index.items.length
       ? linted.flatMap((l) =>
           index
-            .similarTo(l, min)
-            .filter((s) => s.lesson !== l && !(inScope(s.lesson.path) && s.lesson.path < l.path))
-            .map((s) => ({ a: l, b: s.lesson, similarity: s.similarity })),
+            .similarTo(similarityTerms(l, notes), min)
+            .filter((s) => s.item !== l && !(inScope(s.item.path) && s.item.path < l.path))
+            .map((s) => ({ a: l, b: s.item, similarity: s.similarity })),
         )
       : index.pairs(min);
   for (const { a, b, similarity } of pairs) {

@@ -100,7 +100,8 @@ function check(root: string, env: NodeJS.ProcessEnv, changes: Change[], message:
   if (nul || message.includes("\0")) throw new RkbError("invalid_lesson", `${nul ? nul.rel : "the commit message"} holds a NUL byte`, "remove it: lessons and reasons are text; nothing was written");
   for (const c of changes) pathInside(root, c.rel);
   const overrides = new Map(changes.map((c) => [c.rel, c.text]));
-  const errors = lintKb(root, { overrides, only: changes.filter((c) => c.text !== null).map((c) => c.rel), env }).filter((f) => f.severity === "error" && overrides.has(f.path));
+  // Only errors stop a write, so the whole-tree comparison behind the near-duplicate warning is skipped.
+  const errors = lintKb(root, { overrides, only: changes.filter((c) => c.text !== null).map((c) => c.rel), env, nearDuplicates: false }).filter((f) => f.severity === "error" && overrides.has(f.path));
   if (errors.length) throw invalid(errors);
   refuseSecrets(message, "the commit message");
 }
