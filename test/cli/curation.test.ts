@@ -165,3 +165,18 @@ describe("rkb review", () => {
     expect((await rkb(["review"], { env: box.env })).stdout).toContain("Nothing to review");
   });
 });
+
+test("unquoted numeric-looking ids are read as written, as the Rust rkb reads them", async () => {
+  const box = sandbox("rkb-numeric-id");
+  writeFile(join(box.kb, "kb.toml"), "[labels]\nsensitivity = [\"public\"]\n");
+  const good = "`zstd -19 big.tar` wrote 12 MB.";
+  writeFile(join(box.kb, "general/zstd/digits.md"), lessonFile("1234567890", "zstd level 19 is slow but small", good, { verified: day(1) }));
+  writeFile(join(box.kb, "general/zstd/exponent.md"), lessonFile("12e4567890", "zstd long mode needs the same window", good, { verified: day(1) }));
+  gitIn(box.kb, box.env, "init", "-q", "-b", "main");
+  gitIn(box.kb, box.env, "add", "-A");
+  gitIn(box.kb, box.env, "commit", "-q", "-m", "fixture");
+  expect((await rkb(["show", "12e4567890", "--format", "json"], { env: box.env })).json().path).toBe("general/zstd/exponent.md");
+  expect((await rkb(["show", "1234567890", "--format", "json"], { env: box.env })).json().path).toBe("general/zstd/digits.md");
+  const lint = (await rkb(["lint", "--format", "json"], { env: box.env })).json();
+  expect(lint.findings.filter((f: any) => f.severity === "error")).toEqual([]);
+});
