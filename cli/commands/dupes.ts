@@ -1,7 +1,7 @@
 import { Type } from "typebox";
 import { loadKbConfig } from "../kb/config.ts";
 import { requireReadableKb } from "../kb/layout.ts";
-import { kbRoot } from "../paths.ts";
+import { kbRoot } from "../settings.ts";
 import { searchIndexSimilarity } from "../kb/similarity.ts";
 import { loadIndex } from "../search/index.ts";
 import { defineCommand } from "./_shared.ts";

@@ -22,7 +22,7 @@ export default defineCommand({
   run(input, ctx) {
     const { root, kb } = openKb(ctx, "read");
     const folder = input.folder?.replace(/\/+$/, "");
-    const lessons = folder ? lessonsUnder(kb, folder) : kb.lessons;
+    const lessons = folder ? lessonsUnder(kb.lessons, folder) : kb.lessons;
     if (folder && !lessons.length && !kb.files.some((f) => f.startsWith(folder + "/"))) {
       throw new RkbError("not_found", `no folder ${folder} in the knowledge base`, "run `rkb list` to see the folders");
     }
