@@ -30,6 +30,8 @@ const table: Record<string, () => Promise<{ default: RkbCommand }>> = {
   extract: () => import("./extract.ts"),
   dupes: () => import("./dupes.ts"),
   review: () => import("./review.ts"),
+  log: () => import("./log.ts"),
+  changes: () => import("./changes.ts"),
 };
 
 export const commandNames = Object.keys(table);

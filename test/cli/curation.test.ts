@@ -180,3 +180,40 @@ test("unquoted numeric-looking ids are read as written, as the Rust rkb reads th
   const lint = (await rkb(["lint", "--format", "json"], { env: box.env })).json();
   expect(lint.findings.filter((f: any) => f.severity === "error")).toEqual([]);
 });
+
+describe("rkb log and rkb changes", () => {
+  test("the history of a lesson and rkb's changes, with the reasons, from git", async () => {
+    const box = fixtureKb("rkb-changes");
+    const added = (await rkb(["add", "--topic", "linking", "--format", "json"], { env: box.env, stdin: VTABLE_AGAIN })).json();
+    expect((await rkb(["flag", added.id, "--reason", "gcc 15 words it differently", "--format", "json"], { env: box.env })).exit).toBe(0);
+    expect((await rkb(["archive", "3c0ffee002", "--reason", "merged into the newer lesson", "--format", "json"], { env: box.env })).exit).toBe(0);
+
+    const log = (await rkb(["log", added.id, "--format", "json"], { env: box.env })).json();
+    expect(log.path).toBe(added.path);
+    expect(log.commits.map((c: any) => c.subject.split("(")[0])).toEqual(["flag", "add"]);
+    expect(log.commits[0].date).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    const recent = (await rkb(["log", "--format", "json"], { env: box.env })).json();
+    expect(recent.commits.map((c: any) => c.subject)).toContain("fixture");
+    expect((await rkb(["log", "ffffffffff"], { env: box.env })).exit).toBe(1);
+
+    const changes = (await rkb(["changes", "--format", "json"], { env: box.env })).json();
+    expect(changes.since).toBe("7 days ago");
+    // Newest first; the fixture commit is not an rkb change.
+    expect(changes.changes.map((c: any) => [c.kind, c.id, c.reason ?? null])).toEqual([
+      ["archive", "3c0ffee002", "merged into the newer lesson"],
+      ["flag", added.id, "gcc 15 words it differently"],
+      ["add", added.id, null],
+    ]);
+    expect(changes.changes[2]).toMatchObject({ folder: "general/linking", title: added.title });
+    const later = (await rkb(["changes", "--since", "2090-01-01", "--format", "json"], { env: box.env })).json();
+    expect(later.changes).toEqual([]);
+    expect((await rkb(["changes", "--since", "2090-01-01"], { env: box.env })).stdout).toContain("No changes since 2090-01-01");
+  });
+});
+
+test("/rkb-curate finds its candidates with rkb dupes and rkb review", async () => {
+  const { SLASH_COMMANDS } = await import("../../cli/install/prompts.ts");
+  const curate = SLASH_COMMANDS.find((c) => c.name === "rkb-curate")!.prompt;
+  expect(curate).toContain("rkb dupes --toon");
+  expect(curate).toContain("rkb review --signals --toon");
+});

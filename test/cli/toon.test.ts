@@ -73,6 +73,8 @@ describe("--toon decodes to the --format json data", () => {
       { args: ["lint"] },
       { args: ["dupes", "--min-similarity", "0.01"] },
       { args: ["review", "--signals"] },
+      { args: ["log", "3c0ffee002"] },
+      { args: ["changes"] },
       { args: ["doctor"] },
       { args: ["tools"] },
       { args: ["tool", "rkb_search"], stdin: '{"query": "git rebase"}' },
