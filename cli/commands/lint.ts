@@ -10,7 +10,7 @@ import { lockPath } from "../kb/write.ts";
 import { withLock } from "../lock.ts";
 import { EXIT, usageError } from "../output/errors.ts";
 import { kbRoot } from "../settings.ts";
-import { findingLine } from "../output/findings.ts";
+import { cutMessage, findingLine } from "../output/findings.ts";
 
 export default defineCommand({
   name: "lint",
@@ -20,6 +20,7 @@ export default defineCommand({
     {
       staged: Type.Optional(Type.Boolean({ description: "Lint the files staged in git (the pre-commit hook) instead of the working tree" })),
       fix: Type.Optional(Type.Boolean({ description: "Rewrite flow-style frontmatter (`[a, b]`, `{k: v}`) to block style, then lint" })),
+      full: Type.Optional(Type.Boolean({ description: "Show long messages whole (they are cut at 200 characters)" })),
     },
     { additionalProperties: false },
   ),
@@ -30,7 +31,8 @@ export default defineCommand({
     const root = kbRoot(env);
     requireReadableKb(root);
     const fixed = input.fix ? await fixUnderLock(root) : undefined;
-    const findings = input.staged ? await lintStaged(root, env) : lintKb(root, { env });
+    const found = input.staged ? await lintStaged(root, env) : lintKb(root, { env });
+    const findings = input.full ? found : found.map(cutMessage);
     const errors = findings.filter((f) => f.severity === "error").length;
     const warnings = findings.length - errors;
     const help: string[] = [];

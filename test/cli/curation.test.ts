@@ -217,3 +217,15 @@ test("/rkb-curate finds its candidates with rkb dupes and rkb review", async () 
   expect(curate).toContain("rkb dupes --toon");
   expect(curate).toContain("rkb review --signals --toon");
 });
+
+test("lint cuts a long message at 200 characters unless --full", async () => {
+  const box = sandbox("rkb-lint-full");
+  writeFile(join(box.kb, "kb.toml"), "[labels]\nsensitivity = [\"public\"]\n");
+  const long = "x".repeat(300);
+  writeFile(join(box.kb, "general/zstd/long.md"), lessonFile("1111111111", "zstd level 19 is slow but small", "`zstd -19 big.tar` wrote 12 MB.", { verified: day(1) }).replace("verified_how: ran", `verified_how: ${long}`));
+  gitIn(box.kb, box.env, "init", "-q", "-b", "main");
+  const cut = (await rkb(["lint", "--format", "json"], { env: box.env })).json().findings.find((f: any) => f.rule === "format/verified_how");
+  expect(cut.message).toMatch(/^.{200}\.\.\. \[\d+ chars; run `rkb lint --full` for all\]$/);
+  const full = (await rkb(["lint", "--full", "--format", "json"], { env: box.env })).json().findings.find((f: any) => f.rule === "format/verified_how");
+  expect(full.message).toContain(long);
+});
