@@ -24,12 +24,12 @@ export function svg(bytes: number): string {
 
 /** A lesson that shows an SVG of `bytes` bytes inline as a data URI (one very long line). */
 export function lessonWithDataUri(bytes: number): string {
-  return `---\n${HEAD}---\n# A diagram\n\n## Statement\nThe layout:\n\n![layout](data:image/svg+xml;utf8,${encodeURIComponent(svg(bytes)).replace(/%2F/g, "/").replace(/%3D/g, "=")})\n\n## Evidence\nDrawn from the running system.\n`;
+  return `---\n${HEAD}---\n# Ingest pipeline layout: reader, queue and writer stages\n\n## Statement\nThe layout:\n\n![layout](data:image/svg+xml;utf8,${encodeURIComponent(svg(bytes)).replace(/%2F/g, "/").replace(/%3D/g, "=")})\n\n## Evidence\nDrawn from the running system.\n`;
 }
 
 /** A lesson linking an asset file beside it. */
 export function lessonLinking(asset: string): string {
-  return `---\n${HEAD.replace("3f9a0c1b2d", "3f9a0c1b2e")}---\n# A diagram\n\n## Statement\nThe layout:\n\n![layout](${asset})\n\n## Evidence\nDrawn from the running system.\n`;
+  return `---\n${HEAD.replace("3f9a0c1b2d", "3f9a0c1b2e")}---\n# Storage tier layout: hot NVMe pool above a cold tape archive\n\n## Statement\nWhere each dataset lives:\n\n![layout](${asset})\n\n## Evidence\nCopied from lsblk output and the tape library inventory.\n`;
 }
 
 /** A pi session whose lines are each about `bytes` long: a user message, a failed command's output, an agent reply. */
