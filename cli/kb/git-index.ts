@@ -100,3 +100,15 @@ export async function gitOnIndex(root: string, args: string[], env: NodeJS.Proce
     await waitForGitIndex(root, waitMs);
   }
 }
+
+/**
+ * Waits, at most waitMs, until no git process works in the repository. A write killed with SIGKILL
+ * alone leaves its git child running: its commit may still land, so the write must not be judged
+ * (undone or kept) before that git is done.
+ */
+export async function waitForGitToFinish(root: string, waitMs: number): Promise<void> {
+  const repo = findRepo(root);
+  if (!repo) return;
+  const deadline = Date.now() + waitMs;
+  while (gitRunningIn(repo.top) && Date.now() < deadline) await Bun.sleep(50);
+}

@@ -3,6 +3,7 @@ import { basename, dirname, join } from "node:path";
 import { pathInside, readIfExists, removeEmptyFolders, writeAtomic } from "../fsutil.ts";
 import { git } from "./git.ts";
 import { findRepo } from "./repo.ts";
+import { waitForGitToFinish } from "./git-index.ts";
 
 // What a write is about to do, kept in the git folder until its commit lands, so a write killed
 // half-way is undone by the next one. Undone, not completed: the killed command never reported
@@ -77,7 +78,7 @@ function removeTempFiles(abs: string): void {
 }
 
 /** Undoes a write that was killed before its commit; returns what it did, for a note. Call under the write lock. */
-export function recoverKilledWrite(root: string, env: NodeJS.ProcessEnv): string | undefined {
+export async function recoverKilledWrite(root: string, env: NodeJS.ProcessEnv, waitMs: number): Promise<string | undefined> {
   removeTempFiles(journalPath(root));
   const text = readIfExists(journalPath(root));
   if (text === undefined) return undefined;
@@ -89,6 +90,7 @@ export function recoverKilledWrite(root: string, env: NodeJS.ProcessEnv): string
     closeJournal(root);
     return undefined;
   }
+  await waitForGitToFinish(root, waitMs);
   if (headCommit(root, env) !== journal.head) {
     closeJournal(root);
     return undefined;

@@ -51,7 +51,7 @@ export async function syncKb(root: string, env: NodeJS.ProcessEnv, remoteFlag?: 
   const config = loadKbConfig(root);
   return withLock(lockPath(root), { staleMs: config.lock.staleMs, waitMs: config.lock.waitMs, what: "the knowledge base" }, async () => {
     await waitForGitIndex(root, config.lock.waitMs, (lock) => lockLeftByKilledWrite(root, lock.path));
-    recoverKilledWrite(root, env);
+    await recoverKilledWrite(root, env, config.lock.waitMs);
     const gitDir = join(root, ".git");
     if (["rebase-merge", "rebase-apply", "MERGE_HEAD"].some((f) => existsSync(join(gitDir, f)))) {
       throw new RkbError("refused", "a rebase or merge is in progress in the knowledge base", `finish it first: \`git -C ${root} status\`, then \`git rebase --continue\` or \`git rebase --abort\``);

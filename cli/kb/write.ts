@@ -54,7 +54,7 @@ async function underWriteLock<T>(root: string, env: NodeJS.ProcessEnv, fn: (conf
   const config = loadKbConfig(root);
   return withLock(lockPath(root), { staleMs: config.lock.staleMs, waitMs: config.lock.waitMs, what: "the knowledge base" }, async () => {
     await waitForGitIndex(root, config.lock.waitMs, (lock) => lockLeftByKilledWrite(root, lock.path));
-    recoverKilledWrite(root, env);
+    await recoverKilledWrite(root, env, config.lock.waitMs);
     return fn(config);
   });
 }
