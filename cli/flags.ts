@@ -67,7 +67,14 @@ function flagsOf(cmd: RkbCommand): Flag[] {
       continue;
     }
     const own = shape.flags?.[prop];
-    flags.push({ prop, flag: own?.flag ?? prop.replace(/_/g, "-"), kind: kindOf(schema), description: (schema as SchemaShape).description ?? "", valueHint: own?.valueHint, example: own?.example });
+    flags.push({
+      prop,
+      flag: own?.flag ?? prop.replace(/_/g, "-"),
+      kind: kindOf(schema),
+      description: (schema as SchemaShape).description ?? "",
+      valueHint: own?.valueHint,
+      example: own?.example,
+    });
   }
   return flags;
 }
@@ -149,7 +156,10 @@ export function readCommandLine(cmd: RkbCommand, rest: string[]): CommandLine {
     if (chosen.length === 1) input[prop] = chosen[0];
     else if (chosen.length > 1 || isRequired(cmd, prop)) {
       const names = Object.keys(values).map((v) => `--${v}`);
-      throw usageError(`say exactly one of ${names.slice(0, -1).join(", ")} or ${names.at(-1)}`, `e.g. rkb ${cmd.name} ${(shape.positionals ?? []).map((p) => `<${p}> `).join("")}${names[0]}`);
+      throw usageError(
+        `say exactly one of ${names.slice(0, -1).join(", ")} or ${names.at(-1)}`,
+        `e.g. rkb ${cmd.name} ${(shape.positionals ?? []).map((p) => `<${p}> `).join("")}${names[0]}`,
+      );
     }
   }
   const problem = inputProblem(cmd.input, input);
@@ -234,14 +244,22 @@ export function helpText(cmd: RkbCommand): string {
   const repeatable = (f: Flag) => (f.kind === "list" || f.kind === "pairs" ? " (repeatable)" : "");
   const own = flagsOf(cmd).map((f) => row(`--${f.flag}${valueHint(f)}`, f.description + repeatable(f)));
   if (own.length) lines.push("", "Flags:", ...own);
-  const globals = Object.entries(globalArgs).map(([k, d]) => row(`--${k}${d.type === "string" ? ` <${"valueHint" in d ? d.valueHint : "value"}>` : ""}`, d.description));
+  const globals = Object.entries(globalArgs).map(([k, d]) =>
+    row(`--${k}${d.type === "string" ? ` <${"valueHint" in d ? d.valueHint : "value"}>` : ""}`, d.description),
+  );
   lines.push("", "Global flags:", ...globals, row("--help", "Show this help"));
   lines.push("", "Example:", ...cmd.examples.map((e) => "  " + e), "");
   return lines.join("\n");
 }
 
 export async function overviewHelp(names: string[], load: (name: string) => Promise<RkbCommand | undefined>): Promise<string> {
-  const lines = [`${VERSION_LINE}: lessons learned, for the pi and omp coding agents`, "", "Usage: rkb [command] [flags]   (no command: where rkb runs and what it holds)", "", "Commands:"];
+  const lines = [
+    `${VERSION_LINE}: lessons learned, for the pi and omp coding agents`,
+    "",
+    "Usage: rkb [command] [flags]   (no command: where rkb runs and what it holds)",
+    "",
+    "Commands:",
+  ];
   for (const name of names) lines.push(`  ${name.padEnd(12)} ${(await load(name))!.description}`);
   lines.push("", "Every command takes --format human|json|toon (or --toon) and --help.", "", "Example:", '  rkb search "could not find zlib"', "");
   return lines.join("\n");

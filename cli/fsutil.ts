@@ -1,4 +1,22 @@
-import { closeSync, constants, existsSync, fchmodSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, renameSync, rmdirSync, rmSync, writeSync, fstatSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fchmodSync,
+  fsyncSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  writeSync,
+  fstatSync,
+} from "node:fs";
 import { dirname, join, basename } from "node:path";
 import { randomHex } from "./hash.ts";
 import { RkbError } from "./output/errors.ts";
@@ -110,7 +128,11 @@ export function pathInside(root: string, rel: string, what = "the knowledge base
     }
     const last = i === parts.length - 1;
     const here = parts.slice(0, i + 1).join("/");
-    if (st.isSymbolicLink()) throw refuse(`${here} is a symbolic link, and rkb never writes through one`, `replace the link ${cur} by a real ${last ? "file" : "folder"} (git cannot commit through a link either)`);
+    if (st.isSymbolicLink())
+      throw refuse(
+        `${here} is a symbolic link, and rkb never writes through one`,
+        `replace the link ${cur} by a real ${last ? "file" : "folder"} (git cannot commit through a link either)`,
+      );
     if (!last && !st.isDirectory()) throw refuse(`${here} is not a folder`, `move ${cur} out of the way`);
     if (last && !st.isFile()) throw refuse("something other than a regular file is there", `move ${cur} out of the way`);
   }

@@ -16,7 +16,13 @@ function wildcardRegex(glob: string): RegExp {
       const end = glob.indexOf("]", i);
       if (end < 0) re += "\\[";
       else {
-        re += "[" + glob.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\") + "]";
+        re +=
+          "[" +
+          glob
+            .slice(i + 1, end)
+            .replace(/^!/, "^")
+            .replace(/\\/g, "\\\\") +
+          "]";
         i = end;
       }
     } else re += c.replace(/[.+^${}()|\\]/g, "\\$&");

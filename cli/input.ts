@@ -5,19 +5,18 @@ import { Value } from "typebox/value";
 // errors to the one problem worth telling: an unknown field, then a missing one, then a wrong value.
 // Each adapter (command line, tool call) turns the problem into words its caller understands.
 
-export type InputProblem =
-  | { kind: "unknown"; field: string }
-  | { kind: "missing"; field: string }
-  | { kind: "invalid"; field: string; schema: TSchema };
+export type InputProblem = { kind: "unknown"; field: string } | { kind: "missing"; field: string } | { kind: "invalid"; field: string; schema: TSchema };
 
 export function inputProblem(schema: TObject, input: Record<string, unknown>): InputProblem | undefined {
   if (Value.Check(schema, input)) return undefined;
   const errors = [...Value.Errors(schema, input)];
   for (const e of errors) {
-    if (e.keyword === "additionalProperties" && e.instancePath === "") return { kind: "unknown", field: String((e.params as { additionalProperties: string[] }).additionalProperties[0]) };
+    if (e.keyword === "additionalProperties" && e.instancePath === "")
+      return { kind: "unknown", field: String((e.params as { additionalProperties: string[] }).additionalProperties[0]) };
   }
   for (const e of errors) {
-    if (e.keyword === "required" && e.instancePath === "") return { kind: "missing", field: String((e.params as { requiredProperties: string[] }).requiredProperties[0]) };
+    if (e.keyword === "required" && e.instancePath === "")
+      return { kind: "missing", field: String((e.params as { requiredProperties: string[] }).requiredProperties[0]) };
   }
   const field = errors.map((e) => e.instancePath.split("/")[1]).find((f): f is string => Boolean(f)) ?? "";
   return { kind: "invalid", field, schema: (schema.properties as Record<string, TSchema>)[field] ?? schema };

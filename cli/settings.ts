@@ -23,7 +23,7 @@ export function kbRoot(env = process.env): string {
 
 function xdg(name: string, fallback: string, env: NodeJS.ProcessEnv): string {
   const base = env[name];
-  return join(base && base.startsWith("/") ? base : join(homedir(), fallback), "rkb");
+  return join(base?.startsWith("/") ? base : join(homedir(), fallback), "rkb");
 }
 
 /** Per machine, never synced: the inbox and the state database. */
@@ -89,7 +89,11 @@ export function userConfig(env: NodeJS.ProcessEnv): UserConfig {
   const hooks = raw.hooks;
   const stopNudge = hooks && typeof hooks === "object" ? (hooks as Record<string, unknown>).stop_nudge : undefined;
   if (stopNudge !== undefined && typeof stopNudge !== "boolean") {
-    throw new RkbError("config", `${path}: \`[hooks] stop_nudge\` must be true or false, not ${JSON.stringify(stopNudge)}`, `write \`stop_nudge = true\` (or false) under [hooks] in ${tildify(path)}`);
+    throw new RkbError(
+      "config",
+      `${path}: \`[hooks] stop_nudge\` must be true or false, not ${JSON.stringify(stopNudge)}`,
+      `write \`stop_nudge = true\` (or false) under [hooks] in ${tildify(path)}`,
+    );
   }
   return { stopNudge: stopNudge === true };
 }
@@ -102,6 +106,11 @@ export function userConfig(env: NodeJS.ProcessEnv): UserConfig {
 export function checkouts(env: NodeJS.ProcessEnv): Map<string, string[]> {
   const raw = readToml(join(stateDir(env), "checkouts.toml")) ?? {};
   const out = new Map<string, string[]>();
-  for (const [project, paths] of Object.entries(raw)) if (Array.isArray(paths)) out.set(project, paths.filter((p): p is string => typeof p === "string"));
+  for (const [project, paths] of Object.entries(raw))
+    if (Array.isArray(paths))
+      out.set(
+        project,
+        paths.filter((p): p is string => typeof p === "string"),
+      );
   return out;
 }

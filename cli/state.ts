@@ -160,7 +160,11 @@ export function readRecords(env: NodeJS.ProcessEnv, sessionId: string | undefine
  * Appends records in one write transaction. `decide` sees the records so far and returns what to
  * append, so a check ("injected before?") and its write cannot interleave with another hook's.
  */
-export function updateRecords<T>(env: NodeJS.ProcessEnv, sessionId: string | undefined, decide: (records: SessionRecord[]) => { append: NewRecord[]; result: T }): T {
+export function updateRecords<T>(
+  env: NodeJS.ProcessEnv,
+  sessionId: string | undefined,
+  decide: (records: SessionRecord[]) => { append: NewRecord[]; result: T },
+): T {
   const db = stateDb(env)!;
   return db
     .transaction(() => {
@@ -188,7 +192,11 @@ function maskFields<R extends { kind: string }>(record: R): R {
 export const signatureSession = (session: string) => sha256Hex(`signature-session:${session}`).slice(0, 32);
 
 export function loadSignatures(env: NodeJS.ProcessEnv, at = now()): { sig: string; session: string }[] {
-  return (stateDb(env, false)?.query("SELECT sig, session FROM failure_signature WHERE time >= ?").all(at - KEEP.signatures) as { sig: string; session: string }[] | undefined) ?? [];
+  return (
+    (stateDb(env, false)
+      ?.query("SELECT sig, session FROM failure_signature WHERE time >= ?")
+      .all(at - KEEP.signatures) as { sig: string; session: string }[] | undefined) ?? []
+  );
 }
 
 /** Stores {sig, session hash} pairs in one transaction. */
@@ -197,7 +205,12 @@ export function saveSignatures(env: NodeJS.ProcessEnv, pairs: { sig: string; ses
   const db = stateDb(env)!;
   const time = now();
   db.transaction(() => {
-    for (const p of pairs) db.query("INSERT INTO failure_signature (sig, session, time) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET time = excluded.time").run(p.sig, p.session, time);
+    for (const p of pairs)
+      db.query("INSERT INTO failure_signature (sig, session, time) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET time = excluded.time").run(
+        p.sig,
+        p.session,
+        time,
+      );
   }).immediate();
 }
 
@@ -235,7 +248,8 @@ export function recordDistilled(env: NodeJS.ProcessEnv, outcomes: DistilledOutco
 }
 
 export function distilledSince(env: NodeJS.ProcessEnv, since: number): (DistilledOutcome & { time: number })[] {
-  const rows = (stateDb(env, false)?.query("SELECT time, item, kind, signals, candidate, op, lesson FROM distilled WHERE time >= ? ORDER BY id").all(since) ?? []) as {
+  const rows = (stateDb(env, false)?.query("SELECT time, item, kind, signals, candidate, op, lesson FROM distilled WHERE time >= ? ORDER BY id").all(since) ??
+    []) as {
     time: number;
     item: string;
     kind: string;
@@ -244,7 +258,15 @@ export function distilledSince(env: NodeJS.ProcessEnv, since: number): (Distille
     op: string;
     lesson: string | null;
   }[];
-  return rows.map((r) => ({ time: r.time, item: r.item, kind: r.kind, signals: JSON.parse(r.signals), op: r.op, ...(r.candidate === null ? {} : { candidate: r.candidate }), ...(r.lesson === null ? {} : { lesson: r.lesson }) }));
+  return rows.map((r) => ({
+    time: r.time,
+    item: r.item,
+    kind: r.kind,
+    signals: JSON.parse(r.signals),
+    op: r.op,
+    ...(r.candidate === null ? {} : { candidate: r.candidate }),
+    ...(r.lesson === null ? {} : { lesson: r.lesson }),
+  }));
 }
 
 // ---- Hook calls and hook errors ----
@@ -263,7 +285,11 @@ export function noteHookCall(env: NodeJS.ProcessEnv, harness: string, event: str
 }
 
 export function hookCalls(env: NodeJS.ProcessEnv): { harness: string; time: number; event: string }[] {
-  return (stateDb(env, false)?.query("SELECT harness, time, event FROM hook_call ORDER BY harness").all() ?? []) as { harness: string; time: number; event: string }[];
+  return (stateDb(env, false)?.query("SELECT harness, time, event FROM hook_call ORDER BY harness").all() ?? []) as {
+    harness: string;
+    time: number;
+    event: string;
+  }[];
 }
 
 export function logHookError(env: NodeJS.ProcessEnv, event: string, harness: string | undefined, error: unknown): void {
@@ -303,10 +329,9 @@ export function hookErrorsSince(env: NodeJS.ProcessEnv, since: number): HookErro
 // expires after KEEP.cursorCarry.
 
 export function loadCursorRow(env: NodeJS.ProcessEnv, file: string): { position: string; carry?: string } | undefined {
-  const row = stateDb(env, false)?.query("SELECT c.data AS position, k.data AS carry FROM cursor c LEFT JOIN cursor_carry k ON k.file = c.file WHERE c.file = ?").get(file) as
-    | { position: string; carry: string | null }
-    | null
-    | undefined;
+  const row = stateDb(env, false)
+    ?.query("SELECT c.data AS position, k.data AS carry FROM cursor c LEFT JOIN cursor_carry k ON k.file = c.file WHERE c.file = ?")
+    .get(file) as { position: string; carry: string | null } | null | undefined;
   return row ? { position: row.position, ...(row.carry === null ? {} : { carry: row.carry }) } : undefined;
 }
 
@@ -328,7 +353,9 @@ export interface CaptureLockHolder {
 
 /** Takes the capture lock of a session file; false when someone holds it. */
 export function takeCaptureLock(env: NodeJS.ProcessEnv, file: string, me: CaptureLockHolder): boolean {
-  return stateDb(env)!.query("INSERT OR IGNORE INTO capture_lock (file, host, pid, since) VALUES (?, ?, ?, ?)").run(file, me.host, me.pid, me.since).changes === 1;
+  return (
+    stateDb(env)!.query("INSERT OR IGNORE INTO capture_lock (file, host, pid, since) VALUES (?, ?, ?, ?)").run(file, me.host, me.pid, me.since).changes === 1
+  );
 }
 
 export function captureLockHolder(env: NodeJS.ProcessEnv, file: string): CaptureLockHolder | undefined {

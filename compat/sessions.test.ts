@@ -13,7 +13,17 @@ const transcripts = join(shared, "fixtures/rkb/transcripts");
 
 describe.skipIf(!existsSync(shared))("session files from real harnesses", () => {
   // Two prompts × [failing bash, ok bash, throwing tool, ok tool], then one compaction.
-  const scripted = { messages: 21, userMessages: 2, assistantMessages: 10, toolResults: 8, toolCalls: 8, bashCommands: 4, failedBash: 2, compactions: 1, modelChanges: 1 };
+  const scripted = {
+    messages: 21,
+    userMessages: 2,
+    assistantMessages: 10,
+    toolResults: 8,
+    toolCalls: 8,
+    bashCommands: 4,
+    failedBash: 2,
+    compactions: 1,
+    modelChanges: 1,
+  };
   const omp = { ...scripted, messages: 20 }; // omp writes no system message entry
   test.each([
     ["pi-0.87.1-rpc-toolcalls-compact-shutdown.jsonl", "pi", { ...scripted, customEntries: 2, entries: 26 }],
@@ -70,7 +80,11 @@ describe.skipIf(!existsSync(shared))("reference transcripts (pi and Claude Code 
 
   test.each([
     ["pi.jsonl", "pi", { messages: 10, userMessages: 2, assistantMessages: 5, toolResults: 3, toolCalls: 3, bashCommands: 2, failedBash: 1, compactions: 0 }],
-    ["claude.jsonl", "claude-code", { messages: 11, userMessages: 2, assistantMessages: 6, toolResults: 3, toolCalls: 3, bashCommands: 2, failedBash: 1, compactions: 0 }],
+    [
+      "claude.jsonl",
+      "claude-code",
+      { messages: 11, userMessages: 2, assistantMessages: 6, toolResults: 3, toolCalls: 3, bashCommands: 2, failedBash: 1, compactions: 0 },
+    ],
   ])("%s: counts, the cmake fix as a draft, nothing private in the item", async (name, harness, counts) => {
     const r = await readSession(join(transcripts, name));
     expect(r.harness).toBe(harness as any);
@@ -81,7 +95,9 @@ describe.skipIf(!existsSync(shared))("reference transcripts (pi and Claude Code 
     boxes.push(box.dir);
     const c = await capture({ sessionFile: join(transcripts, name), env: box.env });
     expect(c.counts).toEqual({ failed: 1, fixed: 1, correction: 0, remember: 0, repeat: 0 });
-    expect(c.drafts).toMatchObject([{ program: "cmake", failed: { command: "cmake -B build", exitCode: 1 }, worked: { command: "cmake -B build -DZLIB_ROOT=/opt/zlib" } }]);
+    expect(c.drafts).toMatchObject([
+      { program: "cmake", failed: { command: "cmake -B build", exitCode: 1 }, worked: { command: "cmake -B build -DZLIB_ROOT=/opt/zlib" } },
+    ]);
     const item = readFileSync(join(box.env.XDG_STATE_HOME!, "rkb/inbox", `${c.itemsWritten[0]}.md`), "utf8");
     expect(item).toContain("[user] The configure step fails, can you fix it?");
     expect(item).toContain("Could NOT find ZLIB");

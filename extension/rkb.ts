@@ -109,7 +109,16 @@ function run(args: string[], input: string, budgetMs: number, signal?: AbortSign
     signal?.addEventListener("abort", onAbort);
     if (signal?.aborted) onAbort();
     child.on("error", (e: NodeJS.ErrnoException) =>
-      finish({ code: null, stdout: "", problem: e.code === "ENOENT" ? NOT_INSTALLED : e.code === "EACCES" ? `${RKB} is not executable (chmod +x it, or run \`rkb install ${HARNESS}\` again)` : `${what} did not run: ${e.message}` }),
+      finish({
+        code: null,
+        stdout: "",
+        problem:
+          e.code === "ENOENT"
+            ? NOT_INSTALLED
+            : e.code === "EACCES"
+              ? `${RKB} is not executable (chmod +x it, or run \`rkb install ${HARNESS}\` again)`
+              : `${what} did not run: ${e.message}`,
+      }),
     );
     child.stdout.on("data", (d: Buffer) => {
       outBytes += d.length;
@@ -128,7 +137,12 @@ function run(args: string[], input: string, budgetMs: number, signal?: AbortSign
         stdout = "\0";
       }
       // rkb prints UTF-8 text; anything else comes from a broken binary or another program.
-      if (stdout.includes("\0")) finish({ code, stdout: "", problem: problem ?? `${what} printed something that is not text (${RKB} may be another program); run \`rkb install ${HARNESS}\`` });
+      if (stdout.includes("\0"))
+        finish({
+          code,
+          stdout: "",
+          problem: problem ?? `${what} printed something that is not text (${RKB} may be another program); run \`rkb install ${HARNESS}\``,
+        });
       else finish({ code, stdout, problem });
     });
     child.stdin.on("error", () => {}); // the binary may exit before reading everything

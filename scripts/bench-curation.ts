@@ -17,10 +17,13 @@ const work = mkdtempSync(join(tmpdir(), "rkb-bench-curation-"));
 
 // A vocabulary of 20,000 made-up words drawn with a Zipf-like skew, so a few words are everywhere
 // and most are rare, as in real text.
-const syllables = "ba be bi bo bu ca ce ci co cu da de di do du fa fe fi fo fu ga ge gi go gu ka ke ki ko ku la le li lo lu ma me mi mo mu na ne ni no nu pa pe pi po pu ra re ri ro ru sa se si so su ta te ti to tu".split(" ");
+const syllables =
+  "ba be bi bo bu ca ce ci co cu da de di do du fa fe fi fo fu ga ge gi go gu ka ke ki ko ku la le li lo lu ma me mi mo mu na ne ni no nu pa pe pi po pu ra re ri ro ru sa se si so su ta te ti to tu".split(
+    " ",
+  );
 const VOCAB = Array.from({ length: 20_000 }, (_, i) => syllables[i % 60]! + syllables[Math.floor(i / 60) % 60]! + syllables[Math.floor(i / 3600) % 60]! + "x");
 let seed = 42;
-const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
 const word = () => VOCAB[Math.floor(VOCAB.length * random() ** 3)]!;
 const words = (n: number) => Array.from({ length: n }, word).join(" ");
 
@@ -42,8 +45,16 @@ function makeKb(): string {
     let sections = [words(25), words(35), words(35), words(15)];
     if (i % PLANT === 1 && previous) {
       // A near-copy: the same lesson with a few words changed.
-      title = previous.title.split(" ").map((w, k) => (k === 0 ? word() : w)).join(" ");
-      sections = previous.sections.map((s) => s.split(" ").map((w, k) => (k % 9 === 0 ? word() : w)).join(" "));
+      title = previous.title
+        .split(" ")
+        .map((w, k) => (k === 0 ? word() : w))
+        .join(" ");
+      sections = previous.sections.map((s) =>
+        s
+          .split(" ")
+          .map((w, k) => (k % 9 === 0 ? word() : w))
+          .join(" "),
+      );
     }
     previous = { title, sections };
     writeFileSync(join(dir, `lesson-${i}.md`), lessonText(i, title, sections, i % 97 === 0 ? "stale" : "active"));
@@ -53,15 +64,25 @@ function makeKb(): string {
   }
   mkdirSync(join(kb, ".rkb", "usage"), { recursive: true });
   writeFileSync(join(kb, ".rkb", "usage", "bench-0000.jsonl"), usage.join("\n") + "\n");
-  writeFileSync(join(kb, "kb.toml"), "[labels]\nsensitivity = [\"public\", \"internal\", \"confidential\"]\n");
-  const git = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: kb, env: { ...env, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@example.invalid", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@example.invalid" } });
+  writeFileSync(join(kb, "kb.toml"), '[labels]\nsensitivity = ["public", "internal", "confidential"]\n');
+  const git = (...args: string[]) =>
+    Bun.spawnSync(["git", ...args], {
+      cwd: kb,
+      env: { ...env, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@example.invalid", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@example.invalid" },
+    });
   git("init", "-q", "-b", "main");
   git("add", "-A");
   git("commit", "-q", "-m", "generated");
   return kb;
 }
 
-const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: work, XDG_CACHE_HOME: join(work, "cache"), XDG_STATE_HOME: join(work, "state"), XDG_CONFIG_HOME: join(work, "config") };
+const env: Record<string, string> = {
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  HOME: work,
+  XDG_CACHE_HOME: join(work, "cache"),
+  XDG_STATE_HOME: join(work, "state"),
+  XDG_CONFIG_HOME: join(work, "config"),
+};
 try {
   const bin = process.env.RKB_BIN ?? join(work, "rkb");
   if (!process.env.RKB_BIN) await build(bin);

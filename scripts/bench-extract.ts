@@ -45,7 +45,11 @@ try {
       const state = join(mode.includes("/dev/shm") ? ramDisk! : work, `state-${round}-${mode.length}`);
       const argv = [bin, "extract", corpus, "--format", "json", ...(mode === "--dry-run" ? [mode] : [])];
       const t0 = performance.now();
-      const proc = Bun.spawn(timeBin ? [timeBin, "-f", "%M", ...argv] : argv, { env: { ...process.env, XDG_STATE_HOME: state, HOME: work }, stdout: "pipe", stderr: "pipe" });
+      const proc = Bun.spawn(timeBin ? [timeBin, "-f", "%M", ...argv] : argv, {
+        env: { ...process.env, XDG_STATE_HOME: state, HOME: work },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
       const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
       await proc.exited;
       const seconds = (performance.now() - t0) / 1000;
@@ -55,17 +59,29 @@ try {
     }
   }
   const floorRate = mb / floorSeconds;
-  console.log(`data: ${expected.sessions} sessions, ${mb.toFixed(0)} MB; floor (read + JSON.parse every line): ${floorRate.toFixed(0)} MB/s (${floorSeconds.toFixed(2)} s)\n`);
+  console.log(
+    `data: ${expected.sessions} sessions, ${mb.toFixed(0)} MB; floor (read + JSON.parse every line): ${floorRate.toFixed(0)} MB/s (${floorSeconds.toFixed(2)} s)\n`,
+  );
   console.log(`| run | time | throughput | share of floor | peak RSS | summary correct |`);
   console.log(`|---|---:|---:|---:|---:|:---:|`);
   for (const [mode, r] of Object.entries(runs)) {
     const s = r.summary;
-    const correct = s.sessions === expected.sessions && s.failed === expected.failed && s.fixed === expected.fixed && s.correction === expected.correction && s.remember === expected.remember && s.repeat === expected.repeat && s.items_written === expected.items;
+    const correct =
+      s.sessions === expected.sessions &&
+      s.failed === expected.failed &&
+      s.fixed === expected.fixed &&
+      s.correction === expected.correction &&
+      s.remember === expected.remember &&
+      s.repeat === expected.repeat &&
+      s.items_written === expected.items;
     if (!correct) process.exitCode = 1;
     const rate = mb / r.seconds;
-    console.log(`| rkb extract ${mode === "full" ? "" : mode === "--dry-run" ? mode : `(${mode})`} | ${r.seconds.toFixed(2)} s | ${rate.toFixed(0)} MB/s | ${((rate / floorRate) * 100).toFixed(0)}% | ${Number.isNaN(r.maxRssMb) ? "n/a" : r.maxRssMb.toFixed(0) + " MB"} | ${correct ? "yes" : "NO"} |`);
+    console.log(
+      `| rkb extract ${mode === "full" ? "" : mode === "--dry-run" ? mode : `(${mode})`} | ${r.seconds.toFixed(2)} s | ${rate.toFixed(0)} MB/s | ${((rate / floorRate) * 100).toFixed(0)}% | ${Number.isNaN(r.maxRssMb) ? "n/a" : r.maxRssMb.toFixed(0) + " MB"} | ${correct ? "yes" : "NO"} |`,
+    );
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
-  if (existsSync("/dev/shm")) for (const dir of readdirSync("/dev/shm").filter((d) => d.startsWith("rkb-bench-"))) rmSync(join("/dev/shm", dir), { recursive: true, force: true });
+  if (existsSync("/dev/shm"))
+    for (const dir of readdirSync("/dev/shm").filter((d) => d.startsWith("rkb-bench-"))) rmSync(join("/dev/shm", dir), { recursive: true, force: true });
 }

@@ -91,7 +91,11 @@ const cases: Case[] = [
     full: "10 MB",
     at: (f) => {
       const box = fresh();
-      return { argv: ["hook", "tool-failed"], env: box.env, stdin: payload(box.kb, { command: "make", error: run("error: cannot find target foo\n", 10 * MiB * f) }) };
+      return {
+        argv: ["hook", "tool-failed"],
+        env: box.env,
+        stdin: payload(box.kb, { command: "make", error: run("error: cannot find target foo\n", 10 * MiB * f) }),
+      };
     },
   },
   {

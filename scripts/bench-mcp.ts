@@ -20,7 +20,13 @@ const root = join(import.meta.dir, "..");
 const work = mkdtempSync(join(tmpdir(), "rkb-bench-mcp-"));
 const bin = join(work, "rkb");
 await build(bin);
-const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: work, XDG_CACHE_HOME: join(work, "cache"), XDG_STATE_HOME: join(work, "state"), XDG_CONFIG_HOME: join(work, "config") };
+const env: Record<string, string> = {
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  HOME: work,
+  XDG_CACHE_HOME: join(work, "cache"),
+  XDG_STATE_HOME: join(work, "state"),
+  XDG_CONFIG_HOME: join(work, "config"),
+};
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -93,7 +99,9 @@ for (const size of SIZES) {
   rows.push(
     `| ${size.toLocaleString("en-US")} | ${perProcess.toFixed(1)} ms | ${server.warm.toFixed(1)} ms | ${(perProcess / server.warm).toFixed(1)}× | ${server.first.toFixed(1)} ms | ${walk.toFixed(1)} ms |`,
   );
-  console.log(`${size} lessons: process ${perProcess.toFixed(1)} ms, server ${server.warm.toFixed(1)} ms (first ${server.first.toFixed(1)} ms), stat walk ${walk.toFixed(1)} ms`);
+  console.log(
+    `${size} lessons: process ${perProcess.toFixed(1)} ms, server ${server.warm.toFixed(1)} ms (first ${server.first.toFixed(1)} ms), stat walk ${walk.toFixed(1)} ms`,
+  );
 }
 
 const section = [

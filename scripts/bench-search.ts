@@ -39,7 +39,9 @@ function timeInterleaved(cmds: string[][], env: Record<string, string>): number[
 }
 
 function loadAverage(): string {
-  return loadavg().map((x) => x.toFixed(1)).join(" / ");
+  return loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" / ");
 }
 
 /** Compiles a one-file Bun program (the floor and the no-op). */
@@ -53,7 +55,10 @@ async function compile(name: string, source: string): Promise<string> {
 }
 
 const noop = await compile("noop", "export {};\n");
-const floor = await compile("floor", `import { kbSignature } from ${JSON.stringify(join(root, "cli/search/signature.ts"))};\nkbSignature(process.env.RKB_HOME!);\n`);
+const floor = await compile(
+  "floor",
+  `import { kbSignature } from ${JSON.stringify(join(root, "cli/search/signature.ts"))};\nkbSignature(process.env.RKB_HOME!);\n`,
+);
 const bin = join(work, "rkb");
 await build(bin);
 
@@ -72,7 +77,13 @@ function once(cmd: string[], env: Record<string, string>): number {
   return (Bun.nanoseconds() - t0) / 1e6;
 }
 
-const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: work, XDG_CACHE_HOME: join(work, "cache"), XDG_STATE_HOME: join(work, "state"), XDG_CONFIG_HOME: join(work, "config") };
+const env: Record<string, string> = {
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  HOME: work,
+  XDG_CACHE_HOME: join(work, "cache"),
+  XDG_STATE_HOME: join(work, "state"),
+  XDG_CONFIG_HOME: join(work, "config"),
+};
 const baseline = timeRuns([noop], env);
 const rows: string[] = [];
 for (const size of SIZES) {
@@ -89,9 +100,16 @@ for (const size of SIZES) {
   }
   const first = median(firsts);
   const id = (0x3d00000000 + Math.floor(size / 2)).toString(16);
-  const [floorTime, warm, show, list] = timeInterleaved([[floor], [bin, ...query], [bin, "show", id, "--format", "json"], [bin, "list", "--format", "json"]], kbEnv) as [number, number, number, number];
-  rows.push(`| ${size.toLocaleString("en-US")} | ${found.toLocaleString("en-US")} | ${floorTime.toFixed(1)} ms | ${warm.toFixed(1)} ms | ${(warm / floorTime).toFixed(2)}× | ${first.toFixed(0)} ms | ${show.toFixed(1)} ms | ${list.toFixed(1)} ms |`);
-  console.log(`${size} lessons: floor ${floorTime.toFixed(1)} ms, search ${warm.toFixed(1)} ms (${(warm / floorTime).toFixed(2)}× floor), first search ${first.toFixed(0)} ms, show ${show.toFixed(1)} ms, list ${list.toFixed(1)} ms; the query ranks ${found} lessons`);
+  const [floorTime, warm, show, list] = timeInterleaved(
+    [[floor], [bin, ...query], [bin, "show", id, "--format", "json"], [bin, "list", "--format", "json"]],
+    kbEnv,
+  ) as [number, number, number, number];
+  rows.push(
+    `| ${size.toLocaleString("en-US")} | ${found.toLocaleString("en-US")} | ${floorTime.toFixed(1)} ms | ${warm.toFixed(1)} ms | ${(warm / floorTime).toFixed(2)}× | ${first.toFixed(0)} ms | ${show.toFixed(1)} ms | ${list.toFixed(1)} ms |`,
+  );
+  console.log(
+    `${size} lessons: floor ${floorTime.toFixed(1)} ms, search ${warm.toFixed(1)} ms (${(warm / floorTime).toFixed(2)}× floor), first search ${first.toFixed(0)} ms, show ${show.toFixed(1)} ms, list ${list.toFixed(1)} ms; the query ranks ${found} lessons`,
+  );
 }
 
 const section = [

@@ -15,14 +15,41 @@ const best = (fn: () => void, rounds = 3) => {
   return ms;
 };
 
-const commands = ["cmake -B build -DCMAKE_BUILD_TYPE=Release", "make -j8 2>&1 | tail -50", "git push origin main", "pytest -x tests/test_api.py::test_login", "npm ci && npm test"];
-const perCommand = (best(() => { for (let i = 0; i < 100_000; i++) maskSecrets(commands[i % commands.length]!); }) * 1000) / 100_000;
+const commands = [
+  "cmake -B build -DCMAKE_BUILD_TYPE=Release",
+  "make -j8 2>&1 | tail -50",
+  "git push origin main",
+  "pytest -x tests/test_api.py::test_login",
+  "npm ci && npm test",
+];
+const perCommand =
+  (best(() => {
+    for (let i = 0; i < 100_000; i++) maskSecrets(commands[i % commands.length]!);
+  }) *
+    1000) /
+  100_000;
 
-const buildLog = Array.from({ length: 20_000 }, (_, i) => `[${i}/20000] Building CXX object src/CMakeFiles/core.dir/module_${i}.cpp.o\n/usr/include/c++/12/bits/stl_vector.h:${i}: warning: unused variable 'x${i}'`).join("\n");
+const buildLog = Array.from(
+  { length: 20_000 },
+  (_, i) =>
+    `[${i}/20000] Building CXX object src/CMakeFiles/core.dir/module_${i}.cpp.o\n/usr/include/c++/12/bits/stl_vector.h:${i}: warning: unused variable 'x${i}'`,
+).join("\n");
 const withSecrets = buildLog + "\n" + SECRET_SAMPLES.map((s) => s.line).join("\n");
 const mbps = (text: string) => text.length / 1e6 / (best(() => maskSecrets(text)) / 1000);
 
-const fragments = [...SECRET_SAMPLES.map((s) => s.line.slice(0, s.line.indexOf(s.secret) + 3)), "password=", "PASSWORD=x", "token: ", "--token ", "my password is ", "://a:", "curl -u ", "-----BEGIN PRIVATE KEY-----", "eyJa.", "a"];
+const fragments = [
+  ...SECRET_SAMPLES.map((s) => s.line.slice(0, s.line.indexOf(s.secret) + 3)),
+  "password=",
+  "PASSWORD=x",
+  "token: ",
+  "--token ",
+  "my password is ",
+  "://a:",
+  "curl -u ",
+  "-----BEGIN PRIVATE KEY-----",
+  "eyJa.",
+  "a",
+];
 const made = (bytes: number) => fragments.map((f) => f.repeat(Math.ceil(bytes / fragments.length / f.length))).join("\n");
 const small = made(1_000_000);
 const large = made(8_000_000);

@@ -4,7 +4,15 @@ import { renameSync, rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 
 // Asked in the repository itself, so a build started from another folder still names its commit.
-export const commit = (await $`git rev-parse --short=12 HEAD`.cwd(import.meta.dir).quiet().nothrow()).stdout.toString().trim() || "unknown";
+export const commit =
+  (
+    await $`git rev-parse --short=12 HEAD`
+      .cwd(import.meta.dir)
+      .quiet()
+      .nothrow()
+  ).stdout
+    .toString()
+    .trim() || "unknown";
 
 /** Builds to a temporary name and renames, so a concurrent run never sees a half-written binary. */
 export async function build(outfile: string, target?: string): Promise<void> {

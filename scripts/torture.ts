@@ -65,5 +65,14 @@ writeFileSync(file, pattern.test(current) ? current.replace(pattern, section.tri
 console.log(`wrote the Reliability section of ${file}`);
 if (c.failed.length) console.log("failed commands:\n" + c.failed.slice(0, 10).join("\n"));
 if (k.nextWriteFailures.length) console.log("next-write failures:\n" + k.nextWriteFailures.slice(0, 10).join("\n"));
-const bad = c.lost || c.failed.length || !c.check.fsckClean || c.check.status || k.nextWriteFailures.length || k.check.corrupt || !k.check.fsckClean || k.check.status || k.leftovers.length;
+const bad =
+  c.lost ||
+  c.failed.length ||
+  !c.check.fsckClean ||
+  c.check.status ||
+  k.nextWriteFailures.length ||
+  k.check.corrupt ||
+  !k.check.fsckClean ||
+  k.check.status ||
+  k.leftovers.length;
 process.exit(bad ? 1 : 0);

@@ -23,7 +23,20 @@ describe("argv → input", () => {
     expect(readCommandLine(await command("search"), ["cmake zlib", "--limit", "3", "--all"]).input).toEqual({ query: "cmake zlib", limit: 3, all: true });
     expect(readCommandLine(await command("note"), ["--priority=2", "--", "-x", "flag"]).input).toEqual({ text: "-x flag", priority: 2 });
     expect(readCommandLine(await command("used"), ["abc", "--failed", "--reason", "old"]).input).toEqual({ id: "abc", result: "failed", reason: "old" });
-    const add = readCommandLine(await command("add"), ["--topic", "git", "--tag", "a", "--tag", "b", "--when", "project=x", "--when-to-use", "W", "--verified-how", "read"]);
+    const add = readCommandLine(await command("add"), [
+      "--topic",
+      "git",
+      "--tag",
+      "a",
+      "--tag",
+      "b",
+      "--when",
+      "project=x",
+      "--when-to-use",
+      "W",
+      "--verified-how",
+      "read",
+    ]);
     expect(add.input).toEqual({ topic: "git", tags: ["a", "b"], when: { project: "x" }, when_to_use: "W", verified_how: "read" });
     expect(readCommandLine(await command("inbox"), ["done", "a1", "--outcome", "noop"]).input).toEqual({ action: "done", ids: ["a1"], outcomes: ["noop"] });
   });

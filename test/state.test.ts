@@ -81,18 +81,31 @@ describe("session records", () => {
 describe("signatures, distill log, hook errors", () => {
   test("signatures older than the window are neither read nor kept", () => {
     const { env } = sandbox();
-    saveSignatures(env, [{ sig: "a", session: "x" }, { sig: "b", session: "y" }]);
+    saveSignatures(env, [
+      { sig: "a", session: "x" },
+      { sig: "b", session: "y" },
+    ]);
     saveSignatures(env, [{ sig: "a", session: "x" }]);
-    expect(loadSignatures(env).map((s) => s.sig).sort()).toEqual(["a", "b"]);
+    expect(
+      loadSignatures(env)
+        .map((s) => s.sig)
+        .sort(),
+    ).toEqual(["a", "b"]);
     expect(loadSignatures(env, now() + KEEP.signatures + 60)).toEqual([]);
     expect(expireState(env, now() + KEEP.signatures + 60)).toBe(2);
   });
 
   test("the distill log keeps outcomes, with signals masked", () => {
     const { env } = sandbox();
-    recordDistilled(env, [{ item: "abc", kind: "transcript", signals: [`fixed ${SECRETS.npm}`], op: "add", lesson: "x-y" }, { item: "abc", kind: "transcript", signals: [], op: "noop" }]);
+    recordDistilled(env, [
+      { item: "abc", kind: "transcript", signals: [`fixed ${SECRETS.npm}`], op: "add", lesson: "x-y" },
+      { item: "abc", kind: "transcript", signals: [], op: "noop" },
+    ]);
     const rows = distilledSince(env, now() - 60);
-    expect(rows.map((r) => [r.item, r.op, r.lesson])).toEqual([["abc", "add", "x-y"], ["abc", "noop", undefined]]);
+    expect(rows.map((r) => [r.item, r.op, r.lesson])).toEqual([
+      ["abc", "add", "x-y"],
+      ["abc", "noop", undefined],
+    ]);
     expect(JSON.stringify(rows)).not.toContain(SECRETS.npm);
   });
 
@@ -120,11 +133,19 @@ describe("the state file", () => {
     const dir = join(env.XDG_STATE_HOME!, "rkb");
     mkdirSync(join(dir, "sessions"), { recursive: true });
     mkdirSync(join(dir, "heartbeat"), { recursive: true });
-    for (const f of ["sessions/s.jsonl", "signatures.jsonl", "distilled.jsonl", "hook-errors.log", "heartbeat/pi"]) writeFileSync(join(dir, f), `{"error": "${SECRETS.github}"}\n`);
+    for (const f of ["sessions/s.jsonl", "signatures.jsonl", "distilled.jsonl", "hook-errors.log", "heartbeat/pi"])
+      writeFileSync(join(dir, f), `{"error": "${SECRETS.github}"}\n`);
     const old = new Database(join(dir, "cursors.sqlite"));
     old.run("PRAGMA journal_mode = WAL");
     old.run("CREATE TABLE cursor (file TEXT PRIMARY KEY, data TEXT NOT NULL)");
-    const cursor = { file: "/s.jsonl", offset: 10, line: 2, openFailures: { deploy: { program: "deploy", command: `deploy --password ${SECRETS.envPassword}`, keyLines: [], line: 1, attempts: 1 } }, pendingCalls: {}, updated: 1 };
+    const cursor = {
+      file: "/s.jsonl",
+      offset: 10,
+      line: 2,
+      openFailures: { deploy: { program: "deploy", command: `deploy --password ${SECRETS.envPassword}`, keyLines: [], line: 1, attempts: 1 } },
+      pendingCalls: {},
+      updated: 1,
+    };
     old.query("INSERT INTO cursor VALUES (?, ?)").run("/s.jsonl", JSON.stringify(cursor));
     old.close();
     expect(readRecords(env, "s")).toEqual([]); // opens (and upgrades) the state

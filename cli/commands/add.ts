@@ -28,7 +28,9 @@ export const addInput = Type.Object(
     topic: Type.Optional(Type.String({ description: "Topic folder, e.g. cmake or git" })),
     tags: words("Words the lesson is about"),
     queries: words("Questions or error snippets someone would search with"),
-    when: Type.Optional(Type.Object({}, { additionalProperties: Type.String(), description: 'Where it applies, e.g. {"project": "name"} or {"hdf5": "1.14"}' })),
+    when: Type.Optional(
+      Type.Object({}, { additionalProperties: Type.String(), description: 'Where it applies, e.g. {"project": "name"} or {"hdf5": "1.14"}' }),
+    ),
     verified_how: Type.Optional(choice(CLAIMED_VERIFIED_HOW, "How you know: ran it, read it, or were told (default ran)")),
     ...sectionFields,
     from_item: Type.Optional(
@@ -44,7 +46,14 @@ export const addInput = Type.Object(
   { additionalProperties: false },
 );
 
-type AddFields = Record<string, unknown> & { type?: string; title?: string; tags?: string[]; queries?: string[]; when?: Record<string, string>; verified_how?: string };
+type AddFields = Record<string, unknown> & {
+  type?: string;
+  title?: string;
+  tags?: string[];
+  queries?: string[];
+  when?: Record<string, string>;
+  verified_how?: string;
+};
 
 export default defineCommand({
   name: "add",
@@ -76,7 +85,8 @@ export default defineCommand({
     const text = input.title || (from && ctx.stdinIsTTY) ? "" : await ctx.stdin();
     if (input.title || (from && !text.trim())) lesson = lessonParts(lessonFields(input as AddFields, ctx, from));
     else {
-      if (!text.trim()) throw usageError("no lesson on stdin", "pipe a lesson in (see `rkb add --template pitfall`) or build it with --type, --title and the section flags");
+      if (!text.trim())
+        throw usageError("no lesson on stdin", "pipe a lesson in (see `rkb add --template pitfall`) or build it with --type, --title and the section flags");
       lesson = { text };
     }
     if (from) lesson = completeFromItem("text" in lesson ? partsOfText(lesson.text) : lesson, from, input.type);
@@ -102,14 +112,19 @@ export function lessonFields(input: AddFields, ctx: Pick<CommandContext, "origin
   const own = headings.map(sectionField);
   const stray = ALL_TYPE_SECTIONS.map(sectionField).filter((f) => input[f] !== undefined && !own.includes(f));
   if (stray.length) {
-    throw usageError(`${name(stray[0]!)} is not a section of a ${type}`, `a ${type} has the sections ${own.join(", ")}; pick the type whose sections fit what you learned`);
+    throw usageError(
+      `${name(stray[0]!)} is not a section of a ${type}`,
+      `a ${type} has the sections ${own.join(", ")}; pick the type whose sections fit what you learned`,
+    );
   }
   const missing = own.filter((f) => !filled.includes(f) && (typeof input[f] !== "string" || (input[f] as string).trim() === ""));
   if (missing.length) throw usageError(`a ${type} needs ${missing.map(name).join(", ")}`, `give every section of a ${type}: ${own.map(name).join(", ")}`);
   const kept = (items: string[] | undefined) => (items ?? []).map((s) => s.trim()).filter(Boolean);
   return {
     type,
-    title: String(input.title ?? (from?.draft ? draftTitle(from.draft) : "")).replace(/\s+/g, " ").trim(),
+    title: String(input.title ?? (from?.draft ? draftTitle(from.draft) : ""))
+      .replace(/\s+/g, " ")
+      .trim(),
     verifiedHow: input.verified_how,
     tags: kept(input.tags),
     queries: kept(input.queries),

@@ -9,7 +9,7 @@ export default defineCommand({
   description: "Check the machine, the knowledge base and the pi/omp wiring; each problem comes with its fix",
   examples: ["rkb doctor", "rkb doctor --format json"],
   input: Type.Object({}, { additionalProperties: false }),
-  run(input, ctx) {
+  run(_input, ctx) {
     const checks = [...kbChecks(kbRoot(ctx.env), ctx.env, ctx.cwd, ctx.place), ...installChecks(ctx.env), ...stateChecks(ctx.env)];
     const failed = checks.filter((c) => c.status === "fail").length;
     const warnings = checks.filter((c) => c.status === "warn").length;

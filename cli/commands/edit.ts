@@ -25,7 +25,8 @@ export default defineCommand({
   // The new file comes on stdin.
   cli: { positionals: ["id"], stdin: "text" },
   async run(input, ctx) {
-    if (!input.base) throw usageError("`rkb edit` needs --base <hash>", "run `rkb show <id>` and pass the hash it prints, so a concurrent change is not overwritten");
+    if (!input.base)
+      throw usageError("`rkb edit` needs --base <hash>", "run `rkb show <id>` and pass the hash it prints, so a concurrent change is not overwritten");
     const text = input.text ?? (await ctx.stdin());
     if (!text.trim()) throw usageError("no lesson on stdin", "pipe the whole new lesson file into `rkb edit`");
     const { root } = openKb(ctx, "write");

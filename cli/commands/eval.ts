@@ -13,7 +13,12 @@ import { openSearch } from "../search/search.ts";
 export default defineCommand({
   name: "eval",
   description: "Measure search: rank of the expected lesson, recall@5, MRR, and right/wrong/silent injections",
-  examples: ["rkb eval --queries eval/queries.toml --min-recall 0.9", "rkb eval --failures failures.toml --format json", "rkb eval --self", "rkb eval --replay ~/.pi/agent/sessions/*.jsonl"],
+  examples: [
+    "rkb eval --queries eval/queries.toml --min-recall 0.9",
+    "rkb eval --failures failures.toml --format json",
+    "rkb eval --self",
+    "rkb eval --replay ~/.pi/agent/sessions/*.jsonl",
+  ],
   input: Type.Object(
     {
       queries: Type.Optional(Type.String({ description: "Query file (default $RKB_HOME/eval/queries.toml)" })),
@@ -28,10 +33,16 @@ export default defineCommand({
   ),
   cli: { variadic: "paths", flags: { queries: { valueHint: "FILE" }, failures: { valueHint: "FILE" }, min_recall: { valueHint: "F" } } },
   async run(input, { env, cwd, place }) {
-    const chosen = [input.queries !== undefined && "--queries", input.failures !== undefined && "--failures", input.self && "--self", input.replay && "--replay"].filter(Boolean);
+    const chosen = [
+      input.queries !== undefined && "--queries",
+      input.failures !== undefined && "--failures",
+      input.self && "--self",
+      input.replay && "--replay",
+    ].filter(Boolean);
     if (chosen.length > 1) throw usageError(`${chosen.join(" and ")} cannot be combined`, "run one evaluation at a time");
     const minRecall = input.min_recall === undefined ? undefined : Number(input.min_recall);
-    if (minRecall !== undefined && !(minRecall >= 0 && minRecall <= 1)) throw usageError(`--min-recall ${input.min_recall} is not a number between 0 and 1`, "e.g. --min-recall 0.9");
+    if (minRecall !== undefined && !(minRecall >= 0 && minRecall <= 1))
+      throw usageError(`--min-recall ${input.min_recall} is not a number between 0 and 1`, "e.g. --min-recall 0.9");
     const { index, place: here, usage } = openSearch(env, cwd, place);
     const root = index.root;
     const ctx = { index, here, usage, cwd, env };
@@ -40,15 +51,29 @@ export default defineCommand({
       if (!paths.length) throw usageError("`rkb eval --replay` needs session files", "e.g. rkb eval --replay ~/.pi/agent/sessions/*/*.jsonl");
       const { files, problems } = findSessionFiles(paths, cwd);
       if (!files.length) {
-        throw new RkbError("not_found", `no session file to replay: ${problems.map((p) => `${p.path} ${p.message}`).join("; ")}`, "pass session files, folders of them, or a glob such as 'sessions/**/*.jsonl'");
+        throw new RkbError(
+          "not_found",
+          `no session file to replay: ${problems.map((p) => `${p.path} ${p.message}`).join("; ")}`,
+          "pass session files, folders of them, or a glob such as 'sessions/**/*.jsonl'",
+        );
       }
-      const report = await replayFailures(ctx, files.map((f) => f.path));
+      const report = await replayFailures(
+        ctx,
+        files.map((f) => f.path),
+      );
       return { data: report, human: replayHuman(report) };
     }
     const explain = Boolean(input.explain);
-    const report = input.failures !== undefined
-      ? evalFailures(ctx, readFailures(resolve(cwd, String(input.failures))), explain)
-      : evalQueries(ctx, input.self ? selfQueries(loadKb(root)) : readQueries(input.queries !== undefined ? resolve(cwd, String(input.queries)) : join(root, "eval", "queries.toml")), explain);
+    const report =
+      input.failures !== undefined
+        ? evalFailures(ctx, readFailures(resolve(cwd, String(input.failures))), explain)
+        : evalQueries(
+            ctx,
+            input.self
+              ? selfQueries(loadKb(root))
+              : readQueries(input.queries !== undefined ? resolve(cwd, String(input.queries)) : join(root, "eval", "queries.toml")),
+            explain,
+          );
     const below = minRecall !== undefined && report.recall_at_5 < minRecall;
     return { data: { ...report, ranked_by: "bm25", help: help(report, minRecall) }, human: evalHuman(report, minRecall), exit: below ? 1 : 0 };
   },
@@ -56,8 +81,10 @@ export default defineCommand({
 
 function help(report: EvalReport, minRecall: number | undefined): string[] {
   const out: string[] = [];
-  if (minRecall !== undefined) out.push(report.recall_at_5 >= minRecall ? `recall@5 meets the minimum ${minRecall}` : `recall@5 is BELOW the minimum ${minRecall}`);
-  if (report.missed.length) out.push(`Look at the missed lessons with \`rkb show <id>\`: add the words people use for the problem to their title, tags or queries`);
+  if (minRecall !== undefined)
+    out.push(report.recall_at_5 >= minRecall ? `recall@5 meets the minimum ${minRecall}` : `recall@5 is BELOW the minimum ${minRecall}`);
+  if (report.missed.length)
+    out.push(`Look at the missed lessons with \`rkb show <id>\`: add the words people use for the problem to their title, tags or queries`);
   if (report.wrong) out.push("A wrong injection is worse than silence: check the rows with verdict `wrong`");
   return out;
 }
@@ -71,7 +98,9 @@ function evalHuman(report: EvalReport, minRecall: number | undefined): string {
     if (r.explain) lines.push(...explainRow(r.explain).map((l) => `        ${l}`));
   }
   lines.push("");
-  lines.push(`${report.queries} queries (${report.queries - report.answerable} with no answer)  recall@5 ${report.recall_at_5.toFixed(2)}  mrr ${report.mrr.toFixed(2)}  ranked by: bm25`);
+  lines.push(
+    `${report.queries} queries (${report.queries - report.answerable} with no answer)  recall@5 ${report.recall_at_5.toFixed(2)}  mrr ${report.mrr.toFixed(2)}  ranked by: bm25`,
+  );
   lines.push(`injections: ${report.right} right, ${report.wrong} wrong, ${report.silent} silent`);
   if (minRecall !== undefined) lines.push(report.recall_at_5 >= minRecall ? `(meets the minimum ${minRecall})` : `(BELOW the minimum ${minRecall})`);
   if (report.missed.length) lines.push(`not in the first 5: ${report.missed.join(", ")}`);
@@ -86,7 +115,9 @@ function explainRow(e: NonNullable<EvalRow["explain"]>): string[] {
 }
 
 function replayHuman(report: ReplayReport): string {
-  const lines = [`${report.failures} failed commands in ${report.files} session file(s): ${report.covered} would get a lesson (${Math.round(report.coverage * 100)}%)`];
+  const lines = [
+    `${report.failures} failed commands in ${report.files} session file(s): ${report.covered} would get a lesson (${Math.round(report.coverage * 100)}%)`,
+  ];
   for (const l of report.lessons) lines.push(`  ${String(l.count).padStart(4)}  ${l.id}  ${l.title}`);
   if (report.uncovered.length) {
     lines.push("", "Not covered (most frequent first):");

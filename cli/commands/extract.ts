@@ -13,7 +13,11 @@ import { extract, markdownReport, type ExtractSummary } from "../sessions/extrac
 export default defineCommand({
   name: "extract",
   description: "Read session files (pi, omp, Claude Code) and put what they teach in the inbox",
-  examples: ["rkb extract ~/.pi/agent/sessions", "rkb extract 'archive/**/*.jsonl' --since 2026-01-01 --report summary.md", "rkb extract sessions/ --dry-run --format json"],
+  examples: [
+    "rkb extract ~/.pi/agent/sessions",
+    "rkb extract 'archive/**/*.jsonl' --since 2026-01-01 --report summary.md",
+    "rkb extract sessions/ --dry-run --format json",
+  ],
   input: Type.Object(
     {
       paths: Type.Optional(Type.Array(Type.String(), { description: "Session files, folders (every .jsonl below) or globs" })),
@@ -95,7 +99,11 @@ function humanSummary(s: ExtractSummary, dryRun: boolean, report?: string): stri
   else out.push(`read ${s.sessions} session${s.sessions === 1 ? "" : "s"} (${mb(s.bytes)})${s.older ? `, ${s.older} older than --since left out` : ""}`);
   if (s.not_sessions) out.push(`${s.not_sessions} file${s.not_sessions === 1 ? " is" : "s are"} not session files (event logs?)`);
   out.push(`  failed ${s.failed}, fixed ${s.fixed}, corrections ${s.correction}, remember ${s.remember}, repeats ${s.repeat}`);
-  out.push(dryRun ? `  would write ${s.items_written} inbox item${s.items_written === 1 ? "" : "s"} (dry run)` : `  wrote ${s.items_written} inbox item${s.items_written === 1 ? "" : "s"}`);
+  out.push(
+    dryRun
+      ? `  would write ${s.items_written} inbox item${s.items_written === 1 ? "" : "s"} (dry run)`
+      : `  wrote ${s.items_written} inbox item${s.items_written === 1 ? "" : "s"}`,
+  );
   out.push(`  ${s.skipped_lines} line${s.skipped_lines === 1 ? "" : "s"} skipped`);
   // A few lines per file: an event log passed by mistake would otherwise flood the terminal.
   const perFile = new Map<string, ExtractSummary["skipped"]>();

@@ -9,7 +9,10 @@ import { logHookError, noteHookCall } from "../state.ts";
 export default defineCommand({
   name: "hook",
   description: "Handle one agent event (for the pi/omp extension and Claude Code hooks): payload as JSON on stdin, or as flags",
-  examples: [`echo '{"session_id": "s1", "cwd": "/src/app"}' | rkb hook session-start`, "rkb hook session-end --session-file ~/.pi/agent/sessions/x.jsonl --harness pi"],
+  examples: [
+    `echo '{"session_id": "s1", "cwd": "/src/app"}' | rkb hook session-start`,
+    "rkb hook session-end --session-file ~/.pi/agent/sessions/x.jsonl --harness pi",
+  ],
   input: Type.Object(
     {
       event: Type.Optional(Type.String({ description: `One of ${HOOK_EVENTS.join(", ")}` })),
@@ -21,13 +24,23 @@ export default defineCommand({
     },
     { additionalProperties: false },
   ),
-  cli: { positionals: ["event"], flags: { session_file: { valueHint: "path" }, session_id: { valueHint: "id" }, cwd: { valueHint: "dir" }, harness: { valueHint: "pi|omp" }, reason: { valueHint: "text" } } },
+  cli: {
+    positionals: ["event"],
+    flags: {
+      session_file: { valueHint: "path" },
+      session_id: { valueHint: "id" },
+      cwd: { valueHint: "dir" },
+      harness: { valueHint: "pi|omp" },
+      reason: { valueHint: "text" },
+    },
+  },
   run: async (input, ctx) => {
     const { event, ...flags } = input;
     let text = "";
     let harness: string | undefined;
     try {
-      if (!event || !(HOOK_EVENTS as readonly string[]).includes(event)) throw new Error(`unknown hook event \`${event ?? ""}\` (known: ${HOOK_EVENTS.join(", ")})`);
+      if (!event || !(HOOK_EVENTS as readonly string[]).includes(event))
+        throw new Error(`unknown hook event \`${event ?? ""}\` (known: ${HOOK_EVENTS.join(", ")})`);
       const raw = await readPayload(flags, ctx.stdin);
       const claude = fromClaudeCode(raw as Record<string, unknown>);
       const payload = claude ?? raw;

@@ -14,7 +14,9 @@ export default defineCommand({
     {
       action: Type.Optional(Type.String({ description: "list (default), show, drop or done" })),
       ids: Type.Optional(Type.Array(Type.String(), { description: "The item id(s), for show, drop and done" })),
-      outcomes: Type.Optional(Type.Array(Type.String(), { description: "With done: what distilling led to, <add|update|supersede|used>:<lesson id> or noop (repeatable)" })),
+      outcomes: Type.Optional(
+        Type.Array(Type.String(), { description: "With done: what distilling led to, <add|update|supersede|used>:<lesson id> or noop (repeatable)" }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -43,7 +45,10 @@ export default defineCommand({
       const human = items.map((i) => (i.removed ? `removed ${i.id}` : `no inbox item ${i.id}`)).join("\n");
       return { data: { items }, human, exit: unknown.length ? 1 : 0 };
     }
-    throw usageError(`\`${action}\` is not an inbox action`, "use `rkb inbox`, `rkb inbox show <id>`, `rkb inbox drop <id>` or `rkb inbox done <id> --outcome …`");
+    throw usageError(
+      `\`${action}\` is not an inbox action`,
+      "use `rkb inbox`, `rkb inbox show <id>`, `rkb inbox drop <id>` or `rkb inbox done <id> --outcome …`",
+    );
   },
 });
 

@@ -26,7 +26,10 @@ export default defineCommand({
     }
     if (input.clone) {
       cloneKb(root, input.clone, ctx.env, ctx.cwd);
-      return { data: { status: "done", message: `cloned ${input.clone} to ${root}`, kb: root }, human: `cloned ${input.clone} to ${root}\nNext: rkb sync keeps it in step with the remote` };
+      return {
+        data: { status: "done", message: `cloned ${input.clone} to ${root}`, kb: root },
+        human: `cloned ${input.clone} to ${root}\nNext: rkb sync keeps it in step with the remote`,
+      };
     }
     const commit = initKb(root, ctx.env);
     return {

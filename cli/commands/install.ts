@@ -30,7 +30,12 @@ export default defineCommand({
     if (input.uninstall) reports = harnesses.map((h) => uninstall(h, ctx.env));
     else {
       const bin = thisBinary();
-      if (!bin) throw new RkbError("refused", "rkb runs from source, so there is no binary for the extension to call", "build it (`bun run build`) and run `dist/rkb install` instead");
+      if (!bin)
+        throw new RkbError(
+          "refused",
+          "rkb runs from source, so there is no binary for the extension to call",
+          "build it (`bun run build`) and run `dist/rkb install` instead",
+        );
       reports = harnesses.map((h) => install(h, bin, ctx.env));
     }
     const changed = reports.some((r) => r.files.some((f) => f.action === "written" || f.action === "removed"));
@@ -39,10 +44,7 @@ export default defineCommand({
       : changed
         ? [`Restart ${harnesses.map((h) => (h === "claude" ? "Claude Code" : h)).join(" and ")} (or run /reload, in Claude Code /reload-plugins) to load rkb`]
         : ["Already installed and current"];
-    const human = [
-      ...reports.flatMap((r) => [`${r.harness}:`, ...r.files.map((f) => `  ${f.action.padEnd(9)} ${tildify(f.path)}`)]),
-      ...help,
-    ].join("\n");
+    const human = [...reports.flatMap((r) => [`${r.harness}:`, ...r.files.map((f) => `  ${f.action.padEnd(9)} ${tildify(f.path)}`)]), ...help].join("\n");
     return { data: { installs: reports.map((r) => ({ ...r, files: r.files.map((f) => ({ ...f, path: tildify(f.path) })) })), help }, human };
   },
 });

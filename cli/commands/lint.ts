@@ -15,7 +15,11 @@ import { cutMessage, findingLine } from "../output/findings.ts";
 export default defineCommand({
   name: "lint",
   description: "Check lessons, folder notes, links, assets and kb.toml against the knowledge-base rules",
-  examples: ["rkb lint", "rkb lint --fix            # rewrite flow-style frontmatter to block style first", "rkb lint --staged         # what the pre-commit hook runs"],
+  examples: [
+    "rkb lint",
+    "rkb lint --fix            # rewrite flow-style frontmatter to block style first",
+    "rkb lint --staged         # what the pre-commit hook runs",
+  ],
   input: Type.Object(
     {
       staged: Type.Optional(Type.Boolean({ description: "Lint the files staged in git (the pre-commit hook) instead of the working tree" })),

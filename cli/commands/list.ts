@@ -27,7 +27,11 @@ export default defineCommand({
     if (!folder) {
       const topics = topicCounts(all);
       const total = all.length;
-      const human = [`${total} lessons in ${topics.length} topics`, ...topics.map((t) => `  ${t.folder.padEnd(40)} ${t.lessons}`), "Next: rkb list <folder>"].join("\n");
+      const human = [
+        `${total} lessons in ${topics.length} topics`,
+        ...topics.map((t) => `  ${t.folder.padEnd(40)} ${t.lessons}`),
+        "Next: rkb list <folder>",
+      ].join("\n");
       return { data: { lessons: total, topics, help: ["rkb list <folder> --toon"] }, human };
     }
     const lessons = lessonsUnder(all, folder);
@@ -41,11 +45,18 @@ export default defineCommand({
       title: l.title,
       summary: l.summary,
       tags: l.tags.join(" "),
-      when: Object.entries(l.when).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join("|") : v}`).join(" "),
+      when: Object.entries(l.when)
+        .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join("|") : v}`)
+        .join(" "),
       verified: l.verified,
     }));
     const human = rows.length
-      ? rows.map((r) => `${MARK[r.type] ?? "?"} ${r.id}  ${r.title}${r.status === "active" ? "" : `  (${r.status})`}${r.tags ? `  [${r.tags}]` : ""}${r.summary ? `\n    ${r.summary}` : ""}`).join("\n")
+      ? rows
+          .map(
+            (r) =>
+              `${MARK[r.type] ?? "?"} ${r.id}  ${r.title}${r.status === "active" ? "" : `  (${r.status})`}${r.tags ? `  [${r.tags}]` : ""}${r.summary ? `\n    ${r.summary}` : ""}`,
+          )
+          .join("\n")
       : `no lessons under ${folder}`;
     return { data: { folder, lessons: rows, help: ["rkb show <id>"] }, human };
   },

@@ -35,14 +35,25 @@ export default defineCommand({
       last_worked: counts?.lastWorked ?? null,
       last_failed: counts?.lastFailed ?? null,
       ...(input.signals
-        ? { signals: { worked: counts?.worked ?? 0, failed: counts?.failed ?? 0, injected: counts?.injected ?? 0, inferred: counts?.inferred ?? 0, irrelevant: counts?.irrelevant ?? 0, last_used: counts?.lastSeen ?? null } }
+        ? {
+            signals: {
+              worked: counts?.worked ?? 0,
+              failed: counts?.failed ?? 0,
+              injected: counts?.injected ?? 0,
+              inferred: counts?.inferred ?? 0,
+              irrelevant: counts?.irrelevant ?? 0,
+              last_used: counts?.lastSeen ?? null,
+            },
+          }
         : {}),
     }));
     const help = ["rkb show <id>", "rkb edit <id> --base <hash>", "rkb flag <id> --reason <why>", "rkb archive <id> --reason <why>"];
     const human = candidates.length
       ? [
           ...candidates.map((c) => {
-            const signals = c.signals ? `\n    used: worked ${c.signals.worked}, failed ${c.signals.failed}, injected ${c.signals.injected}, inferred ${c.signals.inferred}, irrelevant ${c.signals.irrelevant}` : "";
+            const signals = c.signals
+              ? `\n    used: worked ${c.signals.worked}, failed ${c.signals.failed}, injected ${c.signals.injected}, inferred ${c.signals.inferred}, irrelevant ${c.signals.irrelevant}`
+              : "";
             return `${c.id}  ${c.title}  (${c.path}${c.status === "active" ? "" : `, ${c.status}`})\n${c.reasons.map((r) => `    ${r.kind}: ${r.detail}`).join("\n")}${signals}`;
           }),
           `${candidates.length} lessons to review`,

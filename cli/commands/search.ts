@@ -27,16 +27,25 @@ export default defineCommand({
   description: "Find lessons by words, a literal text or a regular expression",
   examples: ['rkb search "undefined reference to vtable"', 'rkb search --literal "--start-group" --toon', "rkb search --regex 'H5[A-Z]open' --all"],
   input: searchInput,
-  cli: { positionals: ["query"], flags: { literal: { valueHint: "text" }, regex: { valueHint: "pattern" }, status: { valueHint: "all" }, limit: { valueHint: "N" } } },
+  cli: {
+    positionals: ["query"],
+    flags: { literal: { valueHint: "text" }, regex: { valueHint: "pattern" }, status: { valueHint: "all" }, limit: { valueHint: "N" } },
+  },
   run(input, { env, cwd, place }) {
     const given = [input.query ? "words" : "", input.literal !== undefined ? "--literal" : "", input.regex !== undefined ? "--regex" : ""].filter(Boolean);
     if (given.length !== 1) {
-      throw usageError(given.length ? `give only one of words, --literal and --regex (got ${given.join(", ")})` : "`rkb search` needs words, --literal <text> or --regex <pattern>", 'e.g. rkb search "cmake cannot find hdf5"');
+      throw usageError(
+        given.length
+          ? `give only one of words, --literal and --regex (got ${given.join(", ")})`
+          : "`rkb search` needs words, --literal <text> or --regex <pattern>",
+        'e.g. rkb search "cmake cannot find hdf5"',
+      );
     }
     const mode: SearchMode = input.literal !== undefined ? "literal" : input.regex !== undefined ? "regex" : "ranked";
     const query = String(input.literal ?? input.regex ?? input.query);
     if (!query.trim()) throw usageError("the search text is empty", 'e.g. rkb search "cmake cannot find hdf5"');
-    if (input.status !== undefined && input.status !== "all") throw usageError(`--status ${input.status} is not known`, "use --status all, or leave it out for active and stale lessons");
+    if (input.status !== undefined && input.status !== "all")
+      throw usageError(`--status ${input.status} is not known`, "use --status all, or leave it out for active and stale lessons");
     const { index, place: here, usage } = openSearch(env, cwd, place);
     const result = searchKb({ index, query, mode, place: here, all: Boolean(input.all), allStatuses: input.status === "all", limit: input.limit ?? 10, usage });
     if (!input.explain || mode !== "ranked") return { data: searchData(result, usage), human: searchHuman(result) };
@@ -46,7 +55,11 @@ export default defineCommand({
     const data = searchData(result, usage);
     (data.results as Record<string, unknown>[]).forEach((row, i) => (row.explain = explained[i]));
     data.recall = { inject: recall.lesson?.id ?? null, reason: recall.reason };
-    return { data, human: searchHuman(result, explained) + `\nPrompt recall: ${recall.lesson ? `would inject ${recall.lesson.id}` : "would inject nothing"} (${recall.reason})\n` };
+    return {
+      data,
+      human:
+        searchHuman(result, explained) + `\nPrompt recall: ${recall.lesson ? `would inject ${recall.lesson.id}` : "would inject nothing"} (${recall.reason})\n`,
+    };
   },
 });
 
@@ -111,7 +124,13 @@ function searchHuman(result: SearchResult, explained?: HitExplanation[]): string
     if (text) lines.push(`   ${cut(text, h.lesson.id)}`);
     if (explained?.[i]) lines.push(...explainLines(explained[i]!).map((l) => `   ${l}`));
   });
-  if (result.hidden) lines.push("", `${result.hidden} hidden that do not apply here (${Object.entries(result.hiddenBy).map(([k, n]) => `${k}: ${n}`).join(", ")}); --all shows them`);
+  if (result.hidden)
+    lines.push(
+      "",
+      `${result.hidden} hidden that do not apply here (${Object.entries(result.hiddenBy)
+        .map(([k, n]) => `${k}: ${n}`)
+        .join(", ")}); --all shows them`,
+    );
   lines.push("", "Next: rkb show <id>");
   return lines.join("\n") + "\n";
 }

@@ -11,7 +11,7 @@ export default defineCommand({
   description: "Where rkb runs: the knowledge base, the matched project and system, and lesson counts (also plain `rkb`)",
   examples: ["rkb", "rkb --project dftracer --format json"],
   input: Type.Object({}, { additionalProperties: false }),
-  run(input, ctx) {
+  run(_input, ctx) {
     // The search index's cache has the counts: no need to parse every lesson at each session start.
     const { index, place } = openSearch(ctx.env, ctx.cwd, ctx.place);
     const root = index.root;

@@ -17,7 +17,9 @@ export default defineCommand({
   async run(input, ctx) {
     const result = await syncKb(kbRoot(ctx.env), ctx.env, input.remote);
     if (result.status === "not_pushed") {
-      const lines = [`pulled ${result.pulled.length} commits from ${result.remote}/${result.branch}, but lint found ${result.errors} errors, so nothing was pushed:`];
+      const lines = [
+        `pulled ${result.pulled.length} commits from ${result.remote}/${result.branch}, but lint found ${result.errors} errors, so nothing was pushed:`,
+      ];
       for (const f of result.findings.filter((f) => f.severity === "error")) lines.push(`  ${findingLine(f)}`);
       lines.push("fix them, commit, and run `rkb sync` again");
       return { data: result, human: lines.join("\n"), exit: 1 };

@@ -20,13 +20,23 @@ export default defineCommand({
     },
     { additionalProperties: false },
   ),
-  cli: { positionals: ["name"], flags: { session_id: { valueHint: "id" }, session_file: { valueHint: "path" }, cwd: { valueHint: "dir" }, harness: { valueHint: "pi|omp" } } },
+  cli: {
+    positionals: ["name"],
+    flags: { session_id: { valueHint: "id" }, session_file: { valueHint: "path" }, cwd: { valueHint: "dir" }, harness: { valueHint: "pi|omp" } },
+  },
   run: async (input, ctx) => {
     // pi and omp name session files `<time>_<session id>.jsonl`.
     const sessionId = input.session_id || (input.session_file ? basename(input.session_file, ".jsonl").split("_").pop() : undefined) || undefined;
     const format = ctx.format === "json" ? "json" : "toon";
     const args = parseToolArguments(input.name, await ctx.stdin());
-    const result = await callTool(input.name, args, { env: ctx.env, cwd: input.cwd || ctx.cwd, format, place: ctx.place, sessionId, harness: input.harness || harnessFromEnv(ctx.env) });
+    const result = await callTool(input.name, args, {
+      env: ctx.env,
+      cwd: input.cwd || ctx.cwd,
+      format,
+      place: ctx.place,
+      sessionId,
+      harness: input.harness || harnessFromEnv(ctx.env),
+    });
     return { data: result.data, human: result.text, raw: true, exit: result.exit };
   },
 });

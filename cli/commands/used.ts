@@ -29,7 +29,9 @@ export default defineCommand({
   input: usedInput,
   cli: {
     positionals: ["id"],
-    choices: { result: { worked: "The lesson helped", failed: "The lesson was wrong here (needs --reason)", irrelevant: "The lesson did not fit the problem" } },
+    choices: {
+      result: { worked: "The lesson helped", failed: "The lesson was wrong here (needs --reason)", irrelevant: "The lesson did not fit the problem" },
+    },
   },
   async run(input, ctx) {
     const { env } = ctx;
@@ -43,7 +45,11 @@ export default defineCommand({
     const { root, kb } = openKb(ctx, "write");
     const lesson = findLesson(kb, input.id);
     const session = input.session || sessionFromEnv(env);
-    await appendUsage(root, { time: new Date().toISOString(), id: lesson.id, event, ...(session ? { session } : {}), ...(input.reason ? { reason: input.reason } : {}) }, env);
+    await appendUsage(
+      root,
+      { time: new Date().toISOString(), id: lesson.id, event, ...(session ? { session } : {}), ...(input.reason ? { reason: input.reason } : {}) },
+      env,
+    );
     let flag: { commit: string } | undefined;
     if (event === "failed" && isCurrent(lesson.status)) {
       const written = await transact(root, env, (k) => planFlag(findLesson(k, lesson.id), input.reason));

@@ -81,7 +81,14 @@ function inboxNudge(env: NodeJS.ProcessEnv, harness: string | undefined): string
 }
 
 /** Records the lesson as injected unless it already was in this session; returns the block or "". */
-async function inject(env: NodeJS.ProcessEnv, p: HookPayload, hook: string, chosen: InjectedLesson | undefined, extra: NewRecord[], reason: string): Promise<string> {
+async function inject(
+  env: NodeJS.ProcessEnv,
+  p: HookPayload,
+  hook: string,
+  chosen: InjectedLesson | undefined,
+  extra: NewRecord[],
+  reason: string,
+): Promise<string> {
   // A lesson that fails lint (broken format, a leak, a dead link) is not shown to an agent.
   const lesson = chosen && lessonErrors(kbRoot(env), chosen.path, env).length === 0 ? chosen : undefined;
   const fresh = await updateRecords(env, p.session_id, (records) => {
@@ -90,7 +97,11 @@ async function inject(env: NodeJS.ProcessEnv, p: HookPayload, hook: string, chos
     return { append, result: lesson !== undefined && !seen };
   });
   if (!fresh || !lesson) return "";
-  await appendUsage(kbRoot(env), { time: new Date().toISOString(), id: lesson.id, event: "injected", session: p.session_id, reason: `${hook}, ${reason}` }, env);
+  await appendUsage(
+    kbRoot(env),
+    { time: new Date().toISOString(), id: lesson.id, event: "injected", session: p.session_id, reason: `${hook}, ${reason}` },
+    env,
+  );
   return renderInjection(lesson, reason);
 }
 
@@ -127,7 +138,11 @@ async function toolOk(p: HookPayload, env: NodeJS.ProcessEnv): Promise<string> {
   });
   if (helped.length && haveKb(env)) {
     for (const id of helped) {
-      await appendUsage(kbRoot(env), { time: new Date().toISOString(), id, event: "inferred", session: p.session_id, reason: `${prog} worked after it was injected` }, env);
+      await appendUsage(
+        kbRoot(env),
+        { time: new Date().toISOString(), id, event: "inferred", session: p.session_id, reason: `${prog} worked after it was injected` },
+        env,
+      );
     }
   }
   return "";
@@ -149,6 +164,13 @@ async function prompt(p: HookPayload, env: NodeJS.ProcessEnv): Promise<string> {
 async function captureSession(event: string, p: HookPayload, env: NodeJS.ProcessEnv): Promise<string> {
   // No file: --no-session, or a session that never wrote a message. Nothing to capture either way.
   if (!p.session_file || !existsSync(p.session_file)) return "";
-  await capture({ sessionFile: p.session_file, sessionId: p.session_id, cwd: p.cwd, harness: p.harness, reason: p.reason ? `${event} (${p.reason})` : event, env });
+  await capture({
+    sessionFile: p.session_file,
+    sessionId: p.session_id,
+    cwd: p.cwd,
+    harness: p.harness,
+    reason: p.reason ? `${event} (${p.reason})` : event,
+    env,
+  });
   return "";
 }

@@ -17,8 +17,7 @@ export async function stopNudge(p: HookPayload, env: NodeJS.ProcessEnv): Promise
     const failures = (prog: string) => records.filter((r) => r.kind === "failed" && r.program === prog).length;
     const count = (kind: SessionRecord["kind"]) => fresh.filter((r) => r.kind === kind).length;
     const fixed = fresh.flatMap((r) => (r.kind === "fixed" ? [r.program] : []));
-    const score =
-      3 * count("remember") + 2 * count("correction") + fixed.reduce((s, prog) => s + (failures(prog) >= 3 ? 2 : 1), 0) + count("nohit");
+    const score = 3 * count("remember") + 2 * count("correction") + fixed.reduce((s, prog) => s + (failures(prog) >= 3 ? 2 : 1), 0) + count("nohit");
     if (score === 0 || count("remember") + count("correction") === 0) return { append: [], result: "" };
     const strong = score >= STRONG_SCORE && !records.some((r) => r.kind === "asked");
     if (!strong && records.filter((r) => r.kind === "nudged").length >= MAX_SOFT_NUDGES) return { append: [], result: "" };

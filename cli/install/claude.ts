@@ -43,7 +43,12 @@ export function claudePluginFiles(home: string, bin: string, marker: string): { 
   return [
     {
       path: join(dir, ".claude-plugin", "plugin.json"),
-      text: json({ name: "rkb", version: VERSION, description: `rkb, the user's lessons-learned knowledge base: tools, hooks, a skill and commands. ${marker}`, skills: ["./"] }),
+      text: json({
+        name: "rkb",
+        version: VERSION,
+        description: `rkb, the user's lessons-learned knowledge base: tools, hooks, a skill and commands. ${marker}`,
+        skills: ["./"],
+      }),
     },
     { path: join(dir, ".mcp.json"), text: json({ mcpServers: { rkb: { command: bin, args: ["mcp"] } } }) },
     { path: join(dir, "hooks", "hooks.json"), text: json({ description: `rkb's hooks. ${marker}`, hooks }) },

@@ -101,7 +101,11 @@ export function install(harness: Harness, bin: string, env: NodeJS.ProcessEnv): 
   // Check every file before writing any, so a refusal leaves nothing half installed.
   for (const f of wanted) {
     if (existsSync(f.path) && !ours(f.path, env)) {
-      throw new RkbError("refused", `${tildify(f.path)} exists and was not written by rkb`, `move it away (rkb will not overwrite it), then run \`rkb install ${harness}\` again`);
+      throw new RkbError(
+        "refused",
+        `${tildify(f.path)} exists and was not written by rkb`,
+        `move it away (rkb will not overwrite it), then run \`rkb install ${harness}\` again`,
+      );
     }
   }
   const files = wanted.map((f) => {
@@ -157,7 +161,13 @@ export function installChecks(env: NodeJS.ProcessEnv, bin: string | undefined = 
     checks.push(
       check("extension", paths.extension, bin ? extensionText(harness, bin) : undefined, (text) => {
         const problem = parseProblem(text);
-        if (problem) return { check: `extension: ${harness}`, status: "fail", detail: `${tildify(paths.extension)} does not parse (${harness} will refuse to start): ${problem}`, fix };
+        if (problem)
+          return {
+            check: `extension: ${harness}`,
+            status: "fail",
+            detail: `${tildify(paths.extension)} does not parse (${harness} will refuse to start): ${problem}`,
+            fix,
+          };
         const pointed = /^const RKB: string = ("(?:[^"\\]|\\.)*");$/m.exec(text);
         const target = pointed ? (JSON.parse(pointed[1]!) as string) : undefined;
         if (target && !existsSync(target)) {

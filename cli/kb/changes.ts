@@ -4,7 +4,21 @@ import { editDistance } from "../distance.ts";
 import { shown } from "../fsutil.ts";
 import { isFolderName, lessonDepth, MAX_FOLDER_NAME, scopeFolder } from "./layout.ts";
 import { refuseSecrets } from "./leak.ts";
-import { contentHash, isLessonType, isMap, LessonParseError, newId, parseLesson, serializeLesson, splitFrontmatter, parseYamlMap, frontmatterKeyLines, refuseUnknownKeys, type Frontmatter, type Lesson } from "./lesson.ts";
+import {
+  contentHash,
+  isLessonType,
+  isMap,
+  LessonParseError,
+  newId,
+  parseLesson,
+  serializeLesson,
+  splitFrontmatter,
+  parseYamlMap,
+  frontmatterKeyLines,
+  refuseUnknownKeys,
+  type Frontmatter,
+  type Lesson,
+} from "./lesson.ts";
 import { today } from "./open.ts";
 import { isCurrent } from "./schema.ts";
 import { loadKbConfig } from "./config.ts";
@@ -53,7 +67,12 @@ function topicFolder(kb: Kb, scope: string, topic: string, notes: string[]): str
   const t = topic.replace(/\/+$/, "");
   if (t.includes("/")) {
     if (!t.split("/").every(isFolderName)) throw badTopic(t);
-    if (!t.startsWith(scope + "/") || t.split("/").length !== scope.split("/").length + 1) throw new RkbError("refused", `topic folder ${shown(t)} is not under ${scope}, where this lesson's \`when\` puts it`, `use --topic ${scope}/<topic> or just the topic name`);
+    if (!t.startsWith(scope + "/") || t.split("/").length !== scope.split("/").length + 1)
+      throw new RkbError(
+        "refused",
+        `topic folder ${shown(t)} is not under ${scope}, where this lesson's \`when\` puts it`,
+        `use --topic ${scope}/<topic> or just the topic name`,
+      );
     return t;
   }
   const aliased = kb.notes.find((n) => n.role === "topic" && n.folder.startsWith(scope + "/") && n.aliases.includes(t));
@@ -66,8 +85,12 @@ function topicFolder(kb: Kb, scope: string, topic: string, notes: string[]): str
   );
   if (!existing.includes(folder)) {
     notes.push(`created the folder ${folder}`);
-    const close = existing.map((f) => f.split("/").pop()!).filter((n) => editDistance(n, t) <= Math.max(1, Math.floor(t.length / 4))).slice(0, 3);
-    if (close.length) notes.push(`the topic is close to ${close.map((c) => `${scope}/${c}`).join(", ")}; use \`--topic\` with that name next time if it is the same topic`);
+    const close = existing
+      .map((f) => f.split("/").pop()!)
+      .filter((n) => editDistance(n, t) <= Math.max(1, Math.floor(t.length / 4)))
+      .slice(0, 3);
+    if (close.length)
+      notes.push(`the topic is close to ${close.map((c) => `${scope}/${c}`).join(", ")}; use \`--topic\` with that name next time if it is the same topic`);
   }
   return folder;
 }
@@ -81,7 +104,10 @@ function badTopic(topic: string): RkbError {
 
 /** `when.project` and `when.system` name the folder the lesson goes in, so they must be plain folder names. */
 function requireScopeNames(when: Record<string, unknown>): void {
-  for (const [key, scope] of [["project", "projects"], ["system", "systems"]] as const) {
+  for (const [key, scope] of [
+    ["project", "projects"],
+    ["system", "systems"],
+  ] as const) {
     const value = when[key];
     if (typeof value === "string" && !isFolderName(value)) {
       throw usageError(
@@ -94,7 +120,8 @@ function requireScopeNames(when: Record<string, unknown>): void {
 
 /** A lesson given on stdin or by a tool that does not parse: an invalid lesson naming the line, not a crash. */
 function invalidInput(e: unknown): never {
-  if (e instanceof LessonParseError) throw new RkbError("invalid_lesson", `${e.path}:${e.line}: ${e.message}`, "fix the lesson and try again; nothing was written");
+  if (e instanceof LessonParseError)
+    throw new RkbError("invalid_lesson", `${e.path}:${e.line}: ${e.message}`, "fix the lesson and try again; nothing was written");
   throw e;
 }
 
@@ -113,7 +140,11 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
   if ("text" in input.lesson) {
     body = input.lesson.text;
     if (body.includes("\0")) {
-      throw new RkbError("invalid_lesson", `<stdin>:${body.slice(0, body.indexOf("\0")).split("\n").length}: the lesson holds a NUL byte`, "remove it: a lesson is text, and git would take the file for binary; nothing was written");
+      throw new RkbError(
+        "invalid_lesson",
+        `<stdin>:${body.slice(0, body.indexOf("\0")).split("\n").length}: the lesson holds a NUL byte`,
+        "remove it: a lesson is text, and git would take the file for binary; nothing was written",
+      );
     }
     if (/^---\r?\n/.test(body)) {
       const split = splitFrontmatter(body, "<stdin>");
@@ -132,8 +163,13 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
   }
   if (fm.verified_how === "checked") throw new RkbError("refused", "`verified_how: checked` is set only by a passing check", "use ran, read or told");
   const type = String(fm.type ?? input.type ?? "");
-  if (input.type && fm.type && fm.type !== input.type) throw usageError(`--type ${input.type} disagrees with \`type: ${fm.type}\` in the lesson`, "drop one of them");
-  if (!isLessonType(type)) throw usageError(type ? `unknown lesson type \`${type}\`` : "the lesson has no type", "set `type:` in the frontmatter or --type to pitfall, recipe, fact, decision or preference");
+  if (input.type && fm.type && fm.type !== input.type)
+    throw usageError(`--type ${input.type} disagrees with \`type: ${fm.type}\` in the lesson`, "drop one of them");
+  if (!isLessonType(type))
+    throw usageError(
+      type ? `unknown lesson type \`${type}\`` : "the lesson has no type",
+      "set `type:` in the frontmatter or --type to pitfall, recipe, fact, decision or preference",
+    );
   body = body.replace(/^\s*\n/, "\n");
   if (!body.startsWith("\n")) body = "\n" + body;
   if (!body.endsWith("\n")) body += "\n";
@@ -162,12 +198,19 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
   for (let n = 2; kb.files.includes(rel); n++) rel = `${folder}/${slug}-${n}.md`;
   const same = kb.lessons.find((l) => sameContent(l, lesson));
   if (same) {
-    throw new RkbError("refused", `this lesson is already in the knowledge base as ${same.id} "${same.title}" (${same.path}, ${same.status})`, same.status === "archived" ? `bring it back with \`rkb unarchive ${same.id}\`` : `change that lesson with \`rkb edit ${same.id}\` instead`);
+    throw new RkbError(
+      "refused",
+      `this lesson is already in the knowledge base as ${same.id} "${same.title}" (${same.path}, ${same.status})`,
+      same.status === "archived" ? `bring it back with \`rkb unarchive ${same.id}\`` : `change that lesson with \`rkb edit ${same.id}\` instead`,
+    );
   }
   const similar = searchIndexSimilarity(loadIndex(kb.root, input.env))
     .similarTo(similarityTerms(lesson, kb.notes), loadKbConfig(kb.root).dupesMinSimilarity)
     .slice(0, 3);
-  for (const s of similar) notes.push(`looks like ${s.item.id} "${s.item.title}" (${s.item.path}, similarity ${s.similarity}); consider merging them with \`rkb edit\` and \`rkb supersede\``);
+  for (const s of similar)
+    notes.push(
+      `looks like ${s.item.id} "${s.item.title}" (${s.item.path}, similarity ${s.similarity}); consider merging them with \`rkb edit\` and \`rkb supersede\``,
+    );
   return {
     changes: [{ rel, text }],
     message: `add(${folder}): ${lesson.title} [${id}]`,
@@ -186,10 +229,15 @@ export function planEdit(input: EditInput): Plan<LessonWrite | { unchanged: true
   const { lesson } = input;
   const current = contentHash(lesson.raw);
   if (input.base !== current) {
-    throw new RkbError("conflict", `${lesson.path} changed since you read it: its hash is now ${current}, not ${input.base}`, `run \`rkb show ${lesson.id}\` again, redo your edit on the new text and pass --base ${current}`);
+    throw new RkbError(
+      "conflict",
+      `${lesson.path} changed since you read it: its hash is now ${current}, not ${input.base}`,
+      `run \`rkb show ${lesson.id}\` again, redo your edit on the new text and pass --base ${current}`,
+    );
   }
   if (input.text === lesson.raw) return { changes: [], message: "", result: { unchanged: true, id: lesson.id, path: lesson.path } };
-  if (input.text.includes("\0")) throw new RkbError("invalid_lesson", `${lesson.path}: the new text holds a NUL byte`, "remove it: a lesson is text; nothing was written");
+  if (input.text.includes("\0"))
+    throw new RkbError("invalid_lesson", `${lesson.path}: the new text holds a NUL byte`, "remove it: a lesson is text; nothing was written");
   let next: Lesson;
   try {
     next = parseLesson(input.text, lesson.path);
@@ -198,7 +246,8 @@ export function planEdit(input: EditInput): Plan<LessonWrite | { unchanged: true
   }
   const fm = { ...next.frontmatter };
   for (const key of ["id", "schema"] as const) {
-    if (String(fm[key]) !== String(lesson.frontmatter[key])) throw new RkbError("refused", `\`${key}\` cannot change (it is ${lesson.frontmatter[key]})`, `keep \`${key}: ${lesson.frontmatter[key]}\``);
+    if (String(fm[key]) !== String(lesson.frontmatter[key]))
+      throw new RkbError("refused", `\`${key}\` cannot change (it is ${lesson.frontmatter[key]})`, `keep \`${key}: ${lesson.frontmatter[key]}\``);
   }
   if (fm.verified_how === "checked" && lesson.frontmatter.verified_how !== "checked") {
     throw new RkbError("refused", "`verified_how: checked` is set only by a passing check", "use ran, read or told");
@@ -207,7 +256,11 @@ export function planEdit(input: EditInput): Plan<LessonWrite | { unchanged: true
   for (const key of ["status", "superseded_by", "stale_reason"] as const) {
     if (revive) continue;
     if (JSON.stringify(fm[key]) !== JSON.stringify(lesson.frontmatter[key])) {
-      throw new RkbError("refused", `\`${key}\` cannot change with edit`, "use `rkb flag`, `rkb supersede`, `rkb archive` or `rkb unarchive`; a stale lesson becomes active again when its Evidence changes");
+      throw new RkbError(
+        "refused",
+        `\`${key}\` cannot change with edit`,
+        "use `rkb flag`, `rkb supersede`, `rkb archive` or `rkb unarchive`; a stale lesson becomes active again when its Evidence changes",
+      );
     }
   }
   if (revive) {
@@ -221,7 +274,13 @@ export function planEdit(input: EditInput): Plan<LessonWrite | { unchanged: true
   return {
     changes: [{ rel: lesson.path, text }],
     message: `edit(${dirname(lesson.path)}): ${next.title} [${lesson.id}]`,
-    result: { action: "edit", id: lesson.id, path: lesson.path, title: next.title, notes: revive ? ["the Evidence changed, so the lesson is active again"] : [] },
+    result: {
+      action: "edit",
+      id: lesson.id,
+      path: lesson.path,
+      title: next.title,
+      notes: revive ? ["the Evidence changed, so the lesson is active again"] : [],
+    },
   };
 }
 
@@ -237,17 +296,24 @@ function removeSection(body: string, heading: string): string {
   let end = lines.findIndex((l, i) => i > start && /^##\s/.test(l));
   if (end < 0) end = lines.length;
   const kept = [...lines.slice(0, start), ...lines.slice(end)];
-  return kept.join("\n").replace(/\n{3,}$/, "\n").replace(/\n*$/, "\n");
+  return kept
+    .join("\n")
+    .replace(/\n{3,}$/, "\n")
+    .replace(/\n*$/, "\n");
 }
 
 function requireCurrent(lesson: Lesson, verb: string): void {
   if (!isCurrent(lesson.status)) {
-    throw new RkbError("refused", `${lesson.id} is ${lesson.status}; only active or stale lessons can be ${verb}`, lesson.status === "archived" ? `run \`rkb unarchive ${lesson.id}\` first` : "pick the lesson that replaced it");
+    throw new RkbError(
+      "refused",
+      `${lesson.id} is ${lesson.status}; only active or stale lessons can be ${verb}`,
+      lesson.status === "archived" ? `run \`rkb unarchive ${lesson.id}\` first` : "pick the lesson that replaced it",
+    );
   }
 }
 
 function requireReason(reason: string | undefined, cmd: string): string {
-  if (!reason || !reason.trim()) throw usageError(`\`rkb ${cmd}\` needs --reason`, `say why, e.g. rkb ${cmd} <id> --reason "the flag was renamed in 2.0"`);
+  if (!reason?.trim()) throw usageError(`\`rkb ${cmd}\` needs --reason`, `say why, e.g. rkb ${cmd} <id> --reason "the flag was renamed in 2.0"`);
   if (reason.includes("\0")) throw usageError("the reason holds a NUL byte", "write the reason as plain text");
   refuseSecrets(reason, "--reason");
   return reason.trim();
@@ -303,12 +369,20 @@ export function planArchiveFolder(kb: Kb, folder: string, reason: string | undef
   return {
     changes,
     message: `archive(${f}): ${n} lessons\n\n${why}`,
-    result: { action: "archive", id: lessons.map((l) => l.id).join(","), path: f, title: `${n} lessons`, notes: ["the files stay where they are; search skips them"] },
+    result: {
+      action: "archive",
+      id: lessons.map((l) => l.id).join(","),
+      path: f,
+      title: `${n} lessons`,
+      notes: ["the files stay where they are; search skips them"],
+    },
     ask: { question: `archive all ${n} lessons under ${f} (${why})?`, option: `archive ${f}` },
   };
 }
 
 export function planUnarchive(lesson: Lesson): Plan<LessonWrite> {
   if (lesson.status !== "archived") throw new RkbError("refused", `${lesson.id} is ${lesson.status}, not archived`, "only archived lessons can be unarchived");
-  return statusChange(lesson, "unarchive", { ...lesson.frontmatter, status: "active" }, removeSection(lesson.body, "Why archived"), undefined, ["the lesson is back in search"]);
+  return statusChange(lesson, "unarchive", { ...lesson.frontmatter, status: "active" }, removeSection(lesson.body, "Why archived"), undefined, [
+    "the lesson is back in search",
+  ]);
 }

@@ -83,7 +83,8 @@ export function loadKbConfig(root: string): KbConfig {
   try {
     return parseKbToml(readFileSync(path, "utf8"));
   } catch (e) {
-    if (e instanceof ConfigError) throw new RkbError("config", `${path}${e.line ? ":" + e.line : ""}: ${e.message}`, "fix kb.toml (see `rkb init` for the default) and run `rkb lint`");
+    if (e instanceof ConfigError)
+      throw new RkbError("config", `${path}${e.line ? ":" + e.line : ""}: ${e.message}`, "fix kb.toml (see `rkb init` for the default) and run `rkb lint`");
     throw e;
   }
 }

@@ -11,7 +11,12 @@ export type Confirmed = { status: "cancelled"; request: string } | { status: "wr
 export async function confirmRequest(env: NodeJS.ProcessEnv, id: string, choice: string, ask: (prompt: string) => string | undefined): Promise<Confirmed> {
   const req = loadRequest(env, id);
   if (!req.options.includes(choice)) {
-    throw new RkbError("bad_choice", `${JSON.stringify(choice)} is not an option of ${id}`, `choose one of: ${req.options.map((o) => JSON.stringify(o)).join(", ")}`, { options: req.options });
+    throw new RkbError(
+      "bad_choice",
+      `${JSON.stringify(choice)} is not an option of ${id}`,
+      `choose one of: ${req.options.map((o) => JSON.stringify(o)).join(", ")}`,
+      { options: req.options },
+    );
   }
   if (choice === "cancel") {
     removeRequest(env, id);
@@ -20,9 +25,18 @@ export async function confirmRequest(env: NodeJS.ProcessEnv, id: string, choice:
   const command = `rkb confirm ${id} --choice ${JSON.stringify(choice)}`;
   const answer = ask(`rkb asks: ${req.question}\nChoice: ${choice}\nType yes to confirm: `);
   if (answer === undefined) {
-    throw new RkbError("needs_terminal", `${id} must be confirmed by a person at a terminal, and this process has none`, `run \`${command}\` in your own terminal; nothing was written`);
+    throw new RkbError(
+      "needs_terminal",
+      `${id} must be confirmed by a person at a terminal, and this process has none`,
+      `run \`${command}\` in your own terminal; nothing was written`,
+    );
   }
-  if (answer !== "yes") throw new RkbError("refused", `not confirmed: the answer was ${JSON.stringify(answer)}, not \`yes\``, `run \`${command}\` again and type yes to allow it; nothing was written`);
+  if (answer !== "yes")
+    throw new RkbError(
+      "refused",
+      `not confirmed: the answer was ${JSON.stringify(answer)}, not \`yes\``,
+      `run \`${command}\` again and type yes to allow it; nothing was written`,
+    );
   // One answer per request: a write that fails now (the files changed meanwhile) is asked anew.
   removeRequest(env, id);
   return { status: "written", request: id, written: await applyAllowed(req, choice, env) };

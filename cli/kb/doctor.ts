@@ -35,11 +35,29 @@ function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
 export function kbChecks(root: string, env: NodeJS.ProcessEnv, cwd: string, place: PlaceOptions): Check[] {
   const checks: Check[] = [];
   const gitVersion = git(cwd, ["--version"], { env });
-  checks.push(gitVersion.ok ? ok("git", gitVersion.stdout.trim()) : { check: "git", status: "fail", detail: "git is not installed", fix: "install git (e.g. `apt-get install git`)" });
+  checks.push(
+    gitVersion.ok
+      ? ok("git", gitVersion.stdout.trim())
+      : { check: "git", status: "fail", detail: "git is not installed", fix: "install git (e.g. `apt-get install git`)" },
+  );
   const rkb = onPath("rkb", env);
-  checks.push(rkb ? ok("rkb on PATH", rkb) : { check: "rkb on PATH", status: "warn", detail: "rkb is not on PATH; the pre-commit hook needs it", fix: "put the rkb binary in a folder on PATH, e.g. ~/.local/bin" });
+  checks.push(
+    rkb
+      ? ok("rkb on PATH", rkb)
+      : {
+          check: "rkb on PATH",
+          status: "warn",
+          detail: "rkb is not on PATH; the pre-commit hook needs it",
+          fix: "put the rkb binary in a folder on PATH, e.g. ~/.local/bin",
+        },
+  );
   if (!existsSync(join(root, "kb.toml")) || !existsSync(join(root, ".git"))) {
-    checks.push({ check: "knowledge base", status: "fail", detail: `no knowledge base at ${root}`, fix: "run `rkb init`, `rkb init --clone <url>`, or set RKB_HOME" });
+    checks.push({
+      check: "knowledge base",
+      status: "fail",
+      detail: `no knowledge base at ${root}`,
+      fix: "run `rkb init`, `rkb init --clone <url>`, or set RKB_HOME",
+    });
     return checks;
   }
   checks.push(ok("knowledge base", root));
@@ -51,20 +69,60 @@ export function kbChecks(root: string, env: NodeJS.ProcessEnv, cwd: string, plac
   }
   const hook = join(root, ".git", "hooks", "pre-commit");
   const hookOk = existsSync(hook) && readFileSync(hook, "utf8").includes("rkb lint --staged");
-  checks.push(hookOk ? ok("pre-commit hook", "runs rkb lint --staged") : { check: "pre-commit hook", status: "warn", detail: "lessons committed by hand are not linted", fix: `printf '%s' '${PRE_COMMIT_HOOK.replace(/'/g, "'\\''")}' > ${hook} && chmod +x ${hook}` });
+  checks.push(
+    hookOk
+      ? ok("pre-commit hook", "runs rkb lint --staged")
+      : {
+          check: "pre-commit hook",
+          status: "warn",
+          detail: "lessons committed by hand are not linted",
+          fix: `printf '%s' '${PRE_COMMIT_HOOK.replace(/'/g, "'\\''")}' > ${hook} && chmod +x ${hook}`,
+        },
+  );
   const identity = gitIdentity(root, env);
-  checks.push(identity.name && identity.email ? ok("git identity", identity.name) : { check: "git identity", status: "fail", detail: "git has no user name or email", fix: 'git config --global user.name "Your Name" && git config --global user.email you@example.com' });
+  checks.push(
+    identity.name && identity.email
+      ? ok("git identity", identity.name)
+      : {
+          check: "git identity",
+          status: "fail",
+          detail: "git has no user name or email",
+          fix: 'git config --global user.name "Your Name" && git config --global user.email you@example.com',
+        },
+  );
   const deny = git(root, ["config", "receive.denyCurrentBranch"], { env }).stdout.trim();
-  checks.push(deny === "updateInstead" ? ok("push to this clone", "updateInstead") : { check: "push to this clone", status: "warn", detail: "other clones cannot push to this one", fix: `git -C ${root} config receive.denyCurrentBranch updateInstead` });
+  checks.push(
+    deny === "updateInstead"
+      ? ok("push to this clone", "updateInstead")
+      : {
+          check: "push to this clone",
+          status: "warn",
+          detail: "other clones cannot push to this one",
+          fix: `git -C ${root} config receive.denyCurrentBranch updateInstead`,
+        },
+  );
   const findings = lintKb(root, { env });
   const errors = findings.filter((f) => f.severity === "error").length;
   const warnings = findings.length - errors;
-  checks.push(errors ? { check: "lint", status: "fail", detail: `${errors} errors, ${warnings} warnings`, fix: "run `rkb lint` and fix the errors" } : ok("lint", `0 errors, ${warnings} warnings`));
+  checks.push(
+    errors
+      ? { check: "lint", status: "fail", detail: `${errors} errors, ${warnings} warnings`, fix: "run `rkb lint` and fix the errors" }
+      : ok("lint", `0 errors, ${warnings} warnings`),
+  );
   const dirty = git(root, ["status", "--porcelain"], { env }).stdout.split("\n").filter(Boolean).length;
-  checks.push(dirty ? { check: "uncommitted changes", status: "warn", detail: `${dirty} files`, fix: `review them with \`git -C ${root} status\` and commit or discard` } : ok("uncommitted changes", "none"));
+  checks.push(
+    dirty
+      ? { check: "uncommitted changes", status: "warn", detail: `${dirty} files`, fix: `review them with \`git -C ${root} status\` and commit or discard` }
+      : ok("uncommitted changes", "none"),
+  );
   checks.push(writeLockCheck(root), indexLockCheck(root));
   const where = resolvePlace({ root, kb: loadKb(root), cwd, env, options: place });
-  checks.push(ok("place", `project ${where.project ? `${where.project.name} (${where.project.rule})` : "none"}, system ${where.system ? `${where.system.name} (${where.system.rule})` : "none"}`));
+  checks.push(
+    ok(
+      "place",
+      `project ${where.project ? `${where.project.name} (${where.project.rule})` : "none"}, system ${where.system ? `${where.system.name} (${where.system.rule})` : "none"}`,
+    ),
+  );
   return checks;
 }
 
@@ -114,7 +172,12 @@ export function stateChecks(env: NodeJS.ProcessEnv, now = Math.floor(Date.now() 
   const ops = new Map<string, number>();
   for (const d of distilled) ops.set(d.op, (ops.get(d.op) ?? 0) + 1);
   const led = [...ops].map(([op, n]) => `${n} ${op}`).join(", ");
-  checks.push(ok("distilled", items ? `${items} inbox item${items === 1 ? "" : "s"} in the last ${DISTILLED_DAYS} days: ${led}` : `none in the last ${DISTILLED_DAYS} days`));
+  checks.push(
+    ok(
+      "distilled",
+      items ? `${items} inbox item${items === 1 ? "" : "s"} in the last ${DISTILLED_DAYS} days: ${led}` : `none in the last ${DISTILLED_DAYS} days`,
+    ),
+  );
   return checks;
 }
 
@@ -122,7 +185,8 @@ function writeLockCheck(root: string): Check {
   const lock = lockPath(root);
   if (!existsSync(lock)) return ok("write lock", "free");
   const stale = staleReason(lock, loadKbConfig(root).lock.staleMs);
-  if (stale) return { check: "write lock", status: "warn", detail: `stale: ${stale}`, fix: `nothing to do: the next write removes it (or remove it now: rm ${lock})` };
+  if (stale)
+    return { check: "write lock", status: "warn", detail: `stale: ${stale}`, fix: `nothing to do: the next write removes it (or remove it now: rm ${lock})` };
   return { check: "write lock", status: "ok", detail: `held by ${describeHolder(lock)}`, fix: "" };
 }
 
@@ -130,6 +194,17 @@ function indexLockCheck(root: string): Check {
   const lock = indexLock(root);
   if (!lock) return ok("git index lock", "free");
   const held = `${Math.round(lock.ageMs / 1000)} s`;
-  if (lock.stale) return { check: "git index lock", status: "fail", detail: `${lock.path} is left over from a git process that is gone (${held} old); every write fails until it is removed`, fix: `rm ${lock.path}` };
-  return { check: "git index lock", status: "warn", detail: `a git command is working in the knowledge base (${held})`, fix: "wait for it to finish; run `rkb doctor` again if it stays" };
+  if (lock.stale)
+    return {
+      check: "git index lock",
+      status: "fail",
+      detail: `${lock.path} is left over from a git process that is gone (${held} old); every write fails until it is removed`,
+      fix: `rm ${lock.path}`,
+    };
+  return {
+    check: "git index lock",
+    status: "warn",
+    detail: `a git command is working in the knowledge base (${held})`,
+    fix: "wait for it to finish; run `rkb doctor` again if it stays",
+  };
 }

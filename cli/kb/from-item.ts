@@ -31,12 +31,21 @@ const QUERY_CHARS = 200;
 /** Reads `<item id>` or `<item id>:<draft number>`. */
 export function readFromItem(env: NodeJS.ProcessEnv, ref: string): FromItem {
   const m = /^([^:]+)(?::(\d+))?$/.exec(ref.trim());
-  if (!m) throw new RkbError("usage", `\`${ref}\` is not an inbox item reference`, "write --from <item id>, or --from <item id>:<draft number> for another draft than the first");
+  if (!m)
+    throw new RkbError(
+      "usage",
+      `\`${ref}\` is not an inbox item reference`,
+      "write --from <item id>, or --from <item id>:<draft number> for another draft than the first",
+    );
   const item = readItem(env, m[1]!);
   const drafts = parseDrafts(item.body);
   const wanted = m[2] === undefined ? 1 : Number(m[2]);
   if (m[2] !== undefined && (wanted < 1 || wanted > drafts.length)) {
-    throw new RkbError("not_found", `inbox item ${item.id} has ${drafts.length ? `drafts 1 to ${drafts.length}` : "no draft pitfall"}, not draft ${m[2]}`, `run \`rkb inbox show ${item.id}\` and pick one of its drafts`);
+    throw new RkbError(
+      "not_found",
+      `inbox item ${item.id} has ${drafts.length ? `drafts 1 to ${drafts.length}` : "no draft pitfall"}, not draft ${m[2]}`,
+      `run \`rkb inbox show ${item.id}\` and pick one of its drafts`,
+    );
   }
   const draft = drafts[wanted - 1];
   const failure = draft ? draft.keyLines : keyErrorLines(failedInExcerpt(item.body)[0]?.output ?? "");
@@ -135,7 +144,7 @@ function fillSections(body: string, d: ItemDraft, item: InboxItem): string {
     const text = filled[heading];
     if (!text) continue;
     const section = scan.sections.find((s) => s.heading === heading);
-    if (section && section.text.trim()) continue;
+    if (section?.text.trim()) continue;
     if (section) {
       // The section holds blank lines only: they give way to the text.
       const next = scan.headings.find((h) => h.line > section.line && h.level <= 2);
@@ -143,7 +152,10 @@ function fillSections(body: string, d: ItemDraft, item: InboxItem): string {
       continue;
     }
     // A missing section goes before the next section of the type that is there, or at the end.
-    const next = order.slice(order.indexOf(heading) + 1).map((h) => scan.sections.find((s) => s.heading === h)).find(Boolean);
+    const next = order
+      .slice(order.indexOf(heading) + 1)
+      .map((h) => scan.sections.find((s) => s.heading === h))
+      .find(Boolean);
     inserts.push({ at: next ? next.line - 1 : lines.length, lines: [`## ${heading}`, "", text, ""] });
   }
   for (const ins of inserts.sort((a, b) => b.at - a.at)) lines.splice(ins.at, ins.remove ?? 0, ...ins.lines);
@@ -200,7 +212,12 @@ export function distilledDrafts(item: InboxItem): number[] {
 }
 
 function topicFor(program: string): string {
-  return program.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || "general";
+  return (
+    program
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "") || "general"
+  );
 }
 
 /**

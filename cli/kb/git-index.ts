@@ -81,7 +81,11 @@ export async function waitForGitIndex(root: string, waitMs: number, leftByKilled
     }
     if (lock.stale) throw staleIndexLockError(lock);
     if (Date.now() >= deadline) {
-      throw new RkbError("locked", `git is working in the knowledge base: ${lock.path} has been held for ${Math.round(lock.ageMs / 1000)} s`, "wait for that git command to finish and try again; nothing was written");
+      throw new RkbError(
+        "locked",
+        `git is working in the knowledge base: ${lock.path} has been held for ${Math.round(lock.ageMs / 1000)} s`,
+        "wait for that git command to finish and try again; nothing was written",
+      );
     }
     await Bun.sleep(50);
   }

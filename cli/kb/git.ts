@@ -38,5 +38,9 @@ export function gitOrThrow(cwd: string, args: string[], opts: { env?: NodeJS.Pro
 /** The rkb error for a git command that failed, naming the command and git's last words. */
 export function gitFailure(cwd: string, args: string[], r: GitResult): RkbError {
   const detail = (r.stderr || r.stdout).trim().split("\n").slice(-3).join(" / ");
-  return new RkbError("git", `\`git ${args.join(" ")}\` failed in ${cwd}: ${detail}`, "check the repository with `git status` there; `rkb doctor` lists common problems");
+  return new RkbError(
+    "git",
+    `\`git ${args.join(" ")}\` failed in ${cwd}: ${detail}`,
+    "check the repository with `git status` there; `rkb doctor` lists common problems",
+  );
 }

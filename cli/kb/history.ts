@@ -28,7 +28,9 @@ const REASON_SECTION: Record<string, string> = { supersede: "Why superseded", ar
 
 function commits(root: string, args: string[], env: NodeJS.ProcessEnv): { commit: Commit; files: string[] }[] {
   // Dates in UTC with a Z, like every other time rkb prints.
-  const r = git(root, ["log", `--format=${RECORD}%h${FIELD}%cd${FIELD}%s`, "--date=format-local:%Y-%m-%dT%H:%M:%SZ", "--name-only", ...args], { env: { ...env, TZ: "UTC" } });
+  const r = git(root, ["log", `--format=${RECORD}%h${FIELD}%cd${FIELD}%s`, "--date=format-local:%Y-%m-%dT%H:%M:%SZ", "--name-only", ...args], {
+    env: { ...env, TZ: "UTC" },
+  });
   // A repository without a commit yet has no history.
   if (!r.ok) {
     if (/does not have any commits|bad default revision/.test(r.stderr)) return [];
@@ -62,7 +64,16 @@ export function changesSince(root: string, since: string, env: NodeJS.ProcessEnv
     if (!m) continue;
     const [, kind, folder, title, id] = m;
     const change: KbChange = { commit: commit.commit, date: commit.date, kind: kind!, id: id ?? null, folder: folder!, title: title! };
-    const reason = kind === "flag" || REASON_SECTION[kind!] ? reasonAt(root, commit.commit, files.find((f) => f.endsWith(".md") && !f.endsWith("README.md")), kind!, env) : undefined;
+    const reason =
+      kind === "flag" || REASON_SECTION[kind!]
+        ? reasonAt(
+            root,
+            commit.commit,
+            files.find((f) => f.endsWith(".md") && !f.endsWith("README.md")),
+            kind!,
+            env,
+          )
+        : undefined;
     if (reason) change.reason = reason;
     out.push(change);
   }

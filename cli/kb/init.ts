@@ -24,7 +24,11 @@ export function setupClone(root: string, env: NodeJS.ProcessEnv): void {
 function requireIdentity(cwd: string, env: NodeJS.ProcessEnv): void {
   const { name, email } = gitIdentity(cwd, env);
   if (!name || !email) {
-    throw new RkbError("git_identity", "git has no user name or email, so rkb cannot commit", 'run `git config --global user.name "Your Name"` and `git config --global user.email you@example.com`');
+    throw new RkbError(
+      "git_identity",
+      "git has no user name or email, so rkb cannot commit",
+      'run `git config --global user.name "Your Name"` and `git config --global user.email you@example.com`',
+    );
   }
 }
 
@@ -48,7 +52,8 @@ export function initKb(root: string, env: NodeJS.ProcessEnv): string {
 /** Clones url (a relative path is taken from cwd) into root. */
 export function cloneKb(root: string, url: string, env: NodeJS.ProcessEnv, cwd: string): void {
   const r = git(cwd, ["clone", "-q", url, root], { env });
-  if (!r.ok) throw new RkbError("git", `cloning ${url} failed: ${r.stderr.trim().split("\n").pop()}`, "check the URL and that you can reach it (`git ls-remote <url>`)");
+  if (!r.ok)
+    throw new RkbError("git", `cloning ${url} failed: ${r.stderr.trim().split("\n").pop()}`, "check the URL and that you can reach it (`git ls-remote <url>`)");
   if (!existsSync(join(root, "kb.toml"))) {
     rmSync(root, { recursive: true, force: true });
     throw new RkbError("refused", `${url} is not a knowledge base: it has no kb.toml`, "clone the right repository, or run `rkb init` for a new one");

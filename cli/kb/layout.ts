@@ -92,10 +92,18 @@ function requireAccess(folder: string, mode: number, verb: string): void {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const why = code === "EROFS" ? "it is on a read-only file system" : "permission denied";
-    throw new RkbError("io", `rkb cannot ${verb} the knowledge base folder ${folder} (${why})`, `give your user access (\`chmod -R u+rwX ${folder}\`), or set RKB_HOME to a knowledge base you own`);
+    throw new RkbError(
+      "io",
+      `rkb cannot ${verb} the knowledge base folder ${folder} (${why})`,
+      `give your user access (\`chmod -R u+rwX ${folder}\`), or set RKB_HOME to a knowledge base you own`,
+    );
   }
 }
 
 function notAKb(root: string, why: string): RkbError {
-  return new RkbError("not_a_kb", `no knowledge base at ${root}: it ${why}`, "run `rkb init` to create one there, `rkb init --clone <url>` to fetch one, or set RKB_HOME to your knowledge base");
+  return new RkbError(
+    "not_a_kb",
+    `no knowledge base at ${root}: it ${why}`,
+    "run `rkb init` to create one there, `rkb init --clone <url>` to fetch one, or set RKB_HOME to your knowledge base",
+  );
 }

@@ -113,7 +113,11 @@ export function parseYamlMap(yaml: string, path: string, firstLine: number): Rec
     const message = (e as Error).message;
     // A chain of aliases (`*a` repeating `*b` repeating …, "billion laughs") expands past what the parser allows.
     if (/excessive aliasing/i.test(message)) {
-      throw new LessonParseError(path, line, "the frontmatter's YAML aliases (`*name`) expand to too much data; write the values out instead of repeating anchors");
+      throw new LessonParseError(
+        path,
+        line,
+        "the frontmatter's YAML aliases (`*name`) expand to too much data; write the values out instead of repeating anchors",
+      );
     }
     throw new LessonParseError(path, line, `the frontmatter is not valid YAML (${message}); fix the YAML syntax on this line`);
   }

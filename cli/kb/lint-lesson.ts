@@ -37,10 +37,21 @@ export function lessonFindings(lesson: Lesson, ctx: LessonRulesContext): Finding
   placementRules(lesson, report);
   const lines = lesson.raw.endsWith("\n") ? lesson.raw.split("\n").length - 1 : lesson.raw.split("\n").length;
   if (lines > MAX_LESSON_LINES) {
-    report("size/lesson-lines", undefined, `the lesson has ${lines} lines (more than ${MAX_LESSON_LINES}); split it into smaller lessons that each teach one thing`, "warning");
+    report(
+      "size/lesson-lines",
+      undefined,
+      `the lesson has ${lines} lines (more than ${MAX_LESSON_LINES}); split it into smaller lessons that each teach one thing`,
+      "warning",
+    );
   }
   const title = titleProblem(lesson);
-  if (title) report("quality/title", lesson.scan.headings.find((h) => h.level === 1) ? lesson.bodyLine + lesson.scan.headings.find((h) => h.level === 1)!.line - 1 : undefined, title, "warning");
+  if (title)
+    report(
+      "quality/title",
+      lesson.scan.headings.find((h) => h.level === 1) ? lesson.bodyLine + lesson.scan.headings.find((h) => h.level === 1)!.line - 1 : undefined,
+      title,
+      "warning",
+    );
   const evidence = evidenceProblem(lesson);
   if (evidence) report("quality/evidence", sectionLine(lesson, "Evidence"), evidence, "warning");
   return findings;
@@ -62,14 +73,23 @@ function frontmatterRules(lesson: Lesson, ctx: LessonRulesContext, report: Repor
   else if (fm.schema !== 1) report("format/schema", keyLine("schema"), `\`schema\` must be 1, not ${JSON.stringify(fm.schema)}`);
 
   if (fm.id === undefined) report("format/id", 2, "add an `id:` of 10 lowercase hex characters (e.g. `id: 3f9a0c1b2d`) that no other lesson uses");
-  else if (typeof fm.id !== "string") report("format/id", keyLine("id"), `YAML reads the id ${JSON.stringify(fm.id)} as a ${typeof fm.id}; quote it (\`id: "${fm.id}"\`)`);
+  else if (typeof fm.id !== "string")
+    report("format/id", keyLine("id"), `YAML reads the id ${JSON.stringify(fm.id)} as a ${typeof fm.id}; quote it (\`id: "${fm.id}"\`)`);
   else if (!ID.test(fm.id)) report("format/id", keyLine("id"), `the id \`${fm.id}\` must be exactly 10 lowercase hex characters (0-9, a-f)`);
 
   if (!isLessonType(lesson.type)) {
-    report("format/type", fm.type === undefined ? 2 : keyLine("type"), `${fm.type === undefined ? "add `type:`" : `\`type: ${lesson.type}\` is not a lesson type`}; use one of ${oneOf(LESSON_TYPES)}`);
+    report(
+      "format/type",
+      fm.type === undefined ? 2 : keyLine("type"),
+      `${fm.type === undefined ? "add `type:`" : `\`type: ${lesson.type}\` is not a lesson type`}; use one of ${oneOf(LESSON_TYPES)}`,
+    );
   }
   if (!(STATUSES as readonly string[]).includes(lesson.status)) {
-    report("format/status", fm.status === undefined ? 2 : keyLine("status"), `${fm.status === undefined ? "add `status:`" : `\`status: ${lesson.status}\` is not a status`}; use one of ${oneOf(STATUSES)}`);
+    report(
+      "format/status",
+      fm.status === undefined ? 2 : keyLine("status"),
+      `${fm.status === undefined ? "add `status:`" : `\`status: ${lesson.status}\` is not a status`}; use one of ${oneOf(STATUSES)}`,
+    );
   }
 
   const supersededBy = fm.superseded_by;
@@ -78,31 +98,50 @@ function frontmatterRules(lesson: Lesson, ctx: LessonRulesContext, report: Repor
   } else if (supersededBy !== undefined && lesson.status !== "superseded") {
     report("format/superseded_by", keyLine("superseded_by"), "`superseded_by` belongs only to `status: superseded`; remove it or set that status");
   } else if (supersededBy !== undefined && (typeof supersededBy !== "string" || !ID.test(supersededBy))) {
-    report("format/superseded_by", keyLine("superseded_by"), `\`superseded_by\` must be a lesson id (10 lowercase hex characters, quoted if all digits), not ${JSON.stringify(supersededBy)}`);
+    report(
+      "format/superseded_by",
+      keyLine("superseded_by"),
+      `\`superseded_by\` must be a lesson id (10 lowercase hex characters, quoted if all digits), not ${JSON.stringify(supersededBy)}`,
+    );
   } else if (supersededBy !== undefined && supersededBy === fm.id) {
     report("format/superseded_by", keyLine("superseded_by"), "a lesson cannot supersede itself; put the id of the newer lesson in `superseded_by`");
   }
 
   const staleReason = fm.stale_reason;
   if (lesson.status === "stale" && (typeof staleReason !== "string" || staleReason.trim() === "")) {
-    report("format/stale_reason", keyLine(staleReason === undefined ? "status" : "stale_reason"), "a stale lesson needs `stale_reason:` saying in words why it may no longer hold");
+    report(
+      "format/stale_reason",
+      keyLine(staleReason === undefined ? "status" : "stale_reason"),
+      "a stale lesson needs `stale_reason:` saying in words why it may no longer hold",
+    );
   } else if (staleReason !== undefined && lesson.status !== "stale") {
     report("format/stale_reason", keyLine("stale_reason"), "`stale_reason` belongs only to `status: stale`; remove it or set that status");
   }
 
   if (fm.verified === undefined) report("format/verified", 2, "add `verified: YYYY-MM-DD`, the day the lesson was last confirmed");
-  else if (!isDate(fm.verified)) report("format/verified", keyLine("verified"), `\`verified\` must be a real date written YYYY-MM-DD, not ${JSON.stringify(fm.verified)}`);
+  else if (!isDate(fm.verified))
+    report("format/verified", keyLine("verified"), `\`verified\` must be a real date written YYYY-MM-DD, not ${JSON.stringify(fm.verified)}`);
 
   if (!(VERIFIED_HOW as readonly string[]).includes(lesson.verifiedHow) || typeof fm.verified_how !== "string") {
-    report("format/verified_how", fm.verified_how === undefined ? 2 : keyLine("verified_how"), `${fm.verified_how === undefined ? "add `verified_how:`" : `\`verified_how: ${String(fm.verified_how)}\` is not allowed`}; use one of ${oneOf(VERIFIED_HOW)} (how the lesson was confirmed)`);
+    report(
+      "format/verified_how",
+      fm.verified_how === undefined ? 2 : keyLine("verified_how"),
+      `${fm.verified_how === undefined ? "add `verified_how:`" : `\`verified_how: ${String(fm.verified_how)}\` is not allowed`}; use one of ${oneOf(VERIFIED_HOW)} (how the lesson was confirmed)`,
+    );
   }
 
   stringListRule(lesson, "tags", "format/tags", report, (tag) =>
-    tag === "" || tag !== tag.toLowerCase() || /\s/.test(tag) ? `the tag ${JSON.stringify(tag)} must be lowercase without spaces (e.g. \`${tag.toLowerCase().trim().replace(/\s+/g, "-") || "cmake"}\`)` : undefined,
+    tag === "" || tag !== tag.toLowerCase() || /\s/.test(tag)
+      ? `the tag ${JSON.stringify(tag)} must be lowercase without spaces (e.g. \`${tag.toLowerCase().trim().replace(/\s+/g, "-") || "cmake"}\`)`
+      : undefined,
   );
 
   if (Array.isArray(fm.queries) && fm.queries.length > MAX_QUERIES) {
-    report("format/queries", keyLine("queries"), `${fm.queries.length} queries is more than ${MAX_QUERIES}; keep the ${MAX_QUERIES} that best show how someone would search for this lesson`);
+    report(
+      "format/queries",
+      keyLine("queries"),
+      `${fm.queries.length} queries is more than ${MAX_QUERIES}; keep the ${MAX_QUERIES} that best show how someone would search for this lesson`,
+    );
   }
   const seenQueries = new Set<string>();
   stringListRule(lesson, "queries", "format/queries", report, (query) => {
@@ -113,7 +152,13 @@ function frontmatterRules(lesson: Lesson, ctx: LessonRulesContext, report: Repor
   });
 
   whenRules(lesson, report);
-  labelFindings(fm.labels, ctx.labels, (line, message) => report("labels/unknown", line, message), keyLine("labels"), (key) => nestedKeyLine(lesson, "labels", key));
+  labelFindings(
+    fm.labels,
+    ctx.labels,
+    (line, message) => report("labels/unknown", line, message),
+    keyLine("labels"),
+    (key) => nestedKeyLine(lesson, "labels", key),
+  );
 
   if (fm.meta !== undefined && !isMap(fm.meta)) report("format/schema", keyLine("meta"), "`meta` must be a map of `key: value` lines");
 
@@ -174,7 +219,10 @@ export function labelFindings(
     const allowed = Object.hasOwn(declared, key) ? declared[key] : undefined;
     if (!allowed) {
       const known = Object.keys(declared);
-      report(entryLine(key), `the label \`${key}\` is not declared in kb.toml [labels]${known.length ? ` (declared: ${known.join(", ")})` : ""}; declare it there or remove it`);
+      report(
+        entryLine(key),
+        `the label \`${key}\` is not declared in kb.toml [labels]${known.length ? ` (declared: ${known.join(", ")})` : ""}; declare it there or remove it`,
+      );
     } else if (typeof value !== "string" || !allowed.includes(value)) {
       report(entryLine(key), `\`${key}: ${JSON.stringify(value)}\` is not allowed; use one of ${allowed.join(", ")} (kb.toml [labels])`);
     }
@@ -193,7 +241,8 @@ function bodyRules(lesson: Lesson, report: Report): void {
   const title = titles[0];
   if (!title) report("body/title", at(Math.max(firstText, 1)), "start the body with a `# Title` line that says what the lesson teaches");
   else {
-    if (title.line !== firstText) report("body/title", at(firstText), "the body must start with the `# Title` line; move this text below the title or into a section");
+    if (title.line !== firstText)
+      report("body/title", at(firstText), "the body must start with the `# Title` line; move this text below the title or into a section");
     if (title.text === "") report("body/title", at(title.line), "the title is empty; write what the lesson teaches after `# `");
   }
   for (const extra of titles.slice(1)) report("body/title", at(extra.line), "a lesson has one `# Title`; make this heading a `## ` section or remove it");
@@ -208,7 +257,10 @@ function bodyRules(lesson: Lesson, report: Report): void {
       const nearly = h2.find((h) => h.text.toLowerCase() === name.toLowerCase());
       if (nearly) report("body/headings", at(nearly.line), `write this heading exactly as \`## ${name}\``);
       else {
-        const why = type && REQUIRED_SECTIONS[type].includes(name) ? `a ${type} needs ${REQUIRED_SECTIONS[type].map((s) => `\`## ${s}\``).join(", ")}` : `a ${lesson.status} lesson needs it`;
+        const why =
+          type && REQUIRED_SECTIONS[type].includes(name)
+            ? `a ${type} needs ${REQUIRED_SECTIONS[type].map((s) => `\`## ${s}\``).join(", ")}`
+            : `a ${lesson.status} lesson needs it`;
         report("body/headings", title ? at(title.line) : lesson.bodyLine, `add a \`## ${name}\` section (${why})`);
       }
     }
@@ -234,7 +286,11 @@ function bodyRules(lesson: Lesson, report: Report): void {
     if (!heading) continue;
     const blocks = scan.fences.filter((f) => f.section === name);
     if (blocks.length !== 1 || !SCRIPT_LANGS.includes(blocks[0]!.lang)) {
-      report("body/script", at(heading.line), `\`## ${name}\` must hold exactly one \`\`\`sh or \`\`\`bash block (it has ${blocks.length} code block${blocks.length === 1 ? " in another language" : "s"})`);
+      report(
+        "body/script",
+        at(heading.line),
+        `\`## ${name}\` must hold exactly one \`\`\`sh or \`\`\`bash block (it has ${blocks.length} code block${blocks.length === 1 ? " in another language" : "s"})`,
+      );
     }
   }
 
@@ -260,7 +316,11 @@ function placementRules(lesson: Lesson, report: Report): void {
   const contradicts = wanted !== folder && wanted !== "general" && !(scope === "projects" && typeof lesson.when.project !== "string");
   if (contradicts) {
     const key = wanted.startsWith("projects/") ? "project" : "system";
-    report("layout/scope", nestedKeyLine(lesson, "when", key), `\`when.${key}\` puts this lesson in ${wanted}/, but it sits in ${folder}/; move it to ${wanted}/${parts.at(-2)}/${parts.at(-1)} or change \`when\``);
+    report(
+      "layout/scope",
+      nestedKeyLine(lesson, "when", key),
+      `\`when.${key}\` puts this lesson in ${wanted}/, but it sits in ${folder}/; move it to ${wanted}/${parts.at(-2)}/${parts.at(-1)} or change \`when\``,
+    );
   }
 }
 

@@ -36,7 +36,10 @@ const MAX_ASSET_BYTES = 1024 * 1024;
  * used instead of the disk; `only`: run per-file rules only on these rel paths (global rules still
  * run on the whole tree).
  */
-export function lintKb(root: string, opts: { overrides?: Map<string, string | null>; only?: string[]; env?: NodeJS.ProcessEnv; nearDuplicates?: boolean } = {}): Finding[] {
+export function lintKb(
+  root: string,
+  opts: { overrides?: Map<string, string | null>; only?: string[]; env?: NodeJS.ProcessEnv; nearDuplicates?: boolean } = {},
+): Finding[] {
   return lintTree(diskTree(root, opts.overrides ?? new Map()), opts.only, opts.env ?? process.env, opts.nearDuplicates ?? true);
 }
 
@@ -140,13 +143,29 @@ function lintTree(tree: Tree, only: string[] | undefined, env: NodeJS.ProcessEnv
     if (classify(rel) !== "asset" || !(inScope(rel) || inScope(owningLesson(rel)))) continue;
     assetFindings(tree, rel, linked, unreadable, leaks, report);
   }
-  folderNameFindings(tree.files.filter((rel) => inScope(rel) && classify(rel) !== "other" && classify(rel) !== "config"), report);
+  folderNameFindings(
+    tree.files.filter((rel) => inScope(rel) && classify(rel) !== "other" && classify(rel) !== "config"),
+    report,
+  );
 
   if (lessons.length && !tree.exists("kb.toml")) {
-    report("kb.toml", undefined, "config/missing", "this folder has lessons but no kb.toml; add one (`rkb init` in an empty folder writes the default) so labels and leak checks are declared", "warning");
+    report(
+      "kb.toml",
+      undefined,
+      "config/missing",
+      "this folder has lessons but no kb.toml; add one (`rkb init` in an empty folder writes the default) so labels and leak checks are declared",
+      "warning",
+    );
   }
   duplicateIds(lessons, report);
-  if (comparesLessons) nearDuplicates(lessons, notes.map((n) => n.note), config.dupesMinSimilarity, inScope, report);
+  if (comparesLessons)
+    nearDuplicates(
+      lessons,
+      notes.map((n) => n.note),
+      config.dupesMinSimilarity,
+      inScope,
+      report,
+    );
   aliasFindings(tree.files, notes, report);
 
   return findings.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : (a.line ?? 0) - (b.line ?? 0) || a.rule.localeCompare(b.rule)));
@@ -168,7 +187,13 @@ function nearDuplicates(lessons: Lesson[], notes: FolderNote[], min: number, inS
         )
       : index.pairs(min);
   for (const { a, b, similarity } of pairs) {
-    report(a.path, undefined, "content/near-duplicate", `this lesson says much the same as ${b.id} "${b.title}" (${b.path}, similarity ${similarity}); merge them with \`rkb edit\` and \`rkb supersede\`, or make the difference clear in the titles`, "warning");
+    report(
+      a.path,
+      undefined,
+      "content/near-duplicate",
+      `this lesson says much the same as ${b.id} "${b.title}" (${b.path}, similarity ${similarity}); merge them with \`rkb edit\` and \`rkb supersede\`, or make the difference clear in the titles`,
+      "warning",
+    );
   }
 }
 
@@ -228,7 +253,8 @@ function readNote(text: string, rel: string, config: KbConfig, report: Report | 
   const invalid = (key: string, message: string, line = keyLine(key)) => report(rel, line, "config/invalid", message);
   for (const key of NOTE_LISTS) {
     const value = note.data[key];
-    if (value !== undefined && (!Array.isArray(value) || value.some((v) => typeof v !== "string"))) invalid(key, `\`${key}\` must be a list of texts, one \`- item\` per line (quote numbers)`);
+    if (value !== undefined && (!Array.isArray(value) || value.some((v) => typeof v !== "string")))
+      invalid(key, `\`${key}\` must be a list of texts, one \`- item\` per line (quote numbers)`);
   }
   for (const key of NOTE_STRING_MAPS) {
     const value = note.data[key];
@@ -239,9 +265,16 @@ function readNote(text: string, rel: string, config: KbConfig, report: Report | 
   if (note.data.root_commit !== undefined && !(typeof note.data.root_commit === "string" && /^[0-9a-f]{7,40}$/.test(note.data.root_commit))) {
     invalid("root_commit", "`root_commit` must be the repository's first commit as 7 to 40 lowercase hex characters (`git rev-list --max-parents=0 HEAD`)");
   }
-  if (note.data.meta !== undefined && (note.data.meta === null || typeof note.data.meta !== "object" || Array.isArray(note.data.meta))) invalid("meta", "`meta` must be a map of `key: value` lines");
+  if (note.data.meta !== undefined && (note.data.meta === null || typeof note.data.meta !== "object" || Array.isArray(note.data.meta)))
+    invalid("meta", "`meta` must be a map of `key: value` lines");
   const labelsLine = keyLine("labels");
-  labelFindings(note.data.labels, config.labels, (line, message) => report(rel, line, "labels/unknown", message), labelsLine, (key) => (labelsLine ? nestedLine(text, labelsLine, key) : undefined));
+  labelFindings(
+    note.data.labels,
+    config.labels,
+    (line, message) => report(rel, line, "labels/unknown", message),
+    labelsLine,
+    (key) => (labelsLine ? nestedLine(text, labelsLine, key) : undefined),
+  );
   if (/^---\r?\n/.test(text)) {
     for (const line of flowStyleLines(splitFrontmatter(text, rel).yaml)) {
       report(rel, line + 1, "format/flow-style", "write this list or map in block style (one item per line); `rkb lint --fix` does it for you", "warning");
@@ -295,8 +328,15 @@ function resolveLinks(from: string, links: { target: string; line: number }[], b
 
 function brokenLinks(tree: Tree, rel: string, links: ResolvedLink[], report: Report): void {
   for (const link of links) {
-    if (link.target === null) report(rel, link.line, "links/broken", `the link \`${link.raw}\` points outside the knowledge base; link to a file inside it or use a full URL`);
-    else if (link.target !== "" && !tree.exists(link.target)) report(rel, link.line, "links/broken", `the link \`${link.raw}\` points to ${link.target}, which does not exist; fix the path (it is relative to this file's folder) or remove the link`);
+    if (link.target === null)
+      report(rel, link.line, "links/broken", `the link \`${link.raw}\` points outside the knowledge base; link to a file inside it or use a full URL`);
+    else if (link.target !== "" && !tree.exists(link.target))
+      report(
+        rel,
+        link.line,
+        "links/broken",
+        `the link \`${link.raw}\` points to ${link.target}, which does not exist; fix the path (it is relative to this file's folder) or remove the link`,
+      );
   }
 }
 
@@ -330,8 +370,15 @@ function assetFindings(tree: Tree, rel: string, linked: Set<string>, unreadable:
     report(rel, undefined, "assets/type", `only images (${ASSET_TYPES.join(", ")}) belong in a .assets folder; convert it or remove it`);
   }
   const size = tree.size(rel);
-  if (size > MAX_ASSET_BYTES) report(rel, undefined, "assets/size", `the file is ${(size / MAX_ASSET_BYTES).toFixed(1)} MiB, more than 1 MiB; shrink or compress it`);
-  if (!linked.has(rel) && !unreadable.has(owningLesson(rel))) report(rel, undefined, "assets/unlinked", `no lesson links to this file; link it from ${owningLesson(rel)} (\`![what it shows](${rel.split("/").slice(-2).join("/")})\`) or remove it`);
+  if (size > MAX_ASSET_BYTES)
+    report(rel, undefined, "assets/size", `the file is ${(size / MAX_ASSET_BYTES).toFixed(1)} MiB, more than 1 MiB; shrink or compress it`);
+  if (!linked.has(rel) && !unreadable.has(owningLesson(rel)))
+    report(
+      rel,
+      undefined,
+      "assets/unlinked",
+      `no lesson links to this file; link it from ${owningLesson(rel)} (\`![what it shows](${rel.split("/").slice(-2).join("/")})\`) or remove it`,
+    );
   if (ext === "svg") leakFindings(rel, tree.text(rel), leaks, report);
 }
 
@@ -345,8 +392,15 @@ function folderNameFindings(files: string[], report: Report): void {
       if (seen.has(folder)) continue;
       seen.add(folder);
       if (!FOLDER_NAME.test(parts[i]!)) {
-        const suggestion = parts[i]!.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
-        report(folder, undefined, "layout/folder-name", `folder names are lowercase letters and digits joined by single dashes; rename \`${parts[i]}\`${suggestion ? ` (e.g. to \`${suggestion}\`)` : ""}`);
+        const suggestion = parts[i]!.toLowerCase()
+          .replace(/[^a-z0-9]+/g, "-")
+          .replace(/^-|-$/g, "");
+        report(
+          folder,
+          undefined,
+          "layout/folder-name",
+          `folder names are lowercase letters and digits joined by single dashes; rename \`${parts[i]}\`${suggestion ? ` (e.g. to \`${suggestion}\`)` : ""}`,
+        );
       }
     }
   }
@@ -359,7 +413,12 @@ function duplicateIds(lessons: Lesson[], report: Report): void {
     if (paths.length < 2) continue;
     for (const path of paths) {
       const line = lessons.find((l) => l.path === path)!.keyLines.id;
-      report(path, line, "format/duplicate-id", `the id \`${id}\` is also used by ${paths.filter((p) => p !== path).join(", ")}; give one of them a new id of 10 lowercase hex characters`);
+      report(
+        path,
+        line,
+        "format/duplicate-id",
+        `the id \`${id}\` is also used by ${paths.filter((p) => p !== path).join(", ")}; give one of them a new id of 10 lowercase hex characters`,
+      );
     }
   }
 }
@@ -385,7 +444,12 @@ function aliasFindings(files: string[], notes: { note: FolderNote; text: string 
     if (topics.length < 2) continue;
     for (const note of claimants) {
       const others = topics.filter((t) => t !== topicName(note));
-      report(note.path, aliasesLine.get(note.path), "layout/alias", `the alias \`${alias}\` is also claimed by the topic ${others.map((t) => `\`${t}\``).join(", ")}; keep it on one topic only`);
+      report(
+        note.path,
+        aliasesLine.get(note.path),
+        "layout/alias",
+        `the alias \`${alias}\` is also claimed by the topic ${others.map((t) => `\`${t}\``).join(", ")}; keep it on one topic only`,
+      );
     }
   }
   const folders = new Set<string>();
@@ -397,7 +461,13 @@ function aliasFindings(files: string[], notes: { note: FolderNote; text: string 
   for (const folder of folders) {
     const name = folder.split("/").at(-1)!;
     const owner = claims.get(name)?.find((note) => topicName(note) !== name);
-    if (owner) report(folder, undefined, "layout/alias", `\`${name}\` is an alias of the topic \`${topicName(owner)}\` (${owner.path}); move these lessons into a \`${topicName(owner)}\` folder or remove the alias`);
+    if (owner)
+      report(
+        folder,
+        undefined,
+        "layout/alias",
+        `\`${name}\` is an alias of the topic \`${topicName(owner)}\` (${owner.path}); move these lessons into a \`${topicName(owner)}\` folder or remove the alias`,
+      );
   }
 }
 
@@ -438,7 +508,11 @@ function indexTree(root: string, env: NodeJS.ProcessEnv): Tree {
   for (const rel of all) for (let i = rel.indexOf("/"); i !== -1; i = rel.indexOf("/", i + 1)) folders.add(rel.slice(0, i));
   const files = entries.filter((e) => !e.path.split("/").some(hiddenPart) && (e.mode === "100644" || e.mode === "100755"));
   const wanted = files.filter((e) => classify(e.path) !== "other");
-  const blobs = catBlobs(root, env, wanted.map((e) => e.oid));
+  const blobs = catBlobs(
+    root,
+    env,
+    wanted.map((e) => e.oid),
+  );
   const contents = new Map(wanted.map((e, i) => [e.path, blobs[i]!]));
   const blob = (rel: string) => {
     const content = contents.get(rel);
@@ -457,7 +531,11 @@ function catBlobs(root: string, env: NodeJS.ProcessEnv, oids: string[]): Buffer[
   if (!oids.length) return [];
   const proc = Bun.spawnSync(["git", "cat-file", "--batch"], { cwd: root, env, stdin: Buffer.from(oids.join("\n") + "\n"), stdout: "pipe", stderr: "pipe" });
   if (proc.exitCode !== 0) {
-    throw new RkbError("git", `\`git cat-file --batch\` failed in ${root}: ${proc.stderr.toString().trim()}`, "check the repository with `git status` there; `rkb doctor` lists common problems");
+    throw new RkbError(
+      "git",
+      `\`git cat-file --batch\` failed in ${root}: ${proc.stderr.toString().trim()}`,
+      "check the repository with `git status` there; `rkb doctor` lists common problems",
+    );
   }
   const out = proc.stdout;
   const blobs: Buffer[] = [];

@@ -46,7 +46,11 @@ export function parseNote(text: string, rel: string): FolderNote {
     const allowed = ROLE_KEYS[role];
     for (const key of Object.keys(data)) {
       if (!allowed.includes(key)) {
-        throw new LessonParseError(rel, frontmatterKeyLines(yaml)[key] ?? 2, `\`${key}\` is not a key of a ${role} note; allowed: ${allowed.join(", ") || "none"}`);
+        throw new LessonParseError(
+          rel,
+          frontmatterKeyLines(yaml)[key] ?? 2,
+          `\`${key}\` is not a key of a ${role} note; allowed: ${allowed.join(", ") || "none"}`,
+        );
       }
     }
   }

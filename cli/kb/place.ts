@@ -49,7 +49,10 @@ function normalizeRemote(url: string): string {
   let host = slash < 0 ? u : u.slice(0, slash);
   const path = slash < 0 ? "" : u.slice(slash + 1);
   host = host.replace(/:\d+$/, "").toLowerCase();
-  return `${host}/${path}`.replace(/\.git$/, "").replace(/\/+$/, "").replace(/\/{2,}/g, "/");
+  return `${host}/${path}`
+    .replace(/\.git$/, "")
+    .replace(/\/+$/, "")
+    .replace(/\/{2,}/g, "/");
 }
 
 function matchProject(input: PlaceInput, repo: Repo | undefined): Matched | undefined {
@@ -88,7 +91,8 @@ function matchSystem(input: PlaceInput): Matched | undefined {
   const systems = kb.notes.filter((n) => n.role === "system").sort((a, b) => a.folder.localeCompare(b.folder));
   for (const note of systems) {
     const entries = Object.entries(note.matchEnv);
-    if (entries.length && entries.every(([k, v]) => env[k] === v)) return { name: note.folder.split("/")[1]!, rule: `env ${entries.map(([k]) => k).join(",")}` };
+    if (entries.length && entries.every(([k, v]) => env[k] === v))
+      return { name: note.folder.split("/")[1]!, rule: `env ${entries.map(([k]) => k).join(",")}` };
   }
   const host = hostFromEnv(env);
   const short = host.split(".")[0]!;

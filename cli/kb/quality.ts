@@ -7,7 +7,11 @@ import { REQUIRED_SECTIONS } from "./schema.ts";
 // as `quality/title` and `quality/evidence` warnings; `rkb review` lists the same lessons.
 
 /** Words that name no tool, error or rule: a title made only of these says nothing. */
-const GENERIC = new Set(tokenize("fix fixed fixes issue issues problem problems note notes todo misc stuff thing things error errors bug bugs lesson tip tips trick works working broken fail failed failure build setup update info general important remember"));
+const GENERIC = new Set(
+  tokenize(
+    "fix fixed fixes issue issues problem problems note notes todo misc stuff thing things error errors bug bugs lesson tip tips trick works working broken fail failed failure build setup update info general important remember",
+  ),
+);
 
 const VAGUE_EVIDENCE = /^(?:it\s+)?(?:works?|worked|tested|verified|confirmed|checked|done|yes|ok|okay|true|fixed|trust me|see above|n\/a|none|tbd|todo)\.?$/i;
 const MIN_TITLE_TERMS = 2;
@@ -18,8 +22,10 @@ export function titleProblem(lesson: Pick<Lesson, "title">): string | undefined 
   if (!lesson.title) return undefined; // body/title reports a missing title
   const terms = tokenize(lesson.title);
   const specific = terms.filter((t) => !GENERIC.has(t));
-  if (terms.length < MIN_TITLE_TERMS) return `the title "${lesson.title}" is too short to be found; name the tool, the error or the rule (e.g. "cmake finds the wrong zlib")`;
-  if (!specific.length) return `the title "${lesson.title}" names no tool, error or rule; say what it is about (e.g. "git rebase refuses with unstaged changes")`;
+  if (terms.length < MIN_TITLE_TERMS)
+    return `the title "${lesson.title}" is too short to be found; name the tool, the error or the rule (e.g. "cmake finds the wrong zlib")`;
+  if (!specific.length)
+    return `the title "${lesson.title}" names no tool, error or rule; say what it is about (e.g. "git rebase refuses with unstaged changes")`;
   return undefined;
 }
 

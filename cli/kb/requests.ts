@@ -77,7 +77,11 @@ export function loadRequest(env: NodeJS.ProcessEnv, id: string): PendingRequest 
   sweep(env);
   const text = REQUEST_ID.test(id) ? readIfExists(join(requestsDir(env), `${id}.json`)) : undefined;
   if (text === undefined) {
-    throw new RkbError("expired", `there is no pending request ${JSON.stringify(id)}: it was answered, expired after an hour, or never existed`, "run the command again; it asks anew");
+    throw new RkbError(
+      "expired",
+      `there is no pending request ${JSON.stringify(id)}: it was answered, expired after an hour, or never existed`,
+      "run the command again; it asks anew",
+    );
   }
   return JSON.parse(text) as PendingRequest;
 }

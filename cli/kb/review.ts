@@ -7,7 +7,15 @@ import type { UsageCounts } from "./usage.ts";
 // `rkb review`: the current lessons that need a person's eye, each with its reasons. Read-only; one
 // pass over the lessons and the use records, so it stays linear in the size of the knowledge base.
 
-export type ReviewKind = "flagged" | "not_verified" | "failed_more_than_worked" | "never_helped" | "often_irrelevant" | "unused" | "missing_evidence" | "vague_title";
+export type ReviewKind =
+  | "flagged"
+  | "not_verified"
+  | "failed_more_than_worked"
+  | "never_helped"
+  | "often_irrelevant"
+  | "unused"
+  | "missing_evidence"
+  | "vague_title";
 
 export interface ReviewReason {
   kind: ReviewKind;
@@ -35,17 +43,27 @@ export function reviewReasons(lesson: Lesson, counts: UsageCounts | undefined, c
   }
   const verifiedDays = lesson.verified ? daysSince(lesson.verified) : NaN;
   if (verifiedDays > config.review.staleDays) {
-    reasons.push({ kind: "not_verified", detail: `last verified ${lesson.verified}, ${verifiedDays} days ago (more than [review] stale_days = ${config.review.staleDays})` });
+    reasons.push({
+      kind: "not_verified",
+      detail: `last verified ${lesson.verified}, ${verifiedDays} days ago (more than [review] stale_days = ${config.review.staleDays})`,
+    });
   }
   const c = counts ?? { worked: 0, failed: 0, injected: 0, inferred: 0, irrelevant: 0 };
   const helped = c.worked + c.inferred;
   if (c.failed > c.worked) reasons.push({ kind: "failed_more_than_worked", detail: `reported failed ${c.failed} times, worked ${c.worked}` });
-  if (c.injected >= NEVER_HELPED_INJECTIONS && helped === 0) reasons.push({ kind: "never_helped", detail: `injected ${c.injected} times, never reported to help` });
-  if (c.irrelevant >= OFTEN_IRRELEVANT && c.irrelevant >= helped) reasons.push({ kind: "often_irrelevant", detail: `reported irrelevant ${c.irrelevant} times, helpful ${helped}` });
+  if (c.injected >= NEVER_HELPED_INJECTIONS && helped === 0)
+    reasons.push({ kind: "never_helped", detail: `injected ${c.injected} times, never reported to help` });
+  if (c.irrelevant >= OFTEN_IRRELEVANT && c.irrelevant >= helped)
+    reasons.push({ kind: "often_irrelevant", detail: `reported irrelevant ${c.irrelevant} times, helpful ${helped}` });
   const lastSeenDays = c.lastSeen ? daysSince(c.lastSeen) : Infinity;
   if (verifiedDays > config.review.unusedDays && lastSeenDays > config.review.unusedDays) {
     const months = Math.round(config.review.unusedDays / 30);
-    reasons.push({ kind: "unused", detail: c.lastSeen ? `not injected or used since ${c.lastSeen.slice(0, 10)} (${months} months or more)` : `never injected or used, verified ${verifiedDays} days ago` });
+    reasons.push({
+      kind: "unused",
+      detail: c.lastSeen
+        ? `not injected or used since ${c.lastSeen.slice(0, 10)} (${months} months or more)`
+        : `never injected or used, verified ${verifiedDays} days ago`,
+    });
   }
   const evidence = evidenceProblem(lesson);
   if (evidence) reasons.push({ kind: "missing_evidence", detail: evidence });

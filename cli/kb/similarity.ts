@@ -133,7 +133,8 @@ export class SimilarityIndex<T extends Comparable> {
       const byCommonness = [...v.terms.keys()].sort((x, y) => this.df[v.terms[y]!]! - this.df[v.terms[x]!]!);
       let left = 0;
       let cut = 0;
-      while (cut < byCommonness.length && left + v.weights[byCommonness[cut]!]! ** 2 < (bound * SUFFIX_SHARE) ** 2) left += v.weights[byCommonness[cut++]!]! ** 2;
+      while (cut < byCommonness.length && left + v.weights[byCommonness[cut]!]! ** 2 < (bound * SUFFIX_SHARE) ** 2)
+        left += v.weights[byCommonness[cut++]!]! ** 2;
       suffixNorm[i] = Math.sqrt(left);
       for (const k of byCommonness.slice(cut)) {
         if (this.df[v.terms[k]!]! > common) continue;
@@ -167,7 +168,10 @@ function round(s: number): number {
 export function lessonSimilarity(lessons: Lesson[], notes: FolderNote[]): SimilarityIndex<Lesson> {
   const byFolder = new Map(notes.map((n) => [n.folder, n]));
   const current = lessons.filter((l) => isCurrent(l.status));
-  return new SimilarityIndex(current, current.map((l) => lessonTerms(l, byFolder).tf));
+  return new SimilarityIndex(
+    current,
+    current.map((l) => lessonTerms(l, byFolder).tf),
+  );
 }
 
 /** The same index from the cached search index, without reading a lesson (dupes, add). */

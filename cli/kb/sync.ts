@@ -25,7 +25,12 @@ export type SyncResult =
 
 function commits(root: string, range: string, env: NodeJS.ProcessEnv): Commit[] {
   const out = git(root, ["log", "--format=%h %s", range], { env });
-  return out.ok ? out.stdout.split("\n").filter(Boolean).map((l) => ({ hash: l.slice(0, l.indexOf(" ")), subject: l.slice(l.indexOf(" ") + 1) })) : [];
+  return out.ok
+    ? out.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => ({ hash: l.slice(0, l.indexOf(" ")), subject: l.slice(l.indexOf(" ") + 1) }))
+    : [];
 }
 
 /**
@@ -41,7 +46,9 @@ async function commitUseRecords(root: string, env: NodeJS.ProcessEnv, waitMs: nu
   const errors = lintKb(root, { only: records, env }).filter((f) => f.severity === "error" && records.includes(f.path));
   if (errors.length) {
     git(root, ["reset", "-q", "--", ...records], { env });
-    throw new RkbError("invalid_lesson", `${errors[0]!.path}: ${errors[0]!.message}`, "fix the file and run `rkb sync` again; nothing was committed", { findings: errors });
+    throw new RkbError("invalid_lesson", `${errors[0]!.path}: ${errors[0]!.message}`, "fix the file and run `rkb sync` again; nothing was committed", {
+      findings: errors,
+    });
   }
   await gitOnIndex(root, ["commit", "-q", "--no-verify", "-m", "usage: record lesson use", "--", ...records], env, waitMs);
 }
@@ -54,20 +61,37 @@ export async function syncKb(root: string, env: NodeJS.ProcessEnv, remoteFlag?: 
     await recoverKilledWrite(root, env, config.lock.waitMs);
     const gitDir = join(root, ".git");
     if (["rebase-merge", "rebase-apply", "MERGE_HEAD"].some((f) => existsSync(join(gitDir, f)))) {
-      throw new RkbError("refused", "a rebase or merge is in progress in the knowledge base", `finish it first: \`git -C ${root} status\`, then \`git rebase --continue\` or \`git rebase --abort\``);
+      throw new RkbError(
+        "refused",
+        "a rebase or merge is in progress in the knowledge base",
+        `finish it first: \`git -C ${root} status\`, then \`git rebase --continue\` or \`git rebase --abort\``,
+      );
     }
     const branch = git(root, ["symbolic-ref", "--short", "-q", "HEAD"], { env }).stdout.trim();
     if (!branch) throw new RkbError("refused", "the knowledge base is on a detached HEAD", `check out a branch: \`git -C ${root} switch main\``);
     await commitUseRecords(root, env, config.lock.waitMs);
     const dirty = git(root, ["status", "--porcelain"], { env }).stdout.split("\n").filter(Boolean);
     if (dirty.length) {
-      throw new RkbError("refused", `the knowledge base has uncommitted changes: ${dirty.slice(0, 10).map((l) => l.slice(3)).join(", ")}`, `commit or discard them first (\`git -C ${root} status\`)`, { files: dirty.slice(0, 10).map((l) => l.slice(3)) });
+      throw new RkbError(
+        "refused",
+        `the knowledge base has uncommitted changes: ${dirty
+          .slice(0, 10)
+          .map((l) => l.slice(3))
+          .join(", ")}`,
+        `commit or discard them first (\`git -C ${root} status\`)`,
+        { files: dirty.slice(0, 10).map((l) => l.slice(3)) },
+      );
     }
     const remotes = git(root, ["remote"], { env }).stdout.split("\n").filter(Boolean);
     const upstream = git(root, ["config", `branch.${branch}.remote`], { env }).stdout.trim();
     const remote = remoteFlag || upstream || "origin";
     if (!remotes.includes(remote)) {
-      throw new RkbError("not_found", `the knowledge base has no remote \`${remote}\``, remotes.length ? `use --remote with one of: ${remotes.join(", ")}` : `add one: \`git -C ${root} remote add origin <url>\``, { remotes });
+      throw new RkbError(
+        "not_found",
+        `the knowledge base has no remote \`${remote}\``,
+        remotes.length ? `use --remote with one of: ${remotes.join(", ")}` : `add one: \`git -C ${root} remote add origin <url>\``,
+        { remotes },
+      );
     }
     const fetched = git(root, ["fetch", "-q", remote, branch], { env });
     const remoteHasBranch = fetched.ok;
@@ -97,7 +121,12 @@ export async function syncKb(root: string, env: NodeJS.ProcessEnv, remoteFlag?: 
     const ahead = remoteHasBranch ? commits(root, "FETCH_HEAD..HEAD", env) : commits(root, "HEAD", env);
     if (ahead.length || !remoteHasBranch) {
       const push = git(root, ["push", "-q", ...(remoteHasBranch ? [] : ["-u"]), remote, branch], { env });
-      if (!push.ok) throw new RkbError("git", `pushing to ${remote} failed: ${push.stderr.trim().split("\n").pop()}`, "pull again with `rkb sync`, or check that you may push to the remote");
+      if (!push.ok)
+        throw new RkbError(
+          "git",
+          `pushing to ${remote} failed: ${push.stderr.trim().split("\n").pop()}`,
+          "pull again with `rkb sync`, or check that you may push to the remote",
+        );
     }
     return { status: "done", remote, branch, pulled, pushed: ahead };
   });

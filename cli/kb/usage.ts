@@ -43,7 +43,12 @@ function machineId(env = process.env): string {
     const existing = readIfExists(file)?.trim();
     if (existing) return existing;
     if (existing === "" && attempt === 0) rmSync(file, { force: true }); // left empty by an older rkb
-    const slug = hostname().split(".")[0]!.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "machine";
+    const slug =
+      hostname()
+        .split(".")[0]!
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, "-")
+        .replace(/^-|-$/g, "") || "machine";
     const id = `${slug}-${randomHex(2)}`;
     if (createExclusive(file, id + "\n")) return id;
   }

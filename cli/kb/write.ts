@@ -97,11 +97,18 @@ export async function applyAllowed(req: PendingRequest, choice: string, env: Nod
 function check(root: string, env: NodeJS.ProcessEnv, changes: Change[], message: string): void {
   // git takes a file with a NUL byte for binary, and no process argument (the commit message) can hold one.
   const nul = changes.find((c) => c.text?.includes("\0"));
-  if (nul || message.includes("\0")) throw new RkbError("invalid_lesson", `${nul ? nul.rel : "the commit message"} holds a NUL byte`, "remove it: lessons and reasons are text; nothing was written");
+  if (nul || message.includes("\0"))
+    throw new RkbError(
+      "invalid_lesson",
+      `${nul ? nul.rel : "the commit message"} holds a NUL byte`,
+      "remove it: lessons and reasons are text; nothing was written",
+    );
   for (const c of changes) pathInside(root, c.rel);
   const overrides = new Map(changes.map((c) => [c.rel, c.text]));
   // Only errors stop a write, so the whole-tree comparison behind the near-duplicate warning is skipped.
-  const errors = lintKb(root, { overrides, only: changes.filter((c) => c.text !== null).map((c) => c.rel), env, nearDuplicates: false }).filter((f) => f.severity === "error" && overrides.has(f.path));
+  const errors = lintKb(root, { overrides, only: changes.filter((c) => c.text !== null).map((c) => c.rel), env, nearDuplicates: false }).filter(
+    (f) => f.severity === "error" && overrides.has(f.path),
+  );
   if (errors.length) throw invalid(errors);
   refuseSecrets(message, "the commit message");
 }

@@ -48,13 +48,20 @@ export function createServer(opts: ServerOptions) {
   // Built on the first tools/list: each tool's schema comes from its command, loaded then.
   let tools: Promise<unknown[]> | undefined;
   const listTools = () =>
-    (tools ??= Promise.all(TOOLS.map(toolDefinition)).then((all) => all.map((t) => ({ name: t.name, title: t.label, description: t.description, inputSchema: t.inputSchema }))));
+    (tools ??= Promise.all(TOOLS.map(toolDefinition)).then((all) =>
+      all.map((t) => ({ name: t.name, title: t.label, description: t.description, inputSchema: t.inputSchema })),
+    ));
 
   const methods: Record<string, (params: Record<string, unknown>) => Promise<unknown> | unknown> = {
     initialize: (params) => {
       const asked = params.protocolVersion;
       const protocolVersion = (PROTOCOL_VERSIONS as readonly unknown[]).includes(asked) ? asked : PROTOCOL_VERSIONS[0];
-      return { protocolVersion, capabilities: { tools: { listChanged: false } }, serverInfo: { name: "rkb", version: opts.version }, instructions: opts.instructions };
+      return {
+        protocolVersion,
+        capabilities: { tools: { listChanged: false } },
+        serverInfo: { name: "rkb", version: opts.version },
+        instructions: opts.instructions,
+      };
     },
     ping: () => ({}),
     "tools/list": async () => ({ tools: await listTools() }),
@@ -63,7 +70,8 @@ export function createServer(opts: ServerOptions) {
       if (typeof name !== "string") throw new RpcError(ERROR.invalidParams, "tools/call needs `name`, the tool to run");
       if (!findTool(name)) throw new RpcError(ERROR.invalidParams, `unknown tool \`${name}\`; tools/list lists ${TOOL_NAMES.join(", ")}`);
       const args = params.arguments ?? {};
-      if (typeof args !== "object" || args === null || Array.isArray(args)) throw new RpcError(ERROR.invalidParams, "tools/call `arguments` must be a JSON object");
+      if (typeof args !== "object" || args === null || Array.isArray(args))
+        throw new RpcError(ERROR.invalidParams, "tools/call `arguments` must be a JSON object");
       const out = await opts.callTool(name, args as Record<string, unknown>);
       // Exit 3 (needs the user) is an answer the model acts on, not a failed call.
       return { content: [{ type: "text", text: out.text }], isError: out.exit === 1 || out.exit === 2 };
@@ -73,7 +81,11 @@ export function createServer(opts: ServerOptions) {
   /** The reply to one parsed message, or undefined for a notification or a client's response. */
   async function handleMessage(message: unknown): Promise<Reply | undefined> {
     if (message === null || typeof message !== "object" || Array.isArray(message)) {
-      return fail(null, ERROR.invalidRequest, Array.isArray(message) ? "batches are not part of MCP; send one message a line" : "a message must be a JSON object");
+      return fail(
+        null,
+        ERROR.invalidRequest,
+        Array.isArray(message) ? "batches are not part of MCP; send one message a line" : "a message must be a JSON object",
+      );
     }
     const m = message as Record<string, unknown>;
     const hasId = "id" in m;

@@ -60,7 +60,12 @@ const FAILURE_KEYS = new Set(["command", "error", "expect"]);
 const RANK_DEPTH = 10;
 
 function readToml(path: string): Record<string, unknown> {
-  if (!existsSync(path)) throw new RkbError("not_found", `no query file at ${path}`, "pass --queries FILE, or write eval/queries.toml in the knowledge base ([[query]] text = \"…\", expect = [\"<id>\"])");
+  if (!existsSync(path))
+    throw new RkbError(
+      "not_found",
+      `no query file at ${path}`,
+      'pass --queries FILE, or write eval/queries.toml in the knowledge base ([[query]] text = "…", expect = ["<id>"])',
+    );
   try {
     return Bun.TOML.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
   } catch (e) {
@@ -71,27 +76,41 @@ function readToml(path: string): Record<string, unknown> {
 function entries(path: string, table: string, keys: Set<string>): Record<string, unknown>[] {
   const data = readToml(path);
   const list = data[table];
-  if (!Array.isArray(list) || !list.length) throw new RkbError("config", `${path} has no [[${table}]] entries`, `add entries like [[${table}]] with the fields ${[...keys].join(", ")}`);
+  if (!Array.isArray(list) || !list.length)
+    throw new RkbError("config", `${path} has no [[${table}]] entries`, `add entries like [[${table}]] with the fields ${[...keys].join(", ")}`);
   list.forEach((entry, i) => {
     for (const key of Object.keys(entry)) {
-      if (!keys.has(key)) throw new RkbError("config", `${path}: [[${table}]] number ${i + 1} has the unknown key \`${key}\``, `allowed keys: ${[...keys].join(", ")}`);
+      if (!keys.has(key))
+        throw new RkbError("config", `${path}: [[${table}]] number ${i + 1} has the unknown key \`${key}\``, `allowed keys: ${[...keys].join(", ")}`);
     }
-    if (!Array.isArray(entry.expect)) throw new RkbError("config", `${path}: [[${table}]] number ${i + 1} has no \`expect\` list`, "write expect = [\"<id>\"], or expect = [] when no lesson should answer");
+    if (!Array.isArray(entry.expect))
+      throw new RkbError(
+        "config",
+        `${path}: [[${table}]] number ${i + 1} has no \`expect\` list`,
+        'write expect = ["<id>"], or expect = [] when no lesson should answer',
+      );
   });
   return list as Record<string, unknown>[];
 }
 
 export function readQueries(path: string): EvalQuery[] {
   return entries(path, "query", QUERY_KEYS).map((q, i) => {
-    if (typeof q.text !== "string" || !q.text.trim()) throw new RkbError("config", `${path}: [[query]] number ${i + 1} has no text`, 'write text = "<what the user would type>"');
-    if (q.mode !== undefined && q.mode !== "search" && q.mode !== "literal") throw new RkbError("config", `${path}: [[query]] number ${i + 1} has mode \`${q.mode}\``, 'use mode = "search" (the default) or "literal"');
+    if (typeof q.text !== "string" || !q.text.trim())
+      throw new RkbError("config", `${path}: [[query]] number ${i + 1} has no text`, 'write text = "<what the user would type>"');
+    if (q.mode !== undefined && q.mode !== "search" && q.mode !== "literal")
+      throw new RkbError("config", `${path}: [[query]] number ${i + 1} has mode \`${q.mode}\``, 'use mode = "search" (the default) or "literal"');
     return q as unknown as EvalQuery;
   });
 }
 
 export function readFailures(path: string): EvalFailure[] {
   return entries(path, "failure", FAILURE_KEYS).map((f, i) => {
-    if (typeof f.command !== "string" || typeof f.error !== "string") throw new RkbError("config", `${path}: [[failure]] number ${i + 1} needs a command and an error`, "write command = \"…\" and error = '''…''' (the output as printed)");
+    if (typeof f.command !== "string" || typeof f.error !== "string")
+      throw new RkbError(
+        "config",
+        `${path}: [[failure]] number ${i + 1} needs a command and an error`,
+        "write command = \"…\" and error = '''…''' (the output as printed)",
+      );
     return f as unknown as EvalFailure;
   });
 }
@@ -112,7 +131,12 @@ function checkIds(index: SearchIndex, expected: string[][]): void {
   const ids = new Set<string>();
   for (let i = 0; i < index.size; i++) ids.add(index.lesson(i).id);
   const missing = [...new Set(expected.flat().filter((id) => !ids.has(id)))];
-  if (missing.length) throw new RkbError("refused", `expected lesson(s) not in the knowledge base: ${missing.join(", ")}`, "fix the ids in the query file, or point RKB_HOME at the knowledge base it was written for");
+  if (missing.length)
+    throw new RkbError(
+      "refused",
+      `expected lesson(s) not in the knowledge base: ${missing.join(", ")}`,
+      "fix the ids in the query file, or point RKB_HOME at the knowledge base it was written for",
+    );
 }
 
 function verdict(injected: string | undefined, expect: string[]): Verdict {
@@ -147,7 +171,13 @@ export interface EvalContext {
 
 function placeFor(ctx: EvalContext, q: EvalQuery): Place {
   if (!q.project && !q.system && !q.with) return ctx.here;
-  return resolvePlace({ root: ctx.index.root, kb: placeKb(ctx.index), cwd: ctx.cwd, env: ctx.env, options: { project: q.project, system: q.system, with: q.with ?? {} } });
+  return resolvePlace({
+    root: ctx.index.root,
+    kb: placeKb(ctx.index),
+    cwd: ctx.cwd,
+    env: ctx.env,
+    options: { project: q.project, system: q.system, with: q.with ?? {} },
+  });
 }
 
 function rankOf(ids: string[], expect: string[]): number {
@@ -159,7 +189,10 @@ function rankOf(ids: string[], expect: string[]): number {
 const EXPLAINED = 3;
 
 export function evalQueries(ctx: EvalContext, queries: EvalQuery[], explain = false): EvalReport {
-  checkIds(ctx.index, queries.map((q) => q.expect));
+  checkIds(
+    ctx.index,
+    queries.map((q) => q.expect),
+  );
   const rows = queries.map((q): EvalRow => {
     const place = placeFor(ctx, q);
     const result = searchKb({ index: ctx.index, query: q.text, mode: q.mode === "literal" ? "literal" : "ranked", place, limit: RANK_DEPTH, usage: ctx.usage });
@@ -169,18 +202,27 @@ export function evalQueries(ctx: EvalContext, queries: EvalQuery[], explain = fa
     return {
       query: q.text,
       answerable: q.expect.length > 0,
-      rank: rankOf(result.hits.map((h) => h.lesson.id), q.expect),
+      rank: rankOf(
+        result.hits.map((h) => h.lesson.id),
+        q.expect,
+      ),
       verdict: verdict(injected, q.expect),
       ...(injected ? { injected } : {}),
       top: result.hits.slice(0, 2).map((h) => ({ id: h.lesson.id, relevance: h.relevance ?? 0 })),
       ...(explain ? { explain: { reason: decision.reason, hits: explainSearch(ctx.index, { ...result, hits: result.hits.slice(0, EXPLAINED) }) } } : {}),
     };
   });
-  return summarize(rows, queries.map((q) => q.expect));
+  return summarize(
+    rows,
+    queries.map((q) => q.expect),
+  );
 }
 
 export function evalFailures(ctx: EvalContext, failures: EvalFailure[], explain = false): EvalReport {
-  checkIds(ctx.index, failures.map((f) => f.expect));
+  checkIds(
+    ctx.index,
+    failures.map((f) => f.expect),
+  );
   const rows = failures.map((f): EvalRow => {
     const decision = decideFailureIn(ctx.index, ctx.here, ctx.usage, f.command, f.error);
     const result = searchKb({ index: ctx.index, query: decision.query, place: ctx.here, limit: RANK_DEPTH, usage: ctx.usage });
@@ -188,12 +230,18 @@ export function evalFailures(ctx: EvalContext, failures: EvalFailure[], explain 
     return {
       command: f.command,
       answerable: f.expect.length > 0,
-      rank: rankOf(result.hits.map((h) => h.lesson.id), f.expect),
+      rank: rankOf(
+        result.hits.map((h) => h.lesson.id),
+        f.expect,
+      ),
       verdict: verdict(injected, f.expect),
       ...(injected ? { injected } : {}),
       top: result.hits.slice(0, 2).map((h) => ({ id: h.lesson.id, relevance: h.relevance ?? 0 })),
       ...(explain ? { explain: { reason: decision.reason, candidates: decision.candidates } } : {}),
     };
   });
-  return summarize(rows, failures.map((f) => f.expect));
+  return summarize(
+    rows,
+    failures.map((f) => f.expect),
+  );
 }

@@ -91,7 +91,8 @@ export function explainSearch(index: SearchIndex, result: SearchResult): HitExpl
 /** One line per hit for people: relevance and its parts, then what matched where. */
 export function explainLines(e: HitExplanation): string[] {
   const byField = new Map<string, string[]>();
-  for (const m of e.matched) for (const f of m.fields) byField.set(f, [...(byField.get(f) ?? []), m.kind === "word" ? m.term : `${m.term} (${m.kind} of ${m.word})`]);
+  for (const m of e.matched)
+    for (const f of m.fields) byField.set(f, [...(byField.get(f) ?? []), m.kind === "word" ? m.term : `${m.term} (${m.kind} of ${m.word})`]);
   return [
     `relevance ${e.relevance.toFixed(2)} = coverage ${e.coverage.toFixed(2)} × evidence ${e.evidence.toFixed(2)} × score share ${e.share.toFixed(2)} (bm25 ${e.score}); leads the next by ${e.lead.toFixed(2)}`,
     `matched: ${[...byField].map(([f, ts]) => `${f}: ${[...new Set(ts)].join(", ")}`).join("; ") || "nothing"}`,

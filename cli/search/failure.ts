@@ -217,7 +217,14 @@ function isDetailWord(index: SearchIndex, words: LineWords, i: number): boolean 
  * timed out" in the same ansible UNREACHABLE line. A word the error puts in the slot that names the
  * failing program (`'mvn' is not recognized…` against the lesson's `'python' …`) is such a detail too.
  */
-function differentDetail(index: SearchIndex, key: LineWords, quote: LineWords, lesson: { quoteTerms: Set<string>; titleTerms: Set<string> }, errorTerms: Set<string>, programTerms: Set<string>): { error: string; lesson: string } | undefined {
+function differentDetail(
+  index: SearchIndex,
+  key: LineWords,
+  quote: LineWords,
+  lesson: { quoteTerms: Set<string>; titleTerms: Set<string> },
+  errorTerms: Set<string>,
+  programTerms: Set<string>,
+): { error: string; lesson: string } | undefined {
   const pairs = anchors(key.terms, quote.terms);
   if (!pairs.length) return undefined;
   const bounds: [number, number][] = [[-1, -1], ...pairs, [key.terms.length, quote.terms.length]];
@@ -363,7 +370,8 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, command: str
       const quoteTotal = distinctWeight(q);
       const found = quoteTotal ? distinctWeight(q, held) / quoteTotal : 0;
       if (quoted >= FAILURE_MIN_QUOTED) framed.push([line, qi]);
-      if (quoted + found > best.score) best = { score: quoted + found, quoted, found, line, quote: quotes[qi]!, raw: raw[qi]!, words: covered.map((i) => key.terms[i]!) };
+      if (quoted + found > best.score)
+        best = { score: quoted + found, quoted, found, line, quote: quotes[qi]!, raw: raw[qi]!, words: covered.map((i) => key.terms[i]!) };
     });
   }
   const failureCodes = errorCodes(error);
@@ -405,7 +413,8 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, command: str
 /** Why the evidence does not make the lesson injectable (undefined: it does). */
 export function failureVeto(e: FailureEvidence): string | undefined {
   if (e.codes.shared.length) return undefined;
-  if (e.codes.failure.length && e.codes.lesson.length) return `${e.id} quotes error code ${e.codes.lesson.join(", ")}, the failure has ${e.codes.failure.join(", ")}`;
+  if (e.codes.failure.length && e.codes.lesson.length)
+    return `${e.id} quotes error code ${e.codes.lesson.join(", ")}, the failure has ${e.codes.failure.join(", ")}`;
   if (!e.quoted.length) return `${e.id} quotes no part of the error`;
   if (e.otherSpeaker) return `${e.id} quotes what ${e.otherSpeaker} prints, the failure is ${e.programs.join(" or ")}'s`;
   if (e.detail) return `the error says "${e.detail.error}" where ${e.id} quotes "${e.detail.lesson}": the same message about another error`;
@@ -434,10 +443,18 @@ function injectReason(e: FailureEvidence): string {
 /** The evidence for one lesson in one line, for people. */
 export function failureEvidenceLine(e: FailureEvidence): string {
   const parts = [`relevance ${e.relevance.toFixed(2)}`];
-  if (e.quoted.length) parts.push(`quotes ${Math.round(e.quotedShare * 100)}% of "${e.line}" as "${e.quote}"; the error holds ${Math.round(e.foundShare * 100)}% of that quote`);
+  if (e.quoted.length)
+    parts.push(`quotes ${Math.round(e.quotedShare * 100)}% of "${e.line}" as "${e.quote}"; the error holds ${Math.round(e.foundShare * 100)}% of that quote`);
   else parts.push("quotes no part of the error");
-  if (e.codes.failure.length || e.codes.lesson.length) parts.push(`codes: error ${e.codes.failure.join(", ") || "none"}, lesson ${e.codes.lesson.join(", ") || "none"}`);
-  parts.push(e.programMatch === undefined ? `${e.programs.join(", ")} unknown to the knowledge base` : e.namedProgram ? `names ${e.namedProgram}` : `never names ${e.programs.join(" or ")}`);
+  if (e.codes.failure.length || e.codes.lesson.length)
+    parts.push(`codes: error ${e.codes.failure.join(", ") || "none"}, lesson ${e.codes.lesson.join(", ") || "none"}`);
+  parts.push(
+    e.programMatch === undefined
+      ? `${e.programs.join(", ")} unknown to the knowledge base`
+      : e.namedProgram
+        ? `names ${e.namedProgram}`
+        : `never names ${e.programs.join(" or ")}`,
+  );
   const veto = failureVeto(e);
   parts.push(veto ? `not injectable: ${veto}` : "injectable");
   return parts.join("; ");
@@ -458,10 +475,19 @@ export function decideFailureIn(index: SearchIndex, place: Place, usage: Map<str
   const result = searchKb({ index, query, place, limit: CANDIDATES, usage });
   const lines = failureLines(error);
   // A lesson learned from this very failure (one of its queries is the key line) is injected outright.
-  const learned = learnedHit(index, result.hits.filter((h) => !injectable(h)), lines);
+  const learned = learnedHit(
+    index,
+    result.hits.filter((h) => !injectable(h)),
+    lines,
+  );
   if (learned) {
     const evidence = result.hits.map((h) => failureEvidence(index, h, command, error, lines));
-    return { query, lesson: toInjected(learned.hit), reason: `${learned.hit.lesson.id} was learned from this error (query "${learned.query}")`, candidates: evidence };
+    return {
+      query,
+      lesson: toInjected(learned.hit),
+      reason: `${learned.hit.lesson.id} was learned from this error (query "${learned.query}")`,
+      candidates: evidence,
+    };
   }
   const candidates: FailureEvidence[] = [];
   let chosen: { hit: SearchHit; evidence: FailureEvidence; score: number } | undefined;
@@ -479,7 +505,13 @@ export function decideFailureIn(index: SearchIndex, place: Place, usage: Map<str
   return { query, lesson: toInjected(chosen.hit), reason: injectReason(chosen.evidence), candidates };
 }
 
-export async function decideFailureInjection(input: { command: string; error: string; cwd: string; env: NodeJS.ProcessEnv; place?: PlaceOptions }): Promise<FailureDecision> {
+export async function decideFailureInjection(input: {
+  command: string;
+  error: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  place?: PlaceOptions;
+}): Promise<FailureDecision> {
   const { index, place, usage } = openSearch(input.env, input.cwd, input.place ?? { with: {} });
   return decideFailureIn(index, place, usage, input.command, input.error);
 }

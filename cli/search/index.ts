@@ -367,7 +367,16 @@ export function encodeIndex(index: SearchIndex, signature: string): Uint8Array {
     files: index.files,
   };
   const headerBytes = encoder.encode(JSON.stringify(header));
-  const arrays: ArrayBufferView[] = [index.termStart, index.postDocs, index.postTf, index.lengths, index.docScope, index.docCurrent, index.titleOrder, docOffsets];
+  const arrays: ArrayBufferView[] = [
+    index.termStart,
+    index.postDocs,
+    index.postTf,
+    index.lengths,
+    index.docScope,
+    index.docCurrent,
+    index.titleOrder,
+    docOffsets,
+  ];
   const start = align4(MAGIC.length + 4 + headerBytes.length + termsBlob.length + docsBytes);
   const total = start + arrays.reduce((n, a) => n + a.byteLength, 0);
   const out = new Uint8Array(total);

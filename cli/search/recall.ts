@@ -37,7 +37,16 @@ export function injectable(hit: SearchHit | undefined): string | undefined {
 
 export function toInjected(hit: SearchHit): InjectedLesson {
   const l = hit.lesson;
-  return { id: l.id, title: l.title, summary: l.summary, verified: l.verified, verified_how: l.verifiedHow, applies: hit.applies, path: l.path, relevance: hit.relevance ?? 0 };
+  return {
+    id: l.id,
+    title: l.title,
+    summary: l.summary,
+    verified: l.verified,
+    verified_how: l.verifiedHow,
+    applies: hit.applies,
+    path: l.path,
+    relevance: hit.relevance ?? 0,
+  };
 }
 
 export interface RecallDecision {
@@ -88,7 +97,8 @@ export function recallDecision(index: SearchIndex, result: SearchResult): Recall
   if (margin < RECALL_MIN_MARGIN) return { reason: `${top.lesson.id} leads the next lesson by only ${margin.toFixed(2)}` };
   const unnamed = unnamedTopics(index, result.query, top.doc);
   if (unnamed.length) return { reason: `the prompt names ${unnamed.join(", ")}, which ${top.lesson.id} never mentions` };
-  if (!subjectWords(index, result, top.doc).length) return { reason: `${top.lesson.id} holds the prompt's words only in its text, not in its title, tags, queries or situation` };
+  if (!subjectWords(index, result, top.doc).length)
+    return { reason: `${top.lesson.id} holds the prompt's words only in its text, not in its title, tags, queries or situation` };
   return { lesson: toInjected(top), reason: `matches the prompt with relevance ${relevance.toFixed(2)}, ${margin.toFixed(2)} ahead of the next lesson` };
 }
 

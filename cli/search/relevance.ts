@@ -44,7 +44,8 @@ export function wordCredits(index: SearchIndex, query: ParsedQuery, doc: number)
       const held = parts.filter((t) => termFrequency(index, t.term, doc) > 0).reduce((n, t) => n + idf(index, docFrequency(index, t.term)), 0);
       credit = Math.max(credit, (total ? held / total : 0) * (word.piecewise ? PIECEWISE_CREDIT : 1));
     }
-    if (credit < STAND_IN_CREDIT && terms.some((t) => (t.kind === "typo" || t.kind === "synonym") && termFrequency(index, t.term, doc) > 0)) credit = STAND_IN_CREDIT;
+    if (credit < STAND_IN_CREDIT && terms.some((t) => (t.kind === "typo" || t.kind === "synonym") && termFrequency(index, t.term, doc) > 0))
+      credit = STAND_IN_CREDIT;
     return { importance: Math.min(importance, rarest), credit };
   });
 }

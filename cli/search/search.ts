@@ -74,7 +74,9 @@ export function searchKb(input: SearchInput): SearchResult {
   const { index, place } = input;
   const mode = input.mode ?? "ranked";
   const limit = input.limit ?? 10;
-  const scopes = input.all ? undefined : new Set(["general", ...(place.project ? [`projects/${place.project.name}`] : []), ...(place.system ? [`systems/${place.system.name}`] : [])]);
+  const scopes = input.all
+    ? undefined
+    : new Set(["general", ...(place.project ? [`projects/${place.project.name}`] : []), ...(place.system ? [`systems/${place.system.name}`] : [])]);
   const result: SearchResult = { query: input.query, mode, hits: [], hidden: 0, hiddenBy: {} };
   let candidates: { doc: number; score?: number; line?: string }[];
   if (mode === "ranked") {
@@ -83,7 +85,12 @@ export function searchKb(input: SearchInput): SearchResult {
     const ranked = rank(index, parsed, {
       scopes,
       allStatuses: input.allStatuses,
-      scopeBoost: (s) => (place.project && s === `projects/${place.project.name}` ? PLACE_BOOST.project : place.system && s === `systems/${place.system.name}` ? PLACE_BOOST.system : 1),
+      scopeBoost: (s) =>
+        place.project && s === `projects/${place.project.name}`
+          ? PLACE_BOOST.project
+          : place.system && s === `systems/${place.system.name}`
+            ? PLACE_BOOST.system
+            : 1,
       usage: usage?.size ? (id) => usageFactor(usage.get(id)) : undefined,
     });
     result.parsed = parsed;
@@ -109,12 +116,22 @@ export function searchKb(input: SearchInput): SearchResult {
   return result;
 }
 
-function matchLines(index: SearchIndex, text: string, mode: "literal" | "regex", scopes: Set<string> | undefined, allStatuses: boolean | undefined, order: (scope: string) => number) {
+function matchLines(
+  index: SearchIndex,
+  text: string,
+  mode: "literal" | "regex",
+  scopes: Set<string> | undefined,
+  allStatuses: boolean | undefined,
+  order: (scope: string) => number,
+) {
   let pattern: RegExp;
   try {
     pattern = new RegExp(mode === "literal" ? text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : text);
   } catch (e) {
-    throw usageError(`\`${text}\` is not a valid regular expression: ${(e as Error).message}`, "fix the pattern, or use --literal to search for the text as it is");
+    throw usageError(
+      `\`${text}\` is not a valid regular expression: ${(e as Error).message}`,
+      "fix the pattern, or use --literal to search for the text as it is",
+    );
   }
   const found: { doc: number; line: string; scope: string; title: string }[] = [];
   for (let doc = 0; doc < index.size; doc++) {

@@ -62,7 +62,14 @@ export function synonymsOf(term: string): string[] {
     for (const group of GROUPS) {
       // Every word here is plain lowercase, so its term is its stem: the whole tokenizer would cost
       // more than the search it serves in a fresh process.
-      const terms = [...new Set(group.split(" ").map(plainTerm).filter((t): t is string => t !== undefined))];
+      const terms = [
+        ...new Set(
+          group
+            .split(" ")
+            .map(plainTerm)
+            .filter((t): t is string => t !== undefined),
+        ),
+      ];
       for (const t of terms) table.set(t, [...new Set([...(table.get(t) ?? []), ...terms.filter((o) => o !== t)])]);
     }
   }

@@ -193,7 +193,8 @@ function itemBody(read: SessionRead, events: SessionEvent[], findings: Findings,
   const said = findings.hits.filter((h) => h.kind !== "failed" && h.kind !== "fixed");
   if (said.length) {
     out.push("## Signals", "");
-    for (const h of said) out.push(`- ${h.kind}${h.program ? ` ${h.program}` : ""} (line ${h.line}${h.entryId ? `, entry ${h.entryId}` : ""})${h.text ? `: ${h.text}` : ""}`);
+    for (const h of said)
+      out.push(`- ${h.kind}${h.program ? ` ${h.program}` : ""} (line ${h.line}${h.entryId ? `, entry ${h.entryId}` : ""})${h.text ? `: ${h.text}` : ""}`);
     out.push("");
   }
   const worked = new Set(findings.drafts.map((d) => d.worked.line));

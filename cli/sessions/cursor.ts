@@ -49,9 +49,14 @@ export function saveCursor(env: NodeJS.ProcessEnv, cursor: Cursor): void {
   const { openFailures, pendingCalls, ...position } = cursor;
   const carry: Carry = {
     openFailures: Object.fromEntries(
-      Object.entries(openFailures).map(([prog, f]) => [maskSecrets(prog), { ...f, program: maskSecrets(f.program), command: maskSecrets(f.command), keyLines: f.keyLines.map(maskSecrets) }]),
+      Object.entries(openFailures).map(([prog, f]) => [
+        maskSecrets(prog),
+        { ...f, program: maskSecrets(f.program), command: maskSecrets(f.command), keyLines: f.keyLines.map(maskSecrets) },
+      ]),
     ),
-    pendingCalls: Object.fromEntries(Object.entries(pendingCalls).map(([id, c]) => [id, c.command === undefined ? c : { ...c, command: maskSecrets(c.command) }])),
+    pendingCalls: Object.fromEntries(
+      Object.entries(pendingCalls).map(([id, c]) => [id, c.command === undefined ? c : { ...c, command: maskSecrets(c.command) }]),
+    ),
   };
   const empty = !Object.keys(carry.openFailures).length && !Object.keys(carry.pendingCalls).length;
   saveCursorRow(env, cursor.file, JSON.stringify({ ...position, cwd: position.cwd && maskSecrets(position.cwd) }), empty ? undefined : JSON.stringify(carry));
@@ -79,7 +84,11 @@ export async function withSessionLock<T>(env: NodeJS.ProcessEnv, file: string, o
       continue;
     }
     if (Date.now() >= deadline) {
-      throw new RkbError("locked", `session file ${file} is being captured by process ${holder?.pid ?? "?"} on ${holder?.host ?? "?"}`, "wait for it to finish; a capture that died is taken over once its process is gone");
+      throw new RkbError(
+        "locked",
+        `session file ${file} is being captured by process ${holder?.pid ?? "?"} on ${holder?.host ?? "?"}`,
+        "wait for it to finish; a capture that died is taken over once its process is gone",
+      );
     }
     await Bun.sleep(20 + Math.random() * 60);
   }

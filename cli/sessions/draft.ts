@@ -39,7 +39,12 @@ export function renderDraft(d: DraftPitfall): string[] {
   if (d.failed.keyLines.length) out.push("Key error lines:", "", ...d.failed.keyLines.flatMap(indent), "");
   if (d.fix.length) {
     const dropped = d.fixDropped ? `; ${d.fixDropped} earlier step${d.fixDropped === 1 ? "" : "s"} left out` : "";
-    out.push(`Fix (${d.fix.length} step${d.fix.length === 1 ? "" : "s"} between the failure and the success${dropped}):`, "", ...d.fix.flatMap(stepLines).flatMap(indent), "");
+    out.push(
+      `Fix (${d.fix.length} step${d.fix.length === 1 ? "" : "s"} between the failure and the success${dropped}):`,
+      "",
+      ...d.fix.flatMap(stepLines).flatMap(indent),
+      "",
+    );
   } else out.push("Fix: nothing ran in between; the command that worked differs from the one that failed.", "");
   out.push(`Worked (line ${d.worked.line}${d.worked.entryId ? `, entry ${d.worked.entryId}` : ""}):`, "", ...indent(d.worked.command), "");
   return out;

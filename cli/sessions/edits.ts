@@ -88,7 +88,12 @@ const MASKED_LINE_CHARS = 2048;
 
 function cap(diff: string[]): string[] {
   // Masked first, as one text, so a cut line or a key over several lines keeps no part of a secret.
-  const kept = maskSecrets(diff.slice(0, MASKED_LINES).map((l) => l.slice(0, MASKED_LINE_CHARS)).join("\n"))
+  const kept = maskSecrets(
+    diff
+      .slice(0, MASKED_LINES)
+      .map((l) => l.slice(0, MASKED_LINE_CHARS))
+      .join("\n"),
+  )
     .split("\n")
     .map((l) => (l.length > LINE_CHARS ? l.slice(0, LINE_CHARS - 1) + "…" : l));
   const total = kept.length + Math.max(0, diff.length - MASKED_LINES);

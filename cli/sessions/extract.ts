@@ -56,7 +56,10 @@ const MAX_REPEATED = 10;
 
 /** Session files named by paths, directories (every *.jsonl below) and globs; sorted, unique. */
 /** Session files named by paths: files, folders (every .jsonl below) and globs, with what could not be read. */
-export function findSessionFiles(paths: string[], cwd: string): { files: { path: string; size: number; mtimeMs: number }[]; problems: ExtractSummary["problems"] } {
+export function findSessionFiles(
+  paths: string[],
+  cwd: string,
+): { files: { path: string; size: number; mtimeMs: number }[]; problems: ExtractSummary["problems"] } {
   const found = new Map<string, { path: string; size: number; mtimeMs: number }>();
   const problems: ExtractSummary["problems"] = [];
   const add = (path: string) => {
@@ -202,7 +205,12 @@ export function markdownReport(s: ExtractSummary, opts: { dryRun?: boolean } = {
     out.push(`### \`${cell(d.program)}\` in ${d.file}:${d.failed.line}`, "");
     out.push(`- failed: \`${cell(oneLine(d.failed.command))}\`${d.failed.exitCode !== undefined ? ` (exit ${d.failed.exitCode})` : ""}`);
     for (const k of d.failed.keyLines.slice(0, 3)) out.push(`  - ${cell(k)}`);
-    for (const step of d.fix) out.push(step.kind === "change" ? `- fix: ${step.verb} \`${cell(step.path)}\`` : `- fix: \`${cell(oneLine(step.command))}\`${step.ok ? "" : ` (exit ${step.exitCode ?? "?"})`}`);
+    for (const step of d.fix)
+      out.push(
+        step.kind === "change"
+          ? `- fix: ${step.verb} \`${cell(step.path)}\``
+          : `- fix: \`${cell(oneLine(step.command))}\`${step.ok ? "" : ` (exit ${step.exitCode ?? "?"})`}`,
+      );
     out.push(`- worked (line ${d.worked.line}): \`${cell(oneLine(d.worked.command))}\``, "");
   }
   if (s.problems.length || s.skipped_lines) {

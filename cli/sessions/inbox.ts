@@ -167,7 +167,10 @@ export function parseOutcome(text: string): Outcome {
 /** Logs what distilling an item led to (never its text) in the state, for `rkb doctor`. */
 export function recordOutcomes(env: NodeJS.ProcessEnv, item: InboxItem, outcomes: Outcome[]): void {
   const signals = Array.isArray(item.meta.signals) ? item.meta.signals.map(String) : [];
-  recordDistilled(env, outcomes.map((o) => ({ item: item.id, kind: item.meta.kind, signals, ...o })));
+  recordDistilled(
+    env,
+    outcomes.map((o) => ({ item: item.id, kind: item.meta.kind, signals, ...o })),
+  );
 }
 
 /** The line a list shows for an item. */

@@ -175,7 +175,8 @@ export async function readSession(path: string, opts: ReadOptions = {}): Promise
     if (!harness) {
       if (type === "title") sawTitle = true;
       if (type === "session" || (PI_TYPES.has(type) && type !== "title" && typeof obj.id === "string")) harness = sawTitle ? "omp" : "pi";
-      else if (typeof obj.sessionId === "string" || (CLAUDE_TYPES.has(type) && ("uuid" in obj || "message" in obj || type === "summary"))) harness = "claude-code";
+      else if (typeof obj.sessionId === "string" || (CLAUDE_TYPES.has(type) && ("uuid" in obj || "message" in obj || type === "summary")))
+        harness = "claude-code";
       else if (type !== "title") return skip(`not a session entry (type "${clip(type)}")`);
     }
     const problem = harness === "claude-code" ? readClaudeEntry(obj, lineNo, entries, header) : readPiEntry(obj, lineNo, entries, header);
@@ -387,8 +388,22 @@ function onBranch(entries: Entry[]): Entry[] {
 }
 
 /** Turns calls and results into one event per finished tool use, and counts the branch. */
-function pairTools(branch: Entry[], earlier: Record<string, PendingCall>): { events: SessionEvent[]; counts: Omit<SessionCounts, "entries">; pendingCalls: Record<string, PendingCall> } {
-  const counts = { messages: 0, userMessages: 0, assistantMessages: 0, toolResults: 0, toolCalls: 0, bashCommands: 0, failedBash: 0, compactions: 0, modelChanges: 0, customEntries: 0 };
+function pairTools(
+  branch: Entry[],
+  earlier: Record<string, PendingCall>,
+): { events: SessionEvent[]; counts: Omit<SessionCounts, "entries">; pendingCalls: Record<string, PendingCall> } {
+  const counts = {
+    messages: 0,
+    userMessages: 0,
+    assistantMessages: 0,
+    toolResults: 0,
+    toolCalls: 0,
+    bashCommands: 0,
+    failedBash: 0,
+    compactions: 0,
+    modelChanges: 0,
+    customEntries: 0,
+  };
   const pending = new Map<string, PendingCall>(Object.entries(earlier));
   const events: SessionEvent[] = [];
   for (const e of branch) {

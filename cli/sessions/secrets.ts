@@ -39,16 +39,109 @@ export const maskFor = (kind: string) => `[masked:${kind}]`;
 // ---- values that are no secret ---------------------------------------------------------------
 
 const PLACEHOLDER_WORDS = new Set([
-  "password", "passwd", "passphrase", "pass", "secret", "token", "key", "apikey", "api_key", "api-key", "changeme", "change_me",
-  "example", "redacted", "hidden", "masked", "dummy", "placeholder", "none", "null", "nil", "true", "false", "yes", "no", "on",
-  "off", "undefined", "empty", "required", "optional", "string", "str", "value", "your_token", "your-token", "mytoken",
-  "mypassword", "yourpassword", "your_password", "your-password", "secret_key", "foo", "bar", "baz", "xyz", "abc", "qwerty", "bearer", "basic", "test", "sample", "todo",
+  "password",
+  "passwd",
+  "passphrase",
+  "pass",
+  "secret",
+  "token",
+  "key",
+  "apikey",
+  "api_key",
+  "api-key",
+  "changeme",
+  "change_me",
+  "example",
+  "redacted",
+  "hidden",
+  "masked",
+  "dummy",
+  "placeholder",
+  "none",
+  "null",
+  "nil",
+  "true",
+  "false",
+  "yes",
+  "no",
+  "on",
+  "off",
+  "undefined",
+  "empty",
+  "required",
+  "optional",
+  "string",
+  "str",
+  "value",
+  "your_token",
+  "your-token",
+  "mytoken",
+  "mypassword",
+  "yourpassword",
+  "your_password",
+  "your-password",
+  "secret_key",
+  "foo",
+  "bar",
+  "baz",
+  "xyz",
+  "abc",
+  "qwerty",
+  "bearer",
+  "basic",
+  "test",
+  "sample",
+  "todo",
 ]);
 
 const PLACEHOLDER_PARTS = new Set([
-  ...PLACEHOLDER_WORDS, "fake", "my", "your", "our", "the", "a", "here", "api", "access", "auth", "app", "bot", "new", "old", "some",
-  "db", "admin", "user", "super", "very", "real", "actual", "prod", "dev", "staging", "local", "default", "xxxx", "xxxxx", "abc", "123",
-  "goes", "insert", "put", "replace", "with", "this", "that", "it", "own", "private", "public", "client", "service", "access", "s3cret",
+  ...PLACEHOLDER_WORDS,
+  "fake",
+  "my",
+  "your",
+  "our",
+  "the",
+  "a",
+  "here",
+  "api",
+  "access",
+  "auth",
+  "app",
+  "bot",
+  "new",
+  "old",
+  "some",
+  "db",
+  "admin",
+  "user",
+  "super",
+  "very",
+  "real",
+  "actual",
+  "prod",
+  "dev",
+  "staging",
+  "local",
+  "default",
+  "xxxx",
+  "xxxxx",
+  "abc",
+  "123",
+  "goes",
+  "insert",
+  "put",
+  "replace",
+  "with",
+  "this",
+  "that",
+  "it",
+  "own",
+  "private",
+  "public",
+  "client",
+  "service",
+  "access",
+  "s3cret",
 ]);
 
 /**
@@ -84,14 +177,94 @@ export function looksRandom(value: string, minLength = 6): boolean {
 /** Name parts that make a name a secret's. */
 const STRONG_PARTS = new Set(["password", "passwd", "passphrase", "passcode", "pwd", "pw", "secret", "token", "apikey", "credential", "credentials", "pat"]);
 /** `<part>_key` names that hold a secret key. */
-const KEY_QUALIFIERS = new Set(["api", "access", "secret", "private", "auth", "signing", "session", "master", "encryption", "account", "client", "app", "license", "service", "admin", "shared", "write", "deploy"]);
+const KEY_QUALIFIERS = new Set([
+  "api",
+  "access",
+  "secret",
+  "private",
+  "auth",
+  "signing",
+  "session",
+  "master",
+  "encryption",
+  "account",
+  "client",
+  "app",
+  "license",
+  "service",
+  "admin",
+  "shared",
+  "write",
+  "deploy",
+]);
 /** Last name parts that say the value is about a secret, not the secret: TOKEN_FILE, ACCESS_KEY_ID. */
 const META_TAILS = new Set([
-  "file", "path", "dir", "id", "ids", "name", "type", "len", "length", "count", "ttl", "expiry", "expires", "expiration", "header",
-  "env", "var", "cmd", "command", "prompt", "helper", "min", "max", "size", "algo", "algorithm", "endpoint", "url", "uri", "host",
-  "port", "user", "username", "limit", "region", "policy", "rotation", "kind", "stdin", "hash", "format", "mode", "source", "store",
-  "manager", "provider", "field", "label", "hint", "prefix", "suffix", "version", "location", "scope", "scopes", "enabled", "required",
-  "auth", "method", "timeout", "lifetime", "arn", "ref", "fingerprint", "pub", "public",
+  "file",
+  "path",
+  "dir",
+  "id",
+  "ids",
+  "name",
+  "type",
+  "len",
+  "length",
+  "count",
+  "ttl",
+  "expiry",
+  "expires",
+  "expiration",
+  "header",
+  "env",
+  "var",
+  "cmd",
+  "command",
+  "prompt",
+  "helper",
+  "min",
+  "max",
+  "size",
+  "algo",
+  "algorithm",
+  "endpoint",
+  "url",
+  "uri",
+  "host",
+  "port",
+  "user",
+  "username",
+  "limit",
+  "region",
+  "policy",
+  "rotation",
+  "kind",
+  "stdin",
+  "hash",
+  "format",
+  "mode",
+  "source",
+  "store",
+  "manager",
+  "provider",
+  "field",
+  "label",
+  "hint",
+  "prefix",
+  "suffix",
+  "version",
+  "location",
+  "scope",
+  "scopes",
+  "enabled",
+  "required",
+  "auth",
+  "method",
+  "timeout",
+  "lifetime",
+  "arn",
+  "ref",
+  "fingerprint",
+  "pub",
+  "public",
 ]);
 
 function nameParts(name: string): string[] {
@@ -99,7 +272,7 @@ function nameParts(name: string): string[] {
     .replace(/^-+/, "")
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .toLowerCase()
-    .split(/[_.\-]+/)
+    .split(/[_.-]+/)
     .filter(Boolean);
 }
 
@@ -125,7 +298,8 @@ const KEYWORD = /pass|pwd|pw\b|secret|token|key|credential|pat\b/gi;
 const isNameChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46;
 const MAX_NAME = 64;
 // After the name: its closing quote, then `=`, `:`, `:=`, `=>`, or (for `--flag`) blanks, or `is`.
-const AFTER_NAME = /(?<close>["']?)(?<sep>[ \t]{0,8}(?::=|=>|[=:])[ \t]{0,8}|[ \t]{1,8}(?:is|was)[ \t]{1,8}(?::[ \t]{0,8})?|[ \t]{1,8})(?<value>"[^"\n]{1,1024}"|'[^'\n]{1,1024}'|[^\s"'`,;&|(){}\[\]]{1,1024})/y;
+const AFTER_NAME =
+  /(?<close>["']?)(?<sep>[ \t]{0,8}(?::=|=>|[=:])[ \t]{0,8}|[ \t]{1,8}(?:is|was)[ \t]{1,8}(?::[ \t]{0,8})?|[ \t]{1,8})(?<value>"[^"\n]{1,1024}"|'[^'\n]{1,1024}'|[^\s"'`,;&|(){}[\]]{1,1024})/y;
 
 const LINE_END = /[ \t]*(?:#[^\n]*)?(?:\r?\n|$)/y;
 function endsLine(text: string, at: number): boolean {
@@ -142,7 +316,7 @@ function scanAssignments(text: string, found: (start: number, end: number) => vo
     while (end < text.length && end - m.index < MAX_NAME && isNameChar(text.charCodeAt(end))) end++;
     // The next keyword is looked for after this name, so no character is read twice for it.
     KEYWORD.lastIndex = end;
-    const name = text.slice(start, end).replace(/[.\-]+$/, "");
+    const name = text.slice(start, end).replace(/[.-]+$/, "");
     end = start + name.length;
     const strength = secretName(name);
     if (!strength) continue;
@@ -186,7 +360,7 @@ const KEY_BEGIN = /-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----/g;
 const KEY_END = /-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----/g;
 // One more line of key material: base64, a `Name: value` header or a blank, after a real or a
 // JSON-escaped (`\n`) line break.
-const KEY_LINE = /(?:\r?\n|\\n)(?:[ \t]*[A-Za-z0-9+\/=]{1,128}[ \t]*|[A-Za-z\-]{1,40}: [^\n\\]{0,200}|)(?=\r?\n|\\n|["']|$)/y;
+const KEY_LINE = /(?:\r?\n|\\n)(?:[ \t]*[A-Za-z0-9+/=]{1,128}[ \t]*|[A-Za-z-]{1,40}: [^\n\\]{0,200}|)(?=\r?\n|\\n|["']|$)/y;
 
 function scanPrivateKeys(text: string, found: (start: number, end: number) => void): void {
   KEY_BEGIN.lastIndex = 0;
@@ -203,10 +377,10 @@ function scanPrivateKeys(text: string, found: (start: number, end: number) => vo
     else {
       stop = start;
       KEY_LINE.lastIndex = start;
-      for (let line = KEY_LINE.exec(text); line && line[0].length; line = KEY_LINE.exec(text)) stop = KEY_LINE.lastIndex;
+      for (let line = KEY_LINE.exec(text); line?.[0].length; line = KEY_LINE.exec(text)) stop = KEY_LINE.lastIndex;
     }
     // Key material is long base64; `b"-----BEGIN … KEY-----"` in code that looks for keys is none.
-    if (/[A-Za-z0-9+\/=]{16}/.test(text.slice(start, stop))) found(start, stop);
+    if (/[A-Za-z0-9+/=]{16}/.test(text.slice(start, stop))) found(start, stop);
     KEY_BEGIN.lastIndex = Math.max(KEY_BEGIN.lastIndex, stop);
   }
 }
@@ -225,45 +399,75 @@ const notPlaceholder = (s: string) => !isPlaceholder(s);
 
 export const SECRET_KINDS: SecretKind[] = [
   { kind: "private-key", what: "a private key", hints: ["PRIVATE KEY"], scan: scanPrivateKeys },
-  { kind: "age-key", what: "an age secret key", hints: ["AGE-SECRET-KEY-1"], pattern: /AGE-SECRET-KEY-1[0-9A-Z]{50,}/gd },
-  { kind: "slack-webhook", what: "a Slack webhook URL", hints: ["hooks.slack.com"], pattern: /hooks\.slack\.com\/(?:services|workflows|triggers)\/(?<s>[A-Za-z0-9_\-\/]{16,300})/gd },
-  { kind: "discord-webhook", what: "a Discord webhook URL", hints: ["/api/webhooks/"], pattern: /discord(?:app)?\.com\/api\/webhooks\/(?<s>\d{5,30}\/[A-Za-z0-9_\-]{20,200})/gd },
+  { kind: "age-key", what: "an age secret key", hints: ["AGE-SECRET-KEY-1"], pattern: /AGE-SECRET-KEY-1[0-9A-Z]{50,}/dg },
+  {
+    kind: "slack-webhook",
+    what: "a Slack webhook URL",
+    hints: ["hooks.slack.com"],
+    pattern: /hooks\.slack\.com\/(?:services|workflows|triggers)\/(?<s>[A-Za-z0-9_\-/]{16,300})/dg,
+  },
+  {
+    kind: "discord-webhook",
+    what: "a Discord webhook URL",
+    hints: ["/api/webhooks/"],
+    pattern: /discord(?:app)?\.com\/api\/webhooks\/(?<s>\d{5,30}\/[A-Za-z0-9_-]{20,200})/dg,
+  },
   { kind: "slack-token", what: "a Slack token", hints: ["xox", "xapp-"], pattern: prefixed("xox[abeoprs]-|xapp-", "[A-Za-z0-9\\-]", 10), accept: hasDigit },
-  { kind: "github-token", what: "a GitHub token", hints: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"], pattern: prefixed("gh[pousr]_|github_pat_", "[A-Za-z0-9_]", 30) },
-  { kind: "gitlab-token", what: "a GitLab token", hints: ["glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "gloas-", "glft-", "glimt-", "glagent-", "glsoat-"], pattern: prefixed("gl(?:pat|dt|ptt|rt|cbt|oas|ft|imt|agent|soat)-", TOK, 20) },
+  {
+    kind: "github-token",
+    what: "a GitHub token",
+    hints: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+    pattern: prefixed("gh[pousr]_|github_pat_", "[A-Za-z0-9_]", 30),
+  },
+  {
+    kind: "gitlab-token",
+    what: "a GitLab token",
+    hints: ["glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "gloas-", "glft-", "glimt-", "glagent-", "glsoat-"],
+    pattern: prefixed("gl(?:pat|dt|ptt|rt|cbt|oas|ft|imt|agent|soat)-", TOK, 20),
+  },
   { kind: "npm-token", what: "an npm token", hints: ["npm_"], pattern: prefixed("npm_", "[A-Za-z0-9]", 36) },
   { kind: "pypi-token", what: "a PyPI token", hints: ["pypi-"], pattern: prefixed("pypi-", TOK, 50) },
   { kind: "anthropic-key", what: "an Anthropic API key", hints: ["sk-ant-"], pattern: prefixed("sk-ant-", TOK, 20) },
   { kind: "openai-key", what: "an OpenAI API key", hints: ["sk-"], pattern: prefixed("sk-(?:proj-|svcacct-|admin-)?", TOK, 20), accept: hasDigit },
-  { kind: "stripe-key", what: "a Stripe secret key", hints: ["_live_", "_test_", "whsec_"], pattern: prefixed("(?:sk|rk)_(?:live|test)_|whsec_", "[A-Za-z0-9]", 16) },
+  {
+    kind: "stripe-key",
+    what: "a Stripe secret key",
+    hints: ["_live_", "_test_", "whsec_"],
+    pattern: prefixed("(?:sk|rk)_(?:live|test)_|whsec_", "[A-Za-z0-9]", 16),
+  },
   { kind: "google-api-key", what: "a Google API key", hints: ["AIza"], pattern: prefixed("AIza", TOK, 35) },
   { kind: "google-oauth", what: "a Google OAuth secret or token", hints: ["GOCSPX-", "ya29."], pattern: prefixed("GOCSPX-|ya29\\.", TOK, 20) },
   {
     kind: "aws-access-key-id",
     what: "an AWS access key id",
     hints: ["AKIA", "ASIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA"],
-    pattern: /(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}(?![0-9A-Z])/gd,
+    pattern: /(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}(?![0-9A-Z])/dg,
   },
   { kind: "huggingface-token", what: "a Hugging Face token", hints: ["hf_"], pattern: prefixed("hf_", "[A-Za-z0-9]", 30) },
   { kind: "digitalocean-token", what: "a DigitalOcean token", hints: ["_v1_"], pattern: prefixed("do[opr]_v1_", "[A-Za-z0-9]", 40) },
   { kind: "vault-token", what: "a HashiCorp Vault token", hints: ["hvs.", "hvb.", "hvr."], pattern: prefixed("hv[sbr]\\.", TOK, 20) },
-  { kind: "terraform-token", what: "a Terraform Cloud token", hints: [".atlasv1."], pattern: /\.atlasv1\.(?<s>[A-Za-z0-9_\-]{40,})/gd },
-  { kind: "shopify-token", what: "a Shopify token", hints: ["shpat_", "shpca_", "shppa_", "shpss_"], pattern: prefixed("shp(?:at|ca|pa|ss)_", "[A-Fa-f0-9]", 32) },
+  { kind: "terraform-token", what: "a Terraform Cloud token", hints: [".atlasv1."], pattern: /\.atlasv1\.(?<s>[A-Za-z0-9_-]{40,})/dg },
+  {
+    kind: "shopify-token",
+    what: "a Shopify token",
+    hints: ["shpat_", "shpca_", "shppa_", "shpss_"],
+    pattern: prefixed("shp(?:at|ca|pa|ss)_", "[A-Fa-f0-9]", 32),
+  },
   { kind: "heroku-key", what: "a Heroku API key", hints: ["HRKU-"], pattern: prefixed("HRKU-", TOK, 20) },
-  { kind: "twilio-key", what: "a Twilio API key", hints: ["SK"], pattern: /(?<![A-Za-z0-9])SK[0-9a-f]{32}(?![A-Za-z0-9])/gd },
-  { kind: "mailgun-key", what: "a Mailgun API key", hints: ["key-"], pattern: /(?<![A-Za-z0-9_\-])key-[0-9a-zA-Z]{32}(?![A-Za-z0-9])/gd, accept: hasDigit },
-  { kind: "mailchimp-key", what: "a Mailchimp API key", hints: ["-us"], pattern: /(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])/gd },
-  { kind: "sendgrid-key", what: "a SendGrid API key", hints: ["SG."], pattern: /(?<![A-Za-z0-9_\-])SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}/gd },
+  { kind: "twilio-key", what: "a Twilio API key", hints: ["SK"], pattern: /(?<![A-Za-z0-9])SK[0-9a-f]{32}(?![A-Za-z0-9])/dg },
+  { kind: "mailgun-key", what: "a Mailgun API key", hints: ["key-"], pattern: /(?<![A-Za-z0-9_-])key-[0-9a-zA-Z]{32}(?![A-Za-z0-9])/dg, accept: hasDigit },
+  { kind: "mailchimp-key", what: "a Mailchimp API key", hints: ["-us"], pattern: /(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])/dg },
+  { kind: "sendgrid-key", what: "a SendGrid API key", hints: ["SG."], pattern: /(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/dg },
   { kind: "square-token", what: "a Square token", hints: ["sq0"], pattern: prefixed("sq0(?:atp|csp)-", TOK, 22) },
   { kind: "docker-token", what: "a Docker Hub token", hints: ["dckr_"], pattern: prefixed("dckr_(?:pat|oat)_", TOK, 20) },
-  { kind: "databricks-token", what: "a Databricks token", hints: ["dapi"], pattern: /(?<![A-Za-z0-9])dapi[0-9a-f]{32}(?:-\d)?(?![A-Za-z0-9])/gd },
+  { kind: "databricks-token", what: "a Databricks token", hints: ["dapi"], pattern: /(?<![A-Za-z0-9])dapi[0-9a-f]{32}(?:-\d)?(?![A-Za-z0-9])/dg },
   { kind: "grafana-token", what: "a Grafana token", hints: ["glsa_", "glc_"], pattern: prefixed("glsa_|glc_", "[A-Za-z0-9_=+/]", 32) },
   { kind: "sentry-token", what: "a Sentry token", hints: ["sntry"], pattern: prefixed("sntry[us]_", "[A-Za-z0-9_=+/]", 40) },
   { kind: "linear-key", what: "a Linear API key", hints: ["lin_api_"], pattern: prefixed("lin_api_", "[A-Za-z0-9]", 32) },
   { kind: "postman-key", what: "a Postman API key", hints: ["PMAK-"], pattern: prefixed("PMAK-", "[A-Za-z0-9\\-]", 50) },
   { kind: "atlassian-token", what: "an Atlassian API token", hints: ["ATATT", "ATBB"], pattern: prefixed("ATATT|ATBB", "[A-Za-z0-9_\\-=]", 24) },
   { kind: "rubygems-key", what: "a RubyGems API key", hints: ["rubygems_"], pattern: prefixed("rubygems_", "[a-f0-9]", 48) },
-  { kind: "nuget-key", what: "a NuGet API key", hints: ["oy2"], pattern: /(?<![A-Za-z0-9])oy2[a-z0-9]{43}(?![A-Za-z0-9])/gd },
+  { kind: "nuget-key", what: "a NuGet API key", hints: ["oy2"], pattern: /(?<![A-Za-z0-9])oy2[a-z0-9]{43}(?![A-Za-z0-9])/dg },
   { kind: "supabase-token", what: "a Supabase token", hints: ["sbp_"], pattern: prefixed("sbp_", "[a-f0-9]", 40) },
   { kind: "planetscale-token", what: "a PlanetScale token", hints: ["pscale_"], pattern: prefixed("pscale_(?:tkn|pw|oauth)_", TOK, 32) },
   { kind: "groq-key", what: "a Groq API key", hints: ["gsk_"], pattern: prefixed("gsk_", "[A-Za-z0-9]", 40) },
@@ -275,9 +479,9 @@ export const SECRET_KINDS: SecretKind[] = [
   { kind: "notion-token", what: "a Notion token", hints: ["ntn_", "secret_"], pattern: prefixed("ntn_|secret_", "[A-Za-z0-9]", 40), accept: hasDigit },
   { kind: "new-relic-key", what: "a New Relic key", hints: ["NRAK-", "NRJS-", "NRII-"], pattern: prefixed("NRAK-|NRJS-|NRII-", "[A-Za-z0-9]", 24) },
   { kind: "doppler-token", what: "a Doppler token", hints: ["dp."], pattern: prefixed("dp\\.(?:pt|st|sa|ct|scim|audit)\\.", "[A-Za-z0-9]", 40) },
-  { kind: "alibaba-key", what: "an Alibaba Cloud key id", hints: ["LTAI"], pattern: /(?<![A-Za-z0-9])LTAI[A-Za-z0-9]{12,20}(?![A-Za-z0-9])/gd },
-  { kind: "facebook-token", what: "a Facebook access token", hints: ["EAA"], pattern: /(?<![A-Za-z0-9])EAA[A-Za-z0-9]{80,}/gd },
-  { kind: "mapbox-token", what: "a Mapbox secret token", hints: ["sk.eyJ"], pattern: /(?<![A-Za-z0-9_\-])sk\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{10,}/gd },
+  { kind: "alibaba-key", what: "an Alibaba Cloud key id", hints: ["LTAI"], pattern: /(?<![A-Za-z0-9])LTAI[A-Za-z0-9]{12,20}(?![A-Za-z0-9])/dg },
+  { kind: "facebook-token", what: "a Facebook access token", hints: ["EAA"], pattern: /(?<![A-Za-z0-9])EAA[A-Za-z0-9]{80,}/dg },
+  { kind: "mapbox-token", what: "a Mapbox secret token", hints: ["sk.eyJ"], pattern: /(?<![A-Za-z0-9_-])sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{10,}/dg },
   { kind: "tailscale-key", what: "a Tailscale key", hints: ["tskey-"], pattern: prefixed("tskey-(?:auth|api|client|scim|webhook)-", TOK, 20) },
   { kind: "fly-token", what: "a Fly.io token", hints: ["fm1", "fm2_", "FlyV1 "], pattern: prefixed("FlyV1 fm2_|fm[12][ar]?_", "[A-Za-z0-9+/=_\\-]", 40) },
   { kind: "pulumi-token", what: "a Pulumi token", hints: ["pul-"], pattern: prefixed("pul-", "[a-f0-9]", 40) },
@@ -292,27 +496,27 @@ export const SECRET_KINDS: SecretKind[] = [
   { kind: "pinecone-key", what: "a Pinecone API key", hints: ["pcsk_"], pattern: prefixed("pcsk_", "[A-Za-z0-9_]", 40) },
   { kind: "shippo-token", what: "a Shippo token", hints: ["shippo_"], pattern: prefixed("shippo_(?:live|test)_", "[a-f0-9]", 40) },
   { kind: "typeform-token", what: "a Typeform token", hints: ["tfp_"], pattern: prefixed("tfp_", "[A-Za-z0-9_\\-.]", 44) },
-  { kind: "airtable-token", what: "an Airtable token", hints: ["pat"], pattern: /(?<![A-Za-z0-9])pat[A-Za-z0-9]{14}\.[a-f0-9]{64}(?![A-Za-z0-9])/gd },
+  { kind: "airtable-token", what: "an Airtable token", hints: ["pat"], pattern: /(?<![A-Za-z0-9])pat[A-Za-z0-9]{14}\.[a-f0-9]{64}(?![A-Za-z0-9])/dg },
   { kind: "dropbox-token", what: "a Dropbox token", hints: ["sl."], pattern: prefixed("sl\\.(?:u\\.)?", TOK, 130) },
   { kind: "easypost-key", what: "an EasyPost key", hints: ["EZAK", "EZTK"], pattern: prefixed("EZ[AT]K", "[A-Za-z0-9]", 54) },
   {
     kind: "telegram-bot-token",
     what: "a Telegram bot token",
     hints: [":AA"],
-    pattern: /(?<![0-9])[0-9]{6,12}:AA[0-9A-Za-z_\-]{30,}/gd,
+    pattern: /(?<![0-9])[0-9]{6,12}:AA[0-9A-Za-z_-]{30,}/dg,
   },
   {
     kind: "discord-bot-token",
     what: "a Discord bot token",
     hints: [],
-    pattern: /(?<![A-Za-z0-9_\-.])[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6,7}\.[A-Za-z0-9_\-]{27,40}(?![A-Za-z0-9_\-])/gd,
+    pattern: /(?<![A-Za-z0-9_\-.])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/dg,
     accept: hasDigit,
   },
   {
     kind: "jwt",
     what: "a JSON web token",
     hints: ["eyJ"],
-    pattern: /(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}/gd,
+    pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/dg,
   },
   {
     kind: "url-password",
@@ -320,7 +524,7 @@ export const SECRET_KINDS: SecretKind[] = [
     hints: ["://"],
     // scheme://user:password@host, and redis://:password@host. A password may hold `@` or `!`:
     // the last `@` before the host ends it.
-    pattern: /:\/\/[^\s:\/@"'<>]{0,256}:(?<s>[^\s\/"'<>]{1,256})@(?=[A-Za-z0-9\[._\-])/gd,
+    pattern: /:\/\/[^\s:/@"'<>]{0,256}:(?<s>[^\s/"'<>]{1,256})@(?=[A-Za-z0-9[._-])/dg,
     accept: (s) => notPlaceholder(s.replace(/@.*$/, "")) && !/^\d{1,5}$/.test(s),
   },
   {
@@ -328,15 +532,15 @@ export const SECRET_KINDS: SecretKind[] = [
     what: "an Azure key or SAS signature",
     caseless: true,
     hints: ["accountkey=", "sharedaccesskey=", "sig=", "sharedaccesssignature="],
-    pattern: /(?<![A-Za-z0-9])(?:AccountKey|SharedAccessKey|SharedAccessSignature|sig)=(?<s>[A-Za-z0-9+\/=%]{16,1024})/gid,
-    accept: (s) => hasDigit(s) || /[+\/%]/.test(s),
+    pattern: /(?<![A-Za-z0-9])(?:AccountKey|SharedAccessKey|SharedAccessSignature|sig)=(?<s>[A-Za-z0-9+/=%]{16,1024})/dgi,
+    accept: (s) => hasDigit(s) || /[+/%]/.test(s),
   },
   {
     kind: "url-signature",
     what: "a signature in a signed URL",
     caseless: true,
     hints: ["signature="],
-    pattern: /(?<![A-Za-z0-9])(?:X-Amz-Signature|X-Goog-Signature|oauth_signature|Signature)=(?<s>[A-Za-z0-9%+\/=_\-]{16,1024})/gid,
+    pattern: /(?<![A-Za-z0-9])(?:X-Amz-Signature|X-Goog-Signature|oauth_signature|Signature)=(?<s>[A-Za-z0-9%+/=_-]{16,1024})/dgi,
     accept: hasDigit,
   },
   {
@@ -344,7 +548,7 @@ export const SECRET_KINDS: SecretKind[] = [
     what: "an Authorization header",
     caseless: true,
     hints: ["authorization"],
-    pattern: /authorization["']?[ \t]{0,8}[:=][ \t]{0,8}["']?(?:(?:Bearer|Basic|Token|Digest|Bot|ApiKey|Key)[ \t]{1,8})?(?<s>[A-Za-z0-9._~+\/=\-:]{8,2048})/gid,
+    pattern: /authorization["']?[ \t]{0,8}[:=][ \t]{0,8}["']?(?:(?:Bearer|Basic|Token|Digest|Bot|ApiKey|Key)[ \t]{1,8})?(?<s>[A-Za-z0-9._~+/=\-:]{8,2048})/dgi,
     accept: notPlaceholder,
   },
   {
@@ -352,21 +556,25 @@ export const SECRET_KINDS: SecretKind[] = [
     what: "a bearer token",
     caseless: true,
     hints: ["bearer"],
-    pattern: /(?<![A-Za-z0-9])Bearer[ \t]{1,8}(?<s>[A-Za-z0-9._~+\/=\-]{12,2048})/gid,
+    pattern: /(?<![A-Za-z0-9])Bearer[ \t]{1,8}(?<s>[A-Za-z0-9._~+/=-]{12,2048})/dgi,
     accept: (s) => looksRandom(s, 12),
   },
   {
     kind: "basic-credentials",
     what: "a user:password pair given to curl, wget or an HTTP client",
     hints: ["curl", "wget", "http", "xh ", "lftp"],
-    pattern: /(?<![A-Za-z0-9_\-])(?:curl|wget|https?|xh|httpie|lftp)(?=[ \t])[^\n|;&]{0,256}?[ \t](?:-u|--user|--proxy-user|-U)(?:=|[ \t]{1,8})["']?[^\s:"']{1,128}:(?<s>[^\s"']{1,256})/gd,
+    pattern:
+      /(?<![A-Za-z0-9_-])(?:curl|wget|https?|xh|httpie|lftp)(?=[ \t])[^\n|;&]{0,256}?[ \t](?:-u|--user|--proxy-user|-U)(?:=|[ \t]{1,8})["']?[^\s:"']{1,128}:(?<s>[^\s"']{1,256})/dg,
     accept: notPlaceholder,
   },
   {
     kind: "mysql-password",
     what: "a MySQL password on the command line",
     hints: ["mysql", "mariadb"],
-    pattern: new RegExp(String.raw`(?<![A-Za-z0-9_\-])(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)[^\n|;&]{0,256}?[ \t]-p${VALUE}`, "gd"),
+    pattern: new RegExp(
+      String.raw`(?<![A-Za-z0-9_\-])(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)[^\n|;&]{0,256}?[ \t]-p${VALUE}`,
+      "gd",
+    ),
     accept: notPlaceholder,
   },
   {
@@ -380,21 +588,27 @@ export const SECRET_KINDS: SecretKind[] = [
     kind: "registry-password",
     what: "a registry password given to docker login",
     hints: [" login"],
-    pattern: new RegExp(String.raw`(?:docker|podman|buildah|skopeo|nerdctl|oras|helm[ \t]{1,8}registry)[ \t]{1,8}login[^\n|;&]{0,256}?[ \t](?:-p|--password)(?:=|[ \t]{1,8})${VALUE}`, "gd"),
+    pattern: new RegExp(
+      String.raw`(?:docker|podman|buildah|skopeo|nerdctl|oras|helm[ \t]{1,8}registry)[ \t]{1,8}login[^\n|;&]{0,256}?[ \t](?:-p|--password)(?:=|[ \t]{1,8})${VALUE}`,
+      "gd",
+    ),
     accept: notPlaceholder,
   },
   {
     kind: "netrc-password",
     what: "a password in a .netrc line",
     hints: ["machine"],
-    pattern: /machine[ \t]{1,8}\S{1,256}[ \t]{1,8}login[ \t]{1,8}\S{1,256}[ \t]{1,8}password[ \t]{1,8}(?<s>\S{1,256})/gd,
+    pattern: /machine[ \t]{1,8}\S{1,256}[ \t]{1,8}login[ \t]{1,8}\S{1,256}[ \t]{1,8}password[ \t]{1,8}(?<s>\S{1,256})/dg,
     accept: notPlaceholder,
   },
   {
     kind: "sudo-password",
     what: "a password piped to sudo -S",
     hints: ["sudo"],
-    pattern: new RegExp(String.raw`(?:echo|printf)[ 	]{1,8}(?:-[ne][ 	]{1,8})?${VALUE}[ 	]{0,8}\|[ 	]{0,8}sudo[ 	]{1,8}(?:-[A-Za-z]{1,8}[ 	]{1,8}){0,4}?-[A-Za-z]{0,8}S`, "gd"),
+    pattern: new RegExp(
+      String.raw`(?:echo|printf)[ 	]{1,8}(?:-[ne][ 	]{1,8})?${VALUE}[ 	]{0,8}\|[ 	]{0,8}sudo[ 	]{1,8}(?:-[A-Za-z]{1,8}[ 	]{1,8}){0,4}?-[A-Za-z]{0,8}S`,
+      "gd",
+    ),
     accept: notPlaceholder,
   },
   {
@@ -415,15 +629,15 @@ export const SECRET_KINDS: SecretKind[] = [
     what: "a cookie header",
     caseless: true,
     hints: ["cookie:"],
-    pattern: /(?<![A-Za-z0-9-])(?:set-)?cookie:[ \t]{0,8}(?<s>[^\r\n"']{16,4096})/gid,
+    pattern: /(?<![A-Za-z0-9-])(?:set-)?cookie:[ \t]{0,8}(?<s>[^\r\n"']{16,4096})/dgi,
     // A session cookie is a long random value; `theme=dark; Path=/` is none.
-    accept: (s) => /[A-Za-z0-9%_\-+\/.]{20}/.test(s) && hasDigit(s),
+    accept: (s) => /[A-Za-z0-9%_\-+/.]{20}/.test(s) && hasDigit(s),
   },
   {
     kind: "url-token",
     what: "a token as the user of a URL",
     hints: ["://"],
-    pattern: /:\/\/(?<s>[A-Za-z0-9_\-]{20,256})@(?=[A-Za-z0-9\[._\-])/gd,
+    pattern: /:\/\/(?<s>[A-Za-z0-9_-]{20,256})@(?=[A-Za-z0-9[._-])/dg,
     accept: (s) => looksRandom(s, 20) && hasDigit(s),
   },
   {
@@ -431,10 +645,16 @@ export const SECRET_KINDS: SecretKind[] = [
     what: "an npm registry credential",
     hints: ["_auth", "_password"],
     // `.npmrc` lines: `//registry/:_authToken=…`, or `_auth=…` at the start of a line.
-    pattern: /(?:\/\/[^\s:]{1,256}\/:|^[ \t]{0,8})(?:_authToken|_auth|_password)[ \t]{0,4}=[ \t]{0,4}(?<s>[^\s"']{8,1024})/gdm,
+    pattern: /(?:\/\/[^\s:]{1,256}\/:|^[ \t]{0,8})(?:_authToken|_auth|_password)[ \t]{0,4}=[ \t]{0,4}(?<s>[^\s"']{8,1024})/dgm,
     accept: notPlaceholder,
   },
-  { kind: "secret-assignment", what: "a secret assigned to a name such as *_TOKEN or password", caseless: true, hints: ["pass", "pwd", "pw", "secret", "token", "key", "credential", "pat"], scan: scanAssignments },
+  {
+    kind: "secret-assignment",
+    what: "a secret assigned to a name such as *_TOKEN or password",
+    caseless: true,
+    hints: ["pass", "pwd", "pw", "secret", "token", "key", "credential", "pat"],
+    scan: scanAssignments,
+  },
 ];
 
 // ---- finding and masking ---------------------------------------------------------------------

@@ -22,7 +22,10 @@ export interface SignalHit {
 }
 
 /** One action between a failure and the success that fixed it, masked. */
-export type FixStep = ({ kind: "command"; command: string; exitCode?: number; ok: boolean } | ({ kind: "change" } & FileChange)) & { line: number; entryId?: string };
+export type FixStep = ({ kind: "command"; command: string; exitCode?: number; ok: boolean } | ({ kind: "change" } & FileChange)) & {
+  line: number;
+  entryId?: string;
+};
 
 /** A failure not yet followed by a success of its program; carried across reads by the cursor. */
 export interface OpenFailure {
@@ -115,10 +118,22 @@ export function findSignals(
       if (!prog) continue;
       // Open failures are kept per task: `cargo add serde` after a failed `cargo build` is a step of its fix.
       const key = task(e.command);
-      if (!isReadOnly(e.command)) addStep({ kind: "command", command: maskSecrets(e.command), exitCode: e.exitCode, ok: e.ok, line: e.line, entryId: e.entryId }, key);
+      if (!isReadOnly(e.command))
+        addStep({ kind: "command", command: maskSecrets(e.command), exitCode: e.exitCode, ok: e.ok, line: e.line, entryId: e.entryId }, key);
       if (!e.ok) {
         const keyLines = keyErrorLines(e.output).slice(0, MAX_KEY_LINES);
-        open.set(key, { program: prog, command: e.command, exitCode: e.exitCode, keyLines, entryId: e.entryId, line: e.line, time: e.time, attempts: (open.get(key)?.attempts ?? 0) + 1, fix: [], fixDropped: 0 });
+        open.set(key, {
+          program: prog,
+          command: e.command,
+          exitCode: e.exitCode,
+          keyLines,
+          entryId: e.entryId,
+          line: e.line,
+          time: e.time,
+          attempts: (open.get(key)?.attempts ?? 0) + 1,
+          fix: [],
+          fixDropped: 0,
+        });
         hits.push({ kind: "failed", line: e.line, entryId: e.entryId, program: prog });
         const signature = failureSignature(prog, e.output);
         failures.push({ program: prog, signature, keyLine: keyLines[0] ?? "", line: e.line });

@@ -35,5 +35,8 @@ export class SignatureStore {
 
 /** Stores new {sig, session} pairs (as hashes) in one transaction. */
 export function appendSignatures(env: NodeJS.ProcessEnv, records: { sig: string; session: string }[]): void {
-  saveSignatures(env, records.map((r) => ({ sig: r.sig, session: signatureSession(r.session) })));
+  saveSignatures(
+    env,
+    records.map((r) => ({ sig: r.sig, session: signatureSession(r.session) })),
+  );
 }

@@ -60,7 +60,8 @@ export async function callTool(name: string, args: unknown, call: ToolCall): Pro
     const out = await cmd.run(input as never, ctx);
     const rendered = await renderOutput(out, format);
     // For the model, lesson text is data inside the one lesson frame; a script's JSON stays as it is.
-    const text = tool.framed && format === "toon" && rendered.exit === 0 ? frame({ tool: tool.name }, rendered.stdout.trimEnd(), TOOL_ADVICE) + "\n" : rendered.stdout;
+    const text =
+      tool.framed && format === "toon" && rendered.exit === 0 ? frame({ tool: tool.name }, rendered.stdout.trimEnd(), TOOL_ADVICE) + "\n" : rendered.stdout;
     return { exit: rendered.exit, data: out.data, text };
   } catch (e) {
     const err = asRkbError(e, debugFromEnv(call.env));
@@ -98,7 +99,8 @@ export function checkedArguments(tool: ToolSpec, parameters: TObject, args: unkn
   const problem = inputProblem(parameters, given);
   if (!problem) return given;
   const fix = `run \`rkb tools --toon\` to see the arguments of ${tool.name}`;
-  if (problem.kind === "unknown") throw usageError(`\`${problem.field}\` is not an argument of ${tool.name}`, `${fix}; its arguments are ${Object.keys(parameters.properties).join(", ")}`);
+  if (problem.kind === "unknown")
+    throw usageError(`\`${problem.field}\` is not an argument of ${tool.name}`, `${fix}; its arguments are ${Object.keys(parameters.properties).join(", ")}`);
   if (problem.kind === "missing") throw usageError(`${tool.name} needs \`${problem.field}\``, fix);
   throw usageError(`\`${problem.field}\` of ${tool.name} must be ${expectedValue(problem.schema)}`, fix);
 }

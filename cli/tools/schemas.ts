@@ -69,7 +69,8 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: "rkb_used",
     label: "rkb used",
-    description: "Report whether a lesson you read or were given helped: worked, failed (say why) or irrelevant. This is how the knowledge base learns which lessons are good.",
+    description:
+      "Report whether a lesson you read or were given helped: worked, failed (say why) or irrelevant. This is how the knowledge base learns which lessons are good.",
     command: "used",
     pick: ["id", "result", "reason"],
     required: ["id", "result"],
@@ -114,5 +115,11 @@ export async function loadTool(tool: ToolSpec): Promise<{ cmd: RkbCommand; param
 /** What `rkb tools` prints for each tool; the snippet is the first sentence, for a harness's one-line tool list. */
 export async function toolDefinition(t: ToolSpec) {
   const { parameters } = await loadTool(t);
-  return { name: t.name, label: t.label, description: t.description, snippet: firstSentence(t.description), inputSchema: JSON.parse(JSON.stringify(parameters)) };
+  return {
+    name: t.name,
+    label: t.label,
+    description: t.description,
+    snippet: firstSentence(t.description),
+    inputSchema: JSON.parse(JSON.stringify(parameters)),
+  };
 }

@@ -23,7 +23,9 @@ Written by process ${n} of 8.
 test("8 concurrent `rkb add` processes: 8 lessons, 8 commits, no corrupt file", async () => {
   const box = sandbox();
   await rkb(["init"], { env: box.env });
-  const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => rkb(["add", "--topic", "parallel", "--format", "json"], { env: box.env, stdin: lesson(i) })));
+  const runs = await Promise.all(
+    Array.from({ length: 8 }, (_, i) => rkb(["add", "--topic", "parallel", "--format", "json"], { env: box.env, stdin: lesson(i) })),
+  );
   for (const r of runs) expect(r.exit).toBe(0);
   const ids = runs.map((r) => r.json().id);
   expect(new Set(ids).size).toBe(8);

@@ -42,7 +42,9 @@ describe("rkb dupes", () => {
     expect(added.exit).toBe(0);
     const result = added.json();
     expect(result.path).toStartWith("general/linking/");
-    expect(result.notes.join("\n")).toContain('looks like 3c0ffee002 "undefined reference to vtable means a virtual function has no definition" (general/cpp/missing-vtable.md');
+    expect(result.notes.join("\n")).toContain(
+      'looks like 3c0ffee002 "undefined reference to vtable means a virtual function has no definition" (general/cpp/missing-vtable.md',
+    );
 
     const dupes = await rkb(["dupes", "--format", "json"], { env: box.env });
     expect(dupes.exit).toBe(0);
@@ -103,7 +105,7 @@ function lessonFile(id: string, title: string, evidence: string, opts: { verifie
 describe("rkb review", () => {
   test("lists each lesson that needs a look with its reasons, and only those", async () => {
     const box = sandbox("rkb-review");
-    writeFile(join(box.kb, "kb.toml"), "[labels]\nsensitivity = [\"public\", \"internal\", \"confidential\"]\n\n[review]\nstale_days = 30\n");
+    writeFile(join(box.kb, "kb.toml"), '[labels]\nsensitivity = ["public", "internal", "confidential"]\n\n[review]\nstale_days = 30\n');
     const good = "`zstd -19 big.tar` took 41 s and wrote 12 MB.";
     const files: Record<string, string> = {
       "general/zstd/fine.md": lessonFile("1111111111", "zstd level 19 is slow but small", good, { verified: day(3) }),
@@ -115,10 +117,17 @@ describe("rkb review", () => {
       "general/zstd/ignored.md": lessonFile("7777777777", "zstd --rsyncable keeps rsync deltas small", good, { verified: day(3) }),
     };
     for (const [rel, text] of Object.entries(files)) writeFile(join(box.kb, rel), text);
-    const rec = (id: string, event: string, daysAgo = 1) => JSON.stringify({ time: new Date(Date.now() - daysAgo * 86_400_000).toISOString(), id, event, session: "s1" });
+    const rec = (id: string, event: string, daysAgo = 1) =>
+      JSON.stringify({ time: new Date(Date.now() - daysAgo * 86_400_000).toISOString(), id, event, session: "s1" });
     writeFile(
       join(box.kb, ".rkb/usage/test-0001.jsonl"),
-      [rec("4444444444", "failed"), rec("4444444444", "failed"), rec("4444444444", "worked"), ...Array.from({ length: 5 }, () => rec("7777777777", "injected")), rec("1111111111", "worked")].join("\n") + "\n",
+      [
+        rec("4444444444", "failed"),
+        rec("4444444444", "failed"),
+        rec("4444444444", "worked"),
+        ...Array.from({ length: 5 }, () => rec("7777777777", "injected")),
+        rec("1111111111", "worked"),
+      ].join("\n") + "\n",
     );
     gitIn(box.kb, box.env, "init", "-q", "-b", "main");
     gitIn(box.kb, box.env, "add", "-A");
@@ -156,8 +165,11 @@ describe("rkb review", () => {
 
   test("a knowledge base with nothing to review says so", async () => {
     const box = sandbox("rkb-review-empty");
-    writeFile(join(box.kb, "kb.toml"), "[labels]\nsensitivity = [\"public\"]\n");
-    writeFile(join(box.kb, "general/zstd/fine.md"), lessonFile("1111111111", "zstd level 19 is slow but small", "`zstd -19 big.tar` wrote 12 MB.", { verified: day(1) }));
+    writeFile(join(box.kb, "kb.toml"), '[labels]\nsensitivity = ["public"]\n');
+    writeFile(
+      join(box.kb, "general/zstd/fine.md"),
+      lessonFile("1111111111", "zstd level 19 is slow but small", "`zstd -19 big.tar` wrote 12 MB.", { verified: day(1) }),
+    );
     gitIn(box.kb, box.env, "init", "-q", "-b", "main");
     gitIn(box.kb, box.env, "add", "-A");
     gitIn(box.kb, box.env, "commit", "-q", "-m", "fixture");
@@ -168,7 +180,7 @@ describe("rkb review", () => {
 
 test("unquoted numeric-looking ids are read as written, as the Rust rkb reads them", async () => {
   const box = sandbox("rkb-numeric-id");
-  writeFile(join(box.kb, "kb.toml"), "[labels]\nsensitivity = [\"public\"]\n");
+  writeFile(join(box.kb, "kb.toml"), '[labels]\nsensitivity = ["public"]\n');
   const good = "`zstd -19 big.tar` wrote 12 MB.";
   writeFile(join(box.kb, "general/zstd/digits.md"), lessonFile("1234567890", "zstd level 19 is slow but small", good, { verified: day(1) }));
   writeFile(join(box.kb, "general/zstd/exponent.md"), lessonFile("12e4567890", "zstd long mode needs the same window", good, { verified: day(1) }));
@@ -220,9 +232,15 @@ test("/rkb-curate finds its candidates with rkb dupes and rkb review", async () 
 
 test("lint cuts a long message at 200 characters unless --full", async () => {
   const box = sandbox("rkb-lint-full");
-  writeFile(join(box.kb, "kb.toml"), "[labels]\nsensitivity = [\"public\"]\n");
+  writeFile(join(box.kb, "kb.toml"), '[labels]\nsensitivity = ["public"]\n');
   const long = "x".repeat(300);
-  writeFile(join(box.kb, "general/zstd/long.md"), lessonFile("1111111111", "zstd level 19 is slow but small", "`zstd -19 big.tar` wrote 12 MB.", { verified: day(1) }).replace("verified_how: ran", `verified_how: ${long}`));
+  writeFile(
+    join(box.kb, "general/zstd/long.md"),
+    lessonFile("1111111111", "zstd level 19 is slow but small", "`zstd -19 big.tar` wrote 12 MB.", { verified: day(1) }).replace(
+      "verified_how: ran",
+      `verified_how: ${long}`,
+    ),
+  );
   gitIn(box.kb, box.env, "init", "-q", "-b", "main");
   const cut = (await rkb(["lint", "--format", "json"], { env: box.env })).json().findings.find((f: any) => f.rule === "format/verified_how");
   expect(cut.message).toMatch(/^.{200}\.\.\. \[\d+ chars; run `rkb lint --full` for all\]$/);

@@ -80,7 +80,7 @@ describe("errors are one record, with a fix, never a stack trace", () => {
       const r = await rkb([name, "--help"], { env: box.env });
       expect(r.exit).toBe(0);
       expect(r.stdout).toContain(`rkb ${name}`);
-      expect(r.stdout).toMatch(/Example:\n  .*rkb\b/);
+      expect(r.stdout).toMatch(/Example:\n {2}.*rkb\b/);
     }
   });
 });
@@ -103,7 +103,9 @@ describe("status, context and list read the place", () => {
     expect(ctx.exit).toBe(0);
     const lines = ctx.stdout.trim().split("\n");
     expect(lines.length).toBeLessThanOrEqual(5);
-    expect(lines[0]).toBe("rkb: project imgtool (remote example.com/acme/imgtool), system orion (hostname orion*); lessons here: 1 project, 1 system, 2 general.");
+    expect(lines[0]).toBe(
+      "rkb: project imgtool (remote example.com/acme/imgtool), system orion (hostname orion*); lessons here: 1 project, 1 system, 2 general.",
+    );
     const elsewhere = (await rkb(["--format", "json"], { env: box.env, cwd: box.dir })).json();
     expect(elsewhere.project).toBeNull();
     expect(elsewhere.system).toBeNull();

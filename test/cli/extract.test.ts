@@ -26,7 +26,10 @@ describe("rkb extract", () => {
     const { env, dir } = box();
     const sessions = join(dir, "archive");
     cpSync(FIXTURES, sessions, { recursive: true });
-    writeFile(join(sessions, "nested", "events.jsonl"), '{"t":"2026-11-29T19:09:11Z","pid":1,"kind":"factory"}\n{"t":"2026-11-29T19:09:12Z","pid":1,"kind":"session_start"}\n');
+    writeFile(
+      join(sessions, "nested", "events.jsonl"),
+      '{"t":"2026-11-29T19:09:11Z","pid":1,"kind":"factory"}\n{"t":"2026-11-29T19:09:12Z","pid":1,"kind":"session_start"}\n',
+    );
     const quiet = readFileSync(join(FIXTURES, "pi-quiet.jsonl"), "utf8").split("\n");
     writeFile(join(sessions, "nested", "damaged.jsonl"), [quiet[0], "garbage", ...quiet.slice(1, -2), quiet.at(-2)!.slice(0, 30)].join("\n"));
     const r = await rkb(["extract", sessions, "--format", "json", "--report", join(dir, "report.md")], { env, cwd: dir });
@@ -83,7 +86,8 @@ describe("rkb extract", () => {
     const r = await rkb(["extract", corpus, "--format", "json"], { env, cwd: dir });
     expect(r.exit).toBe(0);
     const s = r.json();
-    for (const key of ["sessions", "skipped_lines", "failed", "fixed", "correction", "remember", "repeat", "items_written"]) expect(typeof s[key]).toBe("number");
+    for (const key of ["sessions", "skipped_lines", "failed", "fixed", "correction", "remember", "repeat", "items_written"])
+      expect(typeof s[key]).toBe("number");
     expect(s).toMatchObject({
       sessions: expected.sessions,
       skipped_lines: 0,

@@ -39,7 +39,9 @@ describe("rkb note", () => {
     expect(r.stdout + r.stderr).not.toContain(token);
     const { error } = r.json();
     expect(error.code).toBe("refused");
-    expect(error.findings).toEqual([expect.objectContaining({ line: 2, severity: "error", rule: "leak/secret", message: expect.stringContaining("(github-token)") })]);
+    expect(error.findings).toEqual([
+      expect.objectContaining({ line: 2, severity: "error", rule: "leak/secret", message: expect.stringContaining("(github-token)") }),
+    ]);
     expect(existsSync(inbox(env))).toBe(false);
   });
 
@@ -66,7 +68,14 @@ describe("rkb inbox", () => {
     expect(r.exit).toBe(0);
     const { items } = r.json();
     expect(items.map((i: any) => i.id)).toEqual(["bbbbbbbbbb", "aaaaaaaaaa"]);
-    expect(items[0]).toMatchObject({ kind: "transcript", priority: 2, age: "1 min", signals: ["fixed cmake", "remember"], counts: "failed 1, fixed 1, correction 0, remember 1, repeat 0", preview: "newer one" });
+    expect(items[0]).toMatchObject({
+      kind: "transcript",
+      priority: 2,
+      age: "1 min",
+      signals: ["fixed cmake", "remember"],
+      counts: "failed 1, fixed 1, correction 0, remember 1, repeat 0",
+      preview: "newer one",
+    });
     expect(items[1]).toMatchObject({ age: "2 h", preview: "older one" });
     const human = await rkb(["inbox"], { env });
     expect(human.stdout).toContain("2 items in the inbox, newest first:");
@@ -105,7 +114,9 @@ describe("rkb inbox", () => {
     expect(done.exit).toBe(0);
     expect(done.stdout).toContain("removed ffffffffff");
     const log = distilledSince(env, 0);
-    expect(log).toEqual([{ time: expect.any(Number), item: "ffffffffff", kind: "transcript", signals: ["fixed cmake", "remember"], op: "add", lesson: "cmake-zlib-root" }]);
+    expect(log).toEqual([
+      { time: expect.any(Number), item: "ffffffffff", kind: "transcript", signals: ["fixed cmake", "remember"], op: "add", lesson: "cmake-zlib-root" },
+    ]);
     const again = await rkb(["inbox", "done", "ffffffffff", "--format", "json"], { env });
     expect(again.exit).toBe(1);
     expect(again.json()).toEqual({ items: [{ id: "ffffffffff", removed: false }] });

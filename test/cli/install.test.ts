@@ -146,9 +146,17 @@ describe("rkb install claude", () => {
     expect(r.stderr).toContain("was not written by rkb");
     expect(existsSync(join(plugin(home), "SKILL.md"))).toBe(false);
     const u = await rkb(["install", "claude", "--uninstall", "--format", "json"], { env });
-    expect(u.json().installs[0].files.slice(0, 2).map((f: any) => f.action)).toEqual(["kept", "kept"]);
+    expect(
+      u
+        .json()
+        .installs[0].files.slice(0, 2)
+        .map((f: any) => f.action),
+    ).toEqual(["kept", "kept"]);
     expect(readFileSync(manifest, "utf8")).toBe('{"name": "rkb"}');
-    expect(Object.fromEntries(installChecks(env, BIN).map((x) => [x.check, x]))["plugin: claude"]).toMatchObject({ status: "warn", fix: "move it away, then run `rkb install claude`" });
+    expect(Object.fromEntries(installChecks(env, BIN).map((x) => [x.check, x]))["plugin: claude"]).toMatchObject({
+      status: "warn",
+      fix: "move it away, then run `rkb install claude`",
+    });
   });
 
   test("the hook commands run the binary whatever its path holds (Claude Code runs them with the shell)", () => {

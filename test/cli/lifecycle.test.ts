@@ -88,7 +88,11 @@ describe("a lesson's life through the compiled binary", () => {
     expect(a.path).toBe("general/cmake/cmake-cannot-find-hdf5-without-hdf5-root.md");
     expect(a.notes).toContain("created the folder general/cmake");
     const file = readFileSync(join(box.kb, a.path), "utf8");
-    expect(file).toMatch(new RegExp(`^---\\nschema: 1\\nid: ${a.id}\\ntype: pitfall\\nstatus: active\\nverified: \\d{4}-\\d{2}-\\d{2}\\nverified_how: ran\\ntags:\\n  - cmake\\nmeta:\\n  source:\\n    harness: cli\\n`));
+    expect(file).toMatch(
+      new RegExp(
+        `^---\\nschema: 1\\nid: ${a.id}\\ntype: pitfall\\nstatus: active\\nverified: \\d{4}-\\d{2}-\\d{2}\\nverified_how: ran\\ntags:\\n  - cmake\\nmeta:\\n  source:\\n    harness: cli\\n`,
+      ),
+    );
 
     const shown = (await rkb(["show", a.id, "--format", "json"], { env })).json();
     expect(shown.title).toBe("CMake cannot find HDF5 without HDF5_ROOT");
@@ -98,7 +102,10 @@ describe("a lesson's life through the compiled binary", () => {
     const found = (await rkb(["search", "could not find hdf5", "--format", "json"], { env })).json();
     expect(found.results[0].id).toBe(a.id);
 
-    const edited = await rkb(["edit", a.id, "--base", shown.hash, "--format", "json"], { env, stdin: file.replace("Configure found HDF5 with the flag.", "Configure found HDF5 1.14 with the flag.") });
+    const edited = await rkb(["edit", a.id, "--base", shown.hash, "--format", "json"], {
+      env,
+      stdin: file.replace("Configure found HDF5 with the flag.", "Configure found HDF5 1.14 with the flag."),
+    });
     expect(edited.exit).toBe(0);
     expect(readFileSync(join(box.kb, a.path), "utf8")).toContain("HDF5 1.14 with the flag");
     expect(readFileSync(join(box.kb, a.path), "utf8")).toContain("edited_by:");
@@ -118,7 +125,9 @@ describe("a lesson's life through the compiled binary", () => {
     expect(sup.exit).toBe(0);
     const old = readFileSync(join(box.kb, a.path), "utf8");
     expect(old).toContain("status: superseded\nsuperseded_by: " + b.id);
-    expect(old).toContain("## Why superseded\nmerged into the newer lesson\n\nReplaced by [Point CMake at HDF5 with HDF5_ROOT](point-cmake-at-hdf5-with-hdf5-root.md).");
+    expect(old).toContain(
+      "## Why superseded\nmerged into the newer lesson\n\nReplaced by [Point CMake at HDF5 with HDF5_ROOT](point-cmake-at-hdf5-with-hdf5-root.md).",
+    );
 
     const arch = await rkb(["archive", b.id, "--reason", "HDF5 now ships a config file", "--format", "json"], { env });
     expect(arch.exit).toBe(0);
@@ -152,7 +161,25 @@ describe("a lesson's life through the compiled binary", () => {
     const box = sandbox();
     await rkb(["init"], { env: box.env });
     const r = await rkb(
-      ["add", "--topic", "build", "--type", "fact", "--title", "imgtool needs ZLIB_ROOT", "--when", "project=imgtool", "--tag", "cmake", "--statement", "Configure with -DZLIB_ROOT=/opt/zlib.", "--evidence", "Configure passed.", "--format", "json"],
+      [
+        "add",
+        "--topic",
+        "build",
+        "--type",
+        "fact",
+        "--title",
+        "imgtool needs ZLIB_ROOT",
+        "--when",
+        "project=imgtool",
+        "--tag",
+        "cmake",
+        "--statement",
+        "Configure with -DZLIB_ROOT=/opt/zlib.",
+        "--evidence",
+        "Configure passed.",
+        "--format",
+        "json",
+      ],
       { env: box.env },
     );
     expect(r.exit).toBe(0);

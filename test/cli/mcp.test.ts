@@ -43,7 +43,8 @@ beforeAll(async () => {
 
 const text = (result: any): string => result.content.map((c: any) => c.text).join("");
 /** The lesson ids of a search result's TOON rows (`results[N]{id,…}:` then one indented row each). */
-const resultIds = (toon: string): string[] => [...(/^results\[\d+\][^\n]*\n((?:  [^\n]*\n)*)/m.exec(toon + "\n")?.[1] ?? "").matchAll(/^  ([^,]+),/gm)].map((m) => m[1]!);
+const resultIds = (toon: string): string[] =>
+  [...(/^results\[\d+\][^\n]*\n((?: {2}[^\n]*\n)*)/m.exec(toon + "\n")?.[1] ?? "").matchAll(/^ {2}([^,]+),/gm)].map((m) => m[1]!);
 const field = (toon: string, key: string) => new RegExp(`^${key}: (.*)$`, "m").exec(toon)?.[1];
 
 describe("rkb mcp with the official MCP client", () => {
@@ -218,7 +219,12 @@ describe("rkb mcp with raw JSON lines", () => {
 
   test("a huge line is skipped without being held, and the next request is answered", async () => {
     const s = rawServer(box.env);
-    const huge = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "rkb_note", arguments: { text: "x".repeat(6 * 1024 * 1024) } } });
+    const huge = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "rkb_note", arguments: { text: "x".repeat(6 * 1024 * 1024) } },
+    });
     // Written in 64 KB pieces, as a pipe delivers it.
     for (let at = 0; at < huge.length; at += 65536) s.send(huge.slice(at, at + 65536));
     s.send("\n");

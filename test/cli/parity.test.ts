@@ -54,8 +54,34 @@ describe("a tool call and the same command line give identical data", () => {
   });
 
   test("rkb_add", async () => {
-    const fields = { type: "fact", title: "Release builds go to out/release", topic: "build", tags: ["build"], when: { project: "imgtool" }, statement: "Release builds land in out/release.", evidence: "`ls out/release` showed the binary." };
-    const line = ["add", "--type", "fact", "--title", fields.title, "--topic", "build", "--tag", "build", "--when", "project=imgtool", "--statement", fields.statement, "--evidence", fields.evidence, "--session", SESSION];
+    const fields = {
+      type: "fact",
+      title: "Release builds go to out/release",
+      topic: "build",
+      tags: ["build"],
+      when: { project: "imgtool" },
+      statement: "Release builds land in out/release.",
+      evidence: "`ls out/release` showed the binary.",
+    };
+    const line = [
+      "add",
+      "--type",
+      "fact",
+      "--title",
+      fields.title,
+      "--topic",
+      "build",
+      "--tag",
+      "build",
+      "--when",
+      "project=imgtool",
+      "--statement",
+      fields.statement,
+      "--evidence",
+      fields.evidence,
+      "--session",
+      SESSION,
+    ];
     const { a, b, cli: added } = await samePair(line, "rkb_add", fields);
     expect(added.status).toBe("written");
     const shownA = (await cli(a, ["show", added.id])).json();
@@ -66,7 +92,10 @@ describe("a tool call and the same command line give identical data", () => {
   });
 
   test("rkb_note", async () => {
-    const { a, b } = await samePair(["note", "--priority", "2", "--session", SESSION, "--", "-x confuses the parser"], "rkb_note", { text: "-x confuses the parser", priority: 2 });
+    const { a, b } = await samePair(["note", "--priority", "2", "--session", SESSION, "--", "-x confuses the parser"], "rkb_note", {
+      text: "-x confuses the parser",
+      priority: 2,
+    });
     const inbox = async (box: Sandbox) => comparable((await cli(box, ["inbox"])).json(), box);
     expect(await inbox(b)).toEqual(await inbox(a));
     expect(JSON.stringify(await inbox(a))).toContain(SESSION);
@@ -74,7 +103,11 @@ describe("a tool call and the same command line give identical data", () => {
 
   test("rkb_used: worked, and failed (which flags the lesson)", async () => {
     await samePair(["used", "3c0ffee002", "--worked", "--session", SESSION], "rkb_used", { id: "3c0ffee002", result: "worked" });
-    const { cli: failed } = await samePair(["used", "3c0ffee002", "--failed", "--reason", "gone in gcc 14", "--session", SESSION], "rkb_used", { id: "3c0ffee002", result: "failed", reason: "gone in gcc 14" });
+    const { cli: failed } = await samePair(["used", "3c0ffee002", "--failed", "--reason", "gone in gcc 14", "--session", SESSION], "rkb_used", {
+      id: "3c0ffee002",
+      result: "failed",
+      reason: "gone in gcc 14",
+    });
     expect(failed.flag).toBeDefined();
   });
 
@@ -88,7 +121,12 @@ describe("a tool call and the same command line give identical data", () => {
     const shown = (await cli(box, ["show", "3c0ffee002"])).json();
     const file = await Bun.file(`${box.kb}/${shown.path}`).text();
     const text = file.replace("# ", "# Still: ");
-    const { cli: edited } = await samePair(["edit", "3c0ffee002", "--base", shown.hash, "--session", SESSION], "rkb_edit", { id: "3c0ffee002", base: shown.hash, text }, text);
+    const { cli: edited } = await samePair(
+      ["edit", "3c0ffee002", "--base", shown.hash, "--session", SESSION],
+      "rkb_edit",
+      { id: "3c0ffee002", base: shown.hash, text },
+      text,
+    );
     expect(edited.status).toBe("written");
   });
 });

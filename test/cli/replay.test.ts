@@ -17,12 +17,12 @@ test("eval --replay over a folder of sessions: coverage, injected lessons, uncov
   a.user("Update the branch and deploy.");
   a.bash("git pull --rebase", "error: cannot pull with rebase: You have unstaged changes.\nerror: please commit or stash them.", 1);
   a.bash("git pull --rebase --autostash", "Successfully rebased and updated refs/heads/main.");
-  a.bash("terraform apply -auto-approve", "Error: Invalid provider configuration\n\n  on /home/ci/infra/main.tf line 12:\n  12: provider \"aws\" {", 1);
+  a.bash("terraform apply -auto-approve", 'Error: Invalid provider configuration\n\n  on /home/ci/infra/main.tf line 12:\n  12: provider "aws" {', 1);
   writeFileSync(join(dir, "a.jsonl"), a.text());
 
   const b = new SessionWriter("omp");
   b.user("Deploy again.");
-  b.bash("terraform apply", "Error: Invalid provider configuration\n\n  on /srv/other/main.tf line 40:\n  40: provider \"aws\" {", 1);
+  b.bash("terraform apply", 'Error: Invalid provider configuration\n\n  on /srv/other/main.tf line 40:\n  40: provider "aws" {', 1);
   b.bash("ls /data/missing", "ls: cannot access '/data/missing': No such file or directory", 2);
   writeFileSync(join(dir, "b.jsonl"), b.text());
 
@@ -35,7 +35,10 @@ test("eval --replay over a folder of sessions: coverage, injected lessons, uncov
   expect(report.coverage).toBe(0.25);
   expect(report.lessons).toEqual([{ id: "3c0ffee001", title: "git pull --rebase refuses to run with local changes", count: 1 }]);
   // The two terraform failures differ only in paths and line numbers: one signature, counted twice, first.
-  expect(report.uncovered.map((u: any) => [u.program, u.count])).toEqual([["terraform", 2], ["ls", 1]]);
+  expect(report.uncovered.map((u: any) => [u.program, u.count])).toEqual([
+    ["terraform", 2],
+    ["ls", 1],
+  ]);
   expect(report.uncovered[0].example).toBe("Error: Invalid provider configuration");
 
   const human = await rkb(["eval", "--replay", join(dir, "*.jsonl")], { env: box.env, cwd: box.dir });

@@ -20,7 +20,10 @@ describe("checkouts.toml", () => {
     mkdirSync(state, { recursive: true });
     writeFileSync(join(state, "checkouts.toml"), `imgtool = [${JSON.stringify(join(box.dir, "work"))}]\nother = 3\n`);
     expect((await status()).json().project).toEqual({ name: "imgtool", rule: `checkout ${repo}` });
-    expect((await rkb(["--format", "json"], { env: { ...box.env, RKB_PROJECT: "imgtool" }, cwd: box.dir })).json().project).toEqual({ name: "imgtool", rule: "env" });
+    expect((await rkb(["--format", "json"], { env: { ...box.env, RKB_PROJECT: "imgtool" }, cwd: box.dir })).json().project).toEqual({
+      name: "imgtool",
+      rule: "env",
+    });
 
     writeFileSync(join(state, "checkouts.toml"), `imgtool = [\n"/a",\n"/b"\n`);
     const broken = await status();

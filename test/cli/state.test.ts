@@ -57,9 +57,19 @@ describe("rkb doctor reads the state", () => {
     let checks = await doctorChecks(box);
     expect(checks["last hook call"]!.status).toBe("warn");
     expect(checks["last hook call"]!.detail).toBe("pi none yet, claude-code none yet");
-    expect((await hook(box, "session-start", { session_id: "c", cwd: box.home, hook_event_name: "SessionStart", source: "startup", transcript_path: join(box.dir, "t.jsonl") })).exit).toBe(0);
+    expect(
+      (
+        await hook(box, "session-start", {
+          session_id: "c",
+          cwd: box.home,
+          hook_event_name: "SessionStart",
+          source: "startup",
+          transcript_path: join(box.dir, "t.jsonl"),
+        })
+      ).exit,
+    ).toBe(0);
     expect(checks["hook errors"]!.status).toBe("ok");
-    expect(checks["distilled"]!.detail).toBe("none in the last 30 days");
+    expect(checks.distilled!.detail).toBe("none in the last 30 days");
 
     expect((await hook(box, "tool-ok", { session_id: "s", command: "ls", harness: "pi" })).exit).toBe(0);
     expect((await hook(box, "tool-failed", `{"harness": "omp", "command": "deploy --token ${SECRETS.github}"`)).exit).toBe(0);
@@ -73,7 +83,7 @@ describe("rkb doctor reads the state", () => {
     expect(checks["hook errors"]!.status).toBe("warn");
     expect(checks["hook errors"]!.detail).toMatch(/^1 in the last 7 days; \d+ min ago tool-failed: /);
     expect(checks["hook errors"]!.detail).not.toContain(SECRETS.github);
-    expect(checks["distilled"]!.detail).toBe("1 inbox item in the last 30 days: 1 noop");
+    expect(checks.distilled!.detail).toBe("1 inbox item in the last 30 days: 1 noop");
   });
 });
 
@@ -84,7 +94,11 @@ describe("no secret on disk", () => {
     const base = { session_id: "s1", cwd: box.dir, harness: "pi" };
     // Hook payloads: failed and working commands, a prompt, and programs that are tokens.
     await hook(box, "session-start", base);
-    await hook(box, "tool-failed", { ...base, command: `curl -H "Authorization: Bearer ${SECRETS.bearer}" https://api.example.com`, error: `401: GITHUB_TOKEN=${SECRETS.github} rejected` });
+    await hook(box, "tool-failed", {
+      ...base,
+      command: `curl -H "Authorization: Bearer ${SECRETS.bearer}" https://api.example.com`,
+      error: `401: GITHUB_TOKEN=${SECRETS.github} rejected`,
+    });
     await hook(box, "tool-failed", { ...base, command: `${SECRETS.npm} publish`, error: "not found" });
     await hook(box, "tool-ok", { ...base, command: `${SECRETS.npm} publish` });
     await hook(box, "prompt", { ...base, prompt: `Remember that the deploy key is OPENAI_API_KEY=${SECRETS.openai}` });
@@ -98,7 +112,16 @@ describe("no secret on disk", () => {
     w.bash(`mysql --password=${SECRETS.flagPassword} -e 'select 1'`, `ERROR 1045: Access denied, token ${SECRETS.slack}`, 1);
     w.bash(`mysql --password=${SECRETS.flagPassword} -h db -e 'select 1'`, "1");
     w.bash(`STRIPE_API_KEY=${SECRETS.stripe} ./charge --live`, `error: card declined for key ${SECRETS.stripe}`, 1);
-    w.entry({ type: "message", message: { role: "assistant", content: [{ type: "toolCall", id: "call_pending", name: "bash", arguments: { command: `export GITHUB_TOKEN=${SECRETS.github}; gh release create v1` } }], stopReason: "toolUse" } });
+    w.entry({
+      type: "message",
+      message: {
+        role: "assistant",
+        content: [
+          { type: "toolCall", id: "call_pending", name: "bash", arguments: { command: `export GITHUB_TOKEN=${SECRETS.github}; gh release create v1` } },
+        ],
+        stopReason: "toolUse",
+      },
+    });
     const file = join(box.dir, "session.jsonl");
     writeFileSync(file, w.text());
     const end = await rkb(["hook", "session-end", "--session-file", file, "--session-id", w.sessionId, "--cwd", box.dir, "--harness", "pi"], { env: box.env });

@@ -32,7 +32,12 @@ async function twoMachines() {
 describe("rkb sync", () => {
   test("carries lessons between two machines through an ordinary git remote", async () => {
     const { a, b } = await twoMachines();
-    const added = (await rkb(["add", "--topic", "git", "--format", "json"], { env: a.env, stdin: fact("Tags are not fetched by default in shallow clones", "A shallow clone has no tags.") })).json();
+    const added = (
+      await rkb(["add", "--topic", "git", "--format", "json"], {
+        env: a.env,
+        stdin: fact("Tags are not fetched by default in shallow clones", "A shallow clone has no tags."),
+      })
+    ).json();
     const pushed = await rkb(["sync", "--format", "json"], { env: a.env });
     expect(pushed.exit).toBe(0);
     expect(pushed.json().status).toBe("done");
@@ -50,7 +55,10 @@ describe("rkb sync", () => {
     const added = (await rkb(["add", "--topic", "git", "--format", "json"], { env: a.env, stdin: fact("One fact", "First version.") })).json();
     await rkb(["sync"], { env: a.env });
     await rkb(["sync"], { env: b.env });
-    for (const [m, text] of [[a, "Machine A's version."], [b, "Machine B's version."]] as const) {
+    for (const [m, text] of [
+      [a, "Machine A's version."],
+      [b, "Machine B's version."],
+    ] as const) {
       const shown = (await rkb(["show", added.id, "--format", "json"], { env: m.env })).json();
       const file = readFileSync(join(m.kb, added.path), "utf8").replace("First version.", text);
       expect((await rkb(["edit", added.id, "--base", shown.hash], { env: m.env, stdin: file })).exit).toBe(0);
@@ -107,7 +115,7 @@ describe("rkb doctor", () => {
     const checks = Object.fromEntries(ok.json().checks.map((c: any) => [c.check, c]));
     expect(checks["knowledge base"].status).toBe("ok");
     expect(checks["pre-commit hook"].status).toBe("ok");
-    expect(checks["lint"].status).toBe("ok");
+    expect(checks.lint.status).toBe("ok");
     expect(checks["push to this clone"].status).toBe("ok");
     expect(ok.json().failed).toBe(0);
     Bun.spawnSync(["rm", join(box.kb, ".git", "hooks", "pre-commit")]);

@@ -26,7 +26,8 @@ After \`git pull --rebase\` the push went through.
 
 let box: Sandbox;
 let lessonId: string;
-const tool = (name: string, args: unknown, flags: string[] = []) => rkb(["tool", name, ...flags], { env: box.env, stdin: typeof args === "string" ? args : JSON.stringify(args) });
+const tool = (name: string, args: unknown, flags: string[] = []) =>
+  rkb(["tool", name, ...flags], { env: box.env, stdin: typeof args === "string" ? args : JSON.stringify(args) });
 
 beforeAll(async () => {
   box = sandbox("rkb-tools");
@@ -78,7 +79,13 @@ describe("rkb tool <name>", () => {
   test("rkb_add records the session and harness it came from", async () => {
     const r = await tool(
       "rkb_add",
-      { type: "fact", title: "Release builds go to out/release", topic: "build", statement: "Release builds land in out/release.", evidence: "`ls out/release` showed the binary." },
+      {
+        type: "fact",
+        title: "Release builds go to out/release",
+        topic: "build",
+        statement: "Release builds land in out/release.",
+        evidence: "`ls out/release` showed the binary.",
+      },
       ["--session-id", "sess-42", "--harness", "omp", "--format", "json"],
     );
     expect(r.exit).toBe(0);
@@ -87,12 +94,11 @@ describe("rkb tool <name>", () => {
   });
 
   test("without --session-id the id comes from the session file's name", async () => {
-    const r = await tool("rkb_add", { type: "fact", title: "Docs live in site/", topic: "docs", statement: "Docs are in site/.", evidence: "`ls site` listed them." }, [
-      "--session-file",
-      "/home/u/.pi/agent/sessions/--x--/2026-11-29T10-00-00-000Z_0195f3aa-1111.jsonl",
-      "--format",
-      "json",
-    ]);
+    const r = await tool(
+      "rkb_add",
+      { type: "fact", title: "Docs live in site/", topic: "docs", statement: "Docs are in site/.", evidence: "`ls site` listed them." },
+      ["--session-file", "/home/u/.pi/agent/sessions/--x--/2026-11-29T10-00-00-000Z_0195f3aa-1111.jsonl", "--format", "json"],
+    );
     expect(r.exit).toBe(0);
     const shown = await rkb(["show", r.json().id, "--format", "json"], { env: box.env });
     expect(shown.json().frontmatter.meta.source.session).toBe("0195f3aa-1111");

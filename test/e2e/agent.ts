@@ -24,17 +24,31 @@ export const agentsInstalled = () => AGENTS.every((a) => existsSync(a.cli));
 
 /** Points the agent at the fake model; a small keepRecentTokens makes a short session compactable. */
 export function configureAgent(kind: AgentKind, home: string, baseUrl: string): void {
-  const model = { id: "fake-model", name: "Fake", reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128000, maxTokens: 4096 };
+  const model = {
+    id: "fake-model",
+    name: "Fake",
+    reasoning: false,
+    input: ["text"],
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    contextWindow: 128000,
+    maxTokens: 4096,
+  };
   if (kind.harness === "pi") {
     const dir = join(home, ".pi", "agent");
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "models.json"), JSON.stringify({ providers: { fake: { baseUrl, api: "openai-completions", apiKey: "fake-key", models: [model] } } }));
+    writeFileSync(
+      join(dir, "models.json"),
+      JSON.stringify({ providers: { fake: { baseUrl, api: "openai-completions", apiKey: "fake-key", models: [model] } } }),
+    );
     writeFileSync(join(dir, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: 50 } }));
   } else {
     const dir = join(home, ".omp", "agent");
     mkdirSync(dir, { recursive: true });
     // JSON is YAML, so the same structure serves omp's models.yml and config.yml.
-    writeFileSync(join(dir, "models.yml"), JSON.stringify({ providers: { fake: { baseUrl, api: "openai-completions", apiKey: "fake-key", models: [model] } } }));
+    writeFileSync(
+      join(dir, "models.yml"),
+      JSON.stringify({ providers: { fake: { baseUrl, api: "openai-completions", apiKey: "fake-key", models: [model] } } }),
+    );
     writeFileSync(join(dir, "config.yml"), JSON.stringify({ compaction: { keepRecentTokens: 50 } }));
   }
 }

@@ -13,7 +13,8 @@ import { FakeLlm, type Step } from "./fake-llm.ts";
 import { FAILING_CMAKE, FAKE_CMAKE, FIXED_CMAKE, LESSON } from "./world.ts";
 
 const CLAUDE = join(AGENTS_DIR, "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe");
-if (!existsSync(CLAUDE)) throw new Error("Claude Code is not installed: run `npm test` (its pretest installs it) or `npm install --omit=optional` in test/e2e/agents");
+if (!existsSync(CLAUDE))
+  throw new Error("Claude Code is not installed: run `npm test` (its pretest installs it) or `npm install --omit=optional` in test/e2e/agents");
 
 /** Claude Code names a plugin's MCP tools mcp__plugin_<plugin>_<server>__<tool>. */
 const tool = (name: string) => `mcp__plugin_rkb_rkb__${name}`;
@@ -72,16 +73,13 @@ async function claudeWorld() {
 
 /** One headless Claude Code run; the rkb tools and Bash are allowed, as a user would allow them. */
 async function claude(w: Awaited<ReturnType<typeof claudeWorld>>, prompt: string) {
-  const proc = Bun.spawn(
-    [CLAUDE, "-p", prompt, "--output-format", "json", "--allowedTools", ["Bash", tool("rkb_search"), tool("rkb_add")].join(" ")],
-    {
-      cwd: w.proj,
-      env: { ...w.env, ANTHROPIC_BASE_URL: w.llm.baseUrl, ANTHROPIC_API_KEY: "fake-key", DISABLE_TELEMETRY: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" },
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
-    },
-  );
+  const proc = Bun.spawn([CLAUDE, "-p", prompt, "--output-format", "json", "--allowedTools", ["Bash", tool("rkb_search"), tool("rkb_add")].join(" ")], {
+    cwd: w.proj,
+    env: { ...w.env, ANTHROPIC_BASE_URL: w.llm.baseUrl, ANTHROPIC_API_KEY: "fake-key", DISABLE_TELEMETRY: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [stdout, stderr, exit] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (exit !== 0) throw new Error(`claude exited ${exit}: ${stderr.slice(-2000)}\n${stdout.slice(-2000)}`);
   return JSON.parse(stdout) as { session_id: string; result: string; permission_denials: unknown[]; is_error: boolean };
@@ -94,14 +92,23 @@ function textIn(value: unknown): string {
   if (value && typeof value === "object") return Object.values(value).map(textIn).join("\n");
   return "";
 }
-const mentionsFailure = (m: AnthropicMessage) => typeof m.content !== "string" && m.content.some((b) => b.type === "tool_result" && b.is_error === true && textOfBlocks(b.content).includes("Could NOT find ZLIB"));
+const mentionsFailure = (m: AnthropicMessage) =>
+  typeof m.content !== "string" &&
+  m.content.some((b) => b.type === "tool_result" && b.is_error === true && textOfBlocks(b.content).includes("Could NOT find ZLIB"));
 
 const stateDir = (box: Sandbox) => join(box.home, ".local", "state", "rkb");
 const inboxItems = (box: Sandbox) => {
   const dir = join(stateDir(box), "inbox");
-  return existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith(".md")).map((n) => readFileSync(join(dir, n), "utf8")) : [];
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((n) => n.endsWith(".md"))
+        .map((n) => readFileSync(join(dir, n), "utf8"))
+    : [];
 };
-const hookErrors = (box: Sandbox) => hookErrorsSince(box.env, 0).map((e) => `${e.event}: ${e.error}`).join("\n");
+const hookErrors = (box: Sandbox) =>
+  hookErrorsSince(box.env, 0)
+    .map((e) => `${e.event}: ${e.error}`)
+    .join("\n");
 
 describe("Claude Code 2.1.332 with the rkb plugin", () => {
   test("MCP search, the lesson added to a failed Bash, session capture; pi then finds the lesson Claude Code wrote", async () => {

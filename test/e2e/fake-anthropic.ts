@@ -61,7 +61,8 @@ export class FakeAnthropic {
       for (const m of s.messages) {
         for (const b of blocks(m.content)) {
           if (b.type === "tool_use" && b.name === tool && b.id) ids.add(b.id);
-          if (b.type === "tool_result" && b.tool_use_id && ids.has(b.tool_use_id)) out.set(b.tool_use_id, { text: textOfBlocks(b.content), isError: b.is_error === true });
+          if (b.type === "tool_result" && b.tool_use_id && ids.has(b.tool_use_id))
+            out.set(b.tool_use_id, { text: textOfBlocks(b.content), isError: b.is_error === true });
         }
       }
     }
@@ -72,7 +73,11 @@ export class FakeAnthropic {
     for (let i = messages.length - 1; i >= 0; i--) {
       const m = messages[i]!;
       if (m.role !== "user") continue;
-      const tag = /\[scenario:([a-z-]+)\]/.exec(blocks(m.content).map((b) => (b.type === "text" ? (b.text ?? "") : "")).join("\n"));
+      const tag = /\[scenario:([a-z-]+)\]/.exec(
+        blocks(m.content)
+          .map((b) => (b.type === "text" ? (b.text ?? "") : ""))
+          .join("\n"),
+      );
       if (!tag) continue;
       const done = messages.slice(i + 1).reduce((n, x) => n + blocks(x.content).filter((b) => b.type === "tool_result").length, 0);
       return this.scenarios[tag[1]!]?.[done] ?? { text: DONE };
@@ -92,7 +97,16 @@ export class FakeAnthropic {
     const n = this.served.length;
     const block = "tool" in step ? { type: "tool_use", id: `toolu_${String(n).padStart(4, "0")}`, name: step.tool, input: {} } : { type: "text", text: "" };
     const stop = "tool" in step ? "tool_use" : "end_turn";
-    const message = { id: `msg_${n}`, type: "message", role: "assistant", model: body.model ?? "fake", content: [] as unknown[], stop_reason: null as string | null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 0 } };
+    const message = {
+      id: `msg_${n}`,
+      type: "message",
+      role: "assistant",
+      model: body.model ?? "fake",
+      content: [] as unknown[],
+      stop_reason: null as string | null,
+      stop_sequence: null,
+      usage: { input_tokens: 1, output_tokens: 0 },
+    };
     if (!body.stream) {
       const full = "tool" in step ? { ...block, input: step.args } : { type: "text", text: step.text };
       return Response.json({ ...message, content: [full], stop_reason: stop });

@@ -50,7 +50,8 @@ export class FakeLlm {
   /** The tool result the model was sent for the call with this name (first match), as text. */
   toolResultFor(tool: string, nth = 0): string | undefined {
     const ids: string[] = [];
-    for (const s of this.served) for (const m of s.messages) for (const c of m.tool_calls ?? []) if (c.function.name === tool && !ids.includes(c.id)) ids.push(c.id);
+    for (const s of this.served)
+      for (const m of s.messages) for (const c of m.tool_calls ?? []) if (c.function.name === tool && !ids.includes(c.id)) ids.push(c.id);
     const id = ids[nth];
     if (!id) return undefined;
     for (const s of this.served) for (const m of s.messages) if (m.role === "tool" && m.tool_call_id === id) return textOf(m.content);
@@ -59,7 +60,10 @@ export class FakeLlm {
 
   private decide(messages: ChatMessage[], tools: string[]): Step {
     const userText = messages.filter((m) => m.role === "user").map((m) => textOf(m.content));
-    const systemText = messages.filter((m) => m.role === "system" || m.role === "developer").map((m) => textOf(m.content)).join("\n");
+    const systemText = messages
+      .filter((m) => m.role === "system" || m.role === "developer")
+      .map((m) => textOf(m.content))
+      .join("\n");
     // Compaction sends the conversation and asks for a summary (omp in the system prompt, offering no tools).
     if (/<conversation>|summariz/i.test(userText.at(-1) ?? "") || (tools.length === 0 && /summariz/i.test(systemText))) return { text: SUMMARY };
     for (let i = messages.length - 1; i >= 0; i--) {
@@ -86,11 +90,16 @@ export class FakeLlm {
     const id = `chatcmpl-${n}`;
     const created = Math.floor(Date.now() / 1000);
     const model = body.model ?? "fake-model";
-    const call = "tool" in step ? { index: 0, id: `call_${n}`, type: "function", function: { name: step.tool, arguments: JSON.stringify(step.args) } } : undefined;
+    const call =
+      "tool" in step ? { index: 0, id: `call_${n}`, type: "function", function: { name: step.tool, arguments: JSON.stringify(step.args) } } : undefined;
     const finish = call ? "tool_calls" : "stop";
     const usage = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 };
     if (!body.stream) {
-      const message = { role: "assistant", content: "text" in step ? step.text : null, ...(call ? { tool_calls: [{ id: call.id, type: "function", function: call.function }] } : {}) };
+      const message = {
+        role: "assistant",
+        content: "text" in step ? step.text : null,
+        ...(call ? { tool_calls: [{ id: call.id, type: "function", function: call.function }] } : {}),
+      };
       return Response.json({ id, object: "chat.completion", created, model, usage, choices: [{ index: 0, finish_reason: finish, message }] });
     }
     const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>

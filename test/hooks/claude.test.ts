@@ -10,7 +10,13 @@ import { ROOT, sandbox, type Sandbox, ZLIB_PITFALL } from "../helpers.ts";
 let box: Sandbox;
 let lessonId: string;
 const SESSION = "c865e440-8bfa-4bc9-9e32-38d321dea6c7";
-const common = () => ({ session_id: SESSION, transcript_path: join(box.dir, "transcript.jsonl"), cwd: box.home, permission_mode: "default", effort: { level: "medium" } });
+const common = () => ({
+  session_id: SESSION,
+  transcript_path: join(box.dir, "transcript.jsonl"),
+  cwd: box.home,
+  permission_mode: "default",
+  effort: { level: "medium" },
+});
 const state = () => join(box.home, ".local", "state", "rkb");
 
 async function hook(event: string, payload: Record<string, unknown>): Promise<string> {
@@ -63,7 +69,10 @@ test("PostToolUseFailure: the matching lesson once per session; PostToolUse afte
 
 test("UserPromptSubmit: a prompt that clearly asks about a lesson gets it; Stop with nothing to say prints nothing", async () => {
   const out = JSON.parse(await hook("prompt", { ...common(), hook_event_name: "UserPromptSubmit", prompt: "how do I make cmake find zlib" }));
-  expect(out.hookSpecificOutput).toMatchObject({ hookEventName: "UserPromptSubmit", additionalContext: expect.stringContaining(`<rkb-lesson id="${lessonId}"`) });
+  expect(out.hookSpecificOutput).toMatchObject({
+    hookEventName: "UserPromptSubmit",
+    additionalContext: expect.stringContaining(`<rkb-lesson id="${lessonId}"`),
+  });
   expect(await hook("stop", { ...common(), hook_event_name: "Stop", stop_hook_active: false, last_assistant_message: "done" })).toBe("");
 });
 

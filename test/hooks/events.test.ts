@@ -7,12 +7,17 @@ import { hookCalls, hookErrorsSince, readRecords } from "../../cli/state.ts";
 import { addItem } from "../../cli/sessions/inbox.ts";
 import { sandbox, type Sandbox, ZLIB_PITFALL } from "../helpers.ts";
 
-const CMAKE_ERROR = "CMake Error at CMakeLists.txt:4 (find_package):\n  Could NOT find ZLIB (missing: ZLIB_LIBRARY ZLIB_INCLUDE_DIR)\n\n\nCommand exited with code 1";
+const CMAKE_ERROR =
+  "CMake Error at CMakeLists.txt:4 (find_package):\n  Could NOT find ZLIB (missing: ZLIB_LIBRARY ZLIB_INCLUDE_DIR)\n\n\nCommand exited with code 1";
 
 let box: Sandbox;
 const state = () => join(box.home, ".local", "state", "rkb");
 /** The hook errors in the state, oldest first, one JSON line each ("" for none). */
-const errors = () => hookErrorsSince(box.env, 0).reverse().map((e) => JSON.stringify(e) + "\n").join("");
+const errors = () =>
+  hookErrorsSince(box.env, 0)
+    .reverse()
+    .map((e) => JSON.stringify(e) + "\n")
+    .join("");
 
 async function hook(event: string, payload: Record<string, unknown> | string, flags: string[] = []) {
   const r = await runCli(["hook", event, ...flags], { env: box.env, cwd: box.home, stdin: typeof payload === "string" ? payload : JSON.stringify(payload) });
@@ -35,7 +40,10 @@ describe("rkb hook never fails", () => {
   test("an unknown event or a bad payload: exit 0, nothing printed, one log line", async () => {
     expect(await hook("bogus", {})).toBe("");
     expect(await hook("tool-failed", "{not json")).toBe("");
-    const lines = errors().trim().split("\n").map((l) => JSON.parse(l));
+    const lines = errors()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.event)).toEqual(["bogus", "tool-failed"]);
     expect(lines[0].error).toContain("unknown hook event");
     expect(typeof lines[0].time).toBe("number");
@@ -59,7 +67,10 @@ describe("rkb hook never fails", () => {
     await hook("session-start", { session_id: "s", cwd: box.home, harness: "omp" });
     await hook("tool-ok", { session_id: "s", command: "ls", harness: "pi" });
     const calls = hookCalls(box.env);
-    expect(calls.map((c) => [c.harness, c.event])).toEqual([["omp", "session-start"], ["pi", "tool-ok"]]);
+    expect(calls.map((c) => [c.harness, c.event])).toEqual([
+      ["omp", "session-start"],
+      ["pi", "tool-ok"],
+    ]);
     for (const c of calls) expect(c.time).toBeGreaterThanOrEqual(before);
   });
 });
@@ -92,8 +103,14 @@ describe("tool-failed and tool-ok", () => {
     expect(out).toMatch(/\nChosen because it quotes \d+% of the error line "[^\n]+"/);
     expect(await hook("tool-failed", failed)).toBe("");
     expect(await hook("tool-failed", { ...failed, session_id: "s2" })).toContain(`<rkb-lesson id="${id}"`);
-    const usage = readdirSync(join(box.kb, ".rkb", "usage")).map((f) => readFileSync(join(box.kb, ".rkb", "usage", f), "utf8")).join("");
-    const injected = usage.trim().split("\n").map((l) => JSON.parse(l)).filter((r) => r.event === "injected");
+    const usage = readdirSync(join(box.kb, ".rkb", "usage"))
+      .map((f) => readFileSync(join(box.kb, ".rkb", "usage", f), "utf8"))
+      .join("");
+    const injected = usage
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .filter((r) => r.event === "injected");
     expect(injected.map((r) => r.session)).toEqual(["s1", "s2"]);
     expect(injected[0].reason).toStartWith("tool-failed, ");
   });
@@ -113,7 +130,9 @@ describe("tool-failed and tool-ok", () => {
     await hook("tool-ok", { session_id: "s", cwd: box.home, command: "cmake --build build" });
     const kinds = readRecords(box.env, "s").map((r) => (r.kind === "fixed" ? `fixed ${r.program}` : r.kind));
     expect(kinds).toEqual(["failed", "injected", "fixed cmake", "inferred"]);
-    const usage = readdirSync(join(box.kb, ".rkb", "usage")).map((f) => readFileSync(join(box.kb, ".rkb", "usage", f), "utf8")).join("");
+    const usage = readdirSync(join(box.kb, ".rkb", "usage"))
+      .map((f) => readFileSync(join(box.kb, ".rkb", "usage", f), "utf8"))
+      .join("");
     expect(usage).toContain(`"id":"${id}","event":"inferred"`);
     expect(usage).toContain("cmake worked after it was injected");
   });
@@ -143,15 +162,43 @@ describe("pre-compact and session-end", () => {
     const lines = [
       { type: "session", version: 3, id: "0195-aaaa", timestamp: t, cwd: dir },
       { type: "message", id: "a1", parentId: null, timestamp: t, message: { role: "user", content: [{ type: "text", text: "build it" }] } },
-      { type: "message", id: "a2", parentId: "a1", timestamp: t, message: { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "bash", arguments: { command: "cmake -S . -B build" } }] } },
-      { type: "message", id: "a3", parentId: "a2", timestamp: t, message: { role: "toolResult", toolCallId: "c1", toolName: "bash", content: [{ type: "text", text: CMAKE_ERROR }], isError: true } },
-      { type: "message", id: "a4", parentId: "a3", timestamp: t, message: { role: "assistant", content: [{ type: "toolCall", id: "c2", name: "bash", arguments: { command: "ZLIB_ROOT=/opt/zlib cmake -S . -B build" } }] } },
-      { type: "message", id: "a5", parentId: "a4", timestamp: t, message: { role: "toolResult", toolCallId: "c2", toolName: "bash", content: [{ type: "text", text: "-- Found ZLIB" }], isError: false } },
+      {
+        type: "message",
+        id: "a2",
+        parentId: "a1",
+        timestamp: t,
+        message: { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "bash", arguments: { command: "cmake -S . -B build" } }] },
+      },
+      {
+        type: "message",
+        id: "a3",
+        parentId: "a2",
+        timestamp: t,
+        message: { role: "toolResult", toolCallId: "c1", toolName: "bash", content: [{ type: "text", text: CMAKE_ERROR }], isError: true },
+      },
+      {
+        type: "message",
+        id: "a4",
+        parentId: "a3",
+        timestamp: t,
+        message: {
+          role: "assistant",
+          content: [{ type: "toolCall", id: "c2", name: "bash", arguments: { command: "ZLIB_ROOT=/opt/zlib cmake -S . -B build" } }],
+        },
+      },
+      {
+        type: "message",
+        id: "a5",
+        parentId: "a4",
+        timestamp: t,
+        message: { role: "toolResult", toolCallId: "c2", toolName: "bash", content: [{ type: "text", text: "-- Found ZLIB" }], isError: false },
+      },
     ];
     writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
     return file;
   }
-  const inbox = () => (existsSync(join(state(), "inbox")) ? readdirSync(join(state(), "inbox")).map((n) => readFileSync(join(state(), "inbox", n), "utf8")) : []);
+  const inbox = () =>
+    existsSync(join(state(), "inbox")) ? readdirSync(join(state(), "inbox")).map((n) => readFileSync(join(state(), "inbox", n), "utf8")) : [];
 
   test("the payload as flags (no stdin): the failed→fixed pair becomes one inbox item, once", async () => {
     const dir = join(box.dir, "proj");

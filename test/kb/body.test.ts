@@ -22,8 +22,11 @@ describe("sentences", () => {
 
 describe("paragraphs and firstSentence", () => {
   test("a paragraph wrapped over several lines is one sentence", () => {
-    const symptom = "`cmake -S . -B build` stops with `Could NOT find ZLIB` although\nzlib is installed under /opt/zlib, because CMake does not look\nthere by default.\n\nSecond paragraph.";
-    expect(firstSentence(symptom)).toBe("`cmake -S . -B build` stops with `Could NOT find ZLIB` although zlib is installed under /opt/zlib, because CMake does not look there by default.");
+    const symptom =
+      "`cmake -S . -B build` stops with `Could NOT find ZLIB` although\nzlib is installed under /opt/zlib, because CMake does not look\nthere by default.\n\nSecond paragraph.";
+    expect(firstSentence(symptom)).toBe(
+      "`cmake -S . -B build` stops with `Could NOT find ZLIB` although zlib is installed under /opt/zlib, because CMake does not look there by default.",
+    );
   });
   test("list items, headings and fences start new paragraphs", () => {
     expect(paragraphs("- one\n  wrapped\n- two\n### sub\ntext\n```\ncode\n```\nafter")).toEqual(["one wrapped", "two", "text", "after"]);

@@ -38,7 +38,8 @@ describe("a lesson from an inbox item", () => {
     expect(from.queries).toEqual(["CMake Error at CMakeLists.txt:3 (find_package):", "Could NOT find ZLIB (missing: ZLIB_LIBRARY ZLIB_INCLUDE_DIR)"]);
     expect(itemSource(from)).toEqual({ item: item.id, session: w.sessionId, harness: "pi", entries: expect.stringMatching(/^\w+\.\.\w+$/) });
 
-    const given = "---\ntype: pitfall\nqueries:\n  - cmake zlib\n---\n\n# ZLIB headers missing\n\n## Symptom\n\n## Cause\n\nThe zlib headers are not installed.\n\n## Fix\n\n## Evidence\n";
+    const given =
+      "---\ntype: pitfall\nqueries:\n  - cmake zlib\n---\n\n# ZLIB headers missing\n\n## Symptom\n\n## Cause\n\nThe zlib headers are not installed.\n\n## Fix\n\n## Evidence\n";
     const lesson = parseLesson(asText(completeFromItem(partsOfText(given), from)), "x.md");
     expect(lesson.title).toBe("ZLIB headers missing");
     expect(lesson.queries).toEqual(["cmake zlib", ...from.queries]);
@@ -89,7 +90,9 @@ describe("a lesson from an inbox item", () => {
 describe("matchingQuery", () => {
   test("a query that is a key line matches that failure again, paths and numbers aside", () => {
     const queries = ["cmake zlib", "Could NOT find ZLIB (missing: ZLIB_LIBRARY ZLIB_INCLUDE_DIR)"];
-    expect(matchingQuery(queries, ["CMake Error at CMakeLists.txt:7 (find_package):", "Could NOT find ZLIB (missing: ZLIB_LIBRARY ZLIB_INCLUDE_DIR)"])).toBe(queries[1]);
+    expect(matchingQuery(queries, ["CMake Error at CMakeLists.txt:7 (find_package):", "Could NOT find ZLIB (missing: ZLIB_LIBRARY ZLIB_INCLUDE_DIR)"])).toBe(
+      queries[1],
+    );
     expect(matchingQuery(["error: linker `cc` not found"], ["error: linker `cc` not found (os error 2)"])).toBe("error: linker `cc` not found");
     expect(matchingQuery(["/home/a/x.c:3:5: error: unknown type name 'uint8_t'"], ["/srv/b/y.c:9:1: error: unknown type name 'uint8_t'"])).toBeDefined();
   });

@@ -62,7 +62,9 @@ describe("lesson parse and serialize", () => {
     const messy = `---\ntags: [b, a]\nverified_how: ran\nid: 0a1b2c3d4e\nschema: 1\ntype: fact\nstatus: active\nverified: 2026-10-01\n---\n\n# T\n\n## Statement\nx  \n\n## Evidence\ny\n`;
     const l = parseLesson(messy, "x.md");
     const out = serializeLesson(l.frontmatter, l.body);
-    expect(out).toBe(`---\nschema: 1\nid: 0a1b2c3d4e\ntype: fact\nstatus: active\nverified: 2026-10-01\nverified_how: ran\ntags:\n  - b\n  - a\n---\n\n# T\n\n## Statement\nx  \n\n## Evidence\ny\n`);
+    expect(out).toBe(
+      `---\nschema: 1\nid: 0a1b2c3d4e\ntype: fact\nstatus: active\nverified: 2026-10-01\nverified_how: ran\ntags:\n  - b\n  - a\n---\n\n# T\n\n## Statement\nx  \n\n## Evidence\ny\n`,
+    );
     expect(out.endsWith(l.body)).toBe(true);
   });
 

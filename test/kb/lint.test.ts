@@ -78,7 +78,7 @@ describe("config", () => {
   });
 
   test("config/invalid reports a broken kb.toml with its line", () => {
-    const findings = byRule(lint({ "kb.toml": "[labels]\nsensitivity = [\"public\"]\n[colours]\nx = 1\n", [LESSON]: GOOD }), "config/invalid");
+    const findings = byRule(lint({ "kb.toml": '[labels]\nsensitivity = ["public"]\n[colours]\nx = 1\n', [LESSON]: GOOD }), "config/invalid");
     expect(findings).toEqual([expect.objectContaining({ path: "kb.toml", line: 3, severity: "error" })]);
     expect(findings[0]!.message).toContain("colours");
   });
@@ -138,7 +138,9 @@ describe("format", () => {
   });
 
   test("format/superseded_by: required by status superseded and allowed only with it", () => {
-    const missing = lintEdited("format/superseded_by", (t) => t.replace("status: active", "status: superseded").replace("## Evidence", "## Why superseded\nA newer lesson.\n\n## Evidence"));
+    const missing = lintEdited("format/superseded_by", (t) =>
+      t.replace("status: active", "status: superseded").replace("## Evidence", "## Why superseded\nA newer lesson.\n\n## Evidence"),
+    );
     expect(missing.findings).toEqual([expect.objectContaining({ line: 5 })]);
     const stray = lintEdited("format/superseded_by", (t) => t.replace("status: active", "status: active\nsuperseded_by: 1b2c3d4e5f"));
     expect(stray.findings).toEqual([expect.objectContaining({ line: 6 })]);
@@ -150,7 +152,9 @@ describe("format", () => {
 
   test("format/stale_reason: required by status stale and allowed only with it", () => {
     expect(lintEdited("format/stale_reason", (t) => t.replace("status: active", "status: stale")).findings).toEqual([expect.objectContaining({ line: 5 })]);
-    expect(lintEdited("format/stale_reason", (t) => t.replace("status: active", "status: active\nstale_reason: old")).findings).toEqual([expect.objectContaining({ line: 6 })]);
+    expect(lintEdited("format/stale_reason", (t) => t.replace("status: active", "status: active\nstale_reason: old")).findings).toEqual([
+      expect.objectContaining({ line: 6 }),
+    ]);
     expect(lintEdited("format/stale_reason", (t) => t.replace("status: active", "status: stale\nstale_reason: gcc 14 changed it")).findings).toEqual([]);
   });
 
@@ -246,7 +250,10 @@ describe("body", () => {
 
   test("body/heading-order", () => {
     const swapped = (t: string) =>
-      t.replace("## Symptom\nThe package is still NOTFOUND after installing it.\n\n## Cause\nThe first result stays in CMakeCache.txt.", "## Cause\nThe first result stays in CMakeCache.txt.\n\n## Symptom\nThe package is still NOTFOUND after installing it.");
+      t.replace(
+        "## Symptom\nThe package is still NOTFOUND after installing it.\n\n## Cause\nThe first result stays in CMakeCache.txt.",
+        "## Cause\nThe first result stays in CMakeCache.txt.\n\n## Symptom\nThe package is still NOTFOUND after installing it.",
+      );
     const { findings, text } = lintEdited("body/heading-order", swapped);
     expect(findings).toEqual([expect.objectContaining({ line: lineOf(text, "## Cause") })]);
   });
@@ -263,7 +270,9 @@ describe("body", () => {
   });
 
   test("body/indented-code: one finding per indented block", () => {
-    const { findings, text } = lintEdited("body/indented-code", (t) => t.replace("```sh\ncmake --fresh -B build\n```", "Run:\n\n    cmake --fresh -B build\n    cmake --build build"));
+    const { findings, text } = lintEdited("body/indented-code", (t) =>
+      t.replace("```sh\ncmake --fresh -B build\n```", "Run:\n\n    cmake --fresh -B build\n    cmake --build build"),
+    );
     expect(findings).toEqual([expect.objectContaining({ line: lineOf(text, "    cmake --fresh") })]);
     expect(lintEdited("body/indented-code", (t) => t.replace("Run", "- Run:\n\n    continued list text")).findings).toEqual([]);
   });
@@ -283,7 +292,10 @@ describe("links", () => {
       "[outside](../../../README.md)",
     ].join("\n");
     const text = GOOD.replace("The next configure found the library.", links);
-    const findings = byRule(lint({ [LESSON]: text, [other]: GOOD.replace("0a1b2c3d4e", "9f8e7d6c5b"), "general/git/use autostash copy.md": "x" }), "links/broken");
+    const findings = byRule(
+      lint({ [LESSON]: text, [other]: GOOD.replace("0a1b2c3d4e", "9f8e7d6c5b"), "general/git/use autostash copy.md": "x" }),
+      "links/broken",
+    );
     expect(findings.map((f) => f.line)).toEqual([lineOf(text, "[missing]"), lineOf(text, "![missing image]"), lineOf(text, "[outside]")]);
     expect(findings[2]!.message).toContain("outside the knowledge base");
   });
@@ -317,7 +329,10 @@ describe("layout", () => {
   });
 
   test("layout/folder-name: lowercase words joined by dashes, once per folder", () => {
-    const findings = byRule(lint({ "general/CMake_Tips/a.md": GOOD, "general/CMake_Tips/b.md": GOOD.replace("0a1b2c3d4e", "0000000b01") }), "layout/folder-name");
+    const findings = byRule(
+      lint({ "general/CMake_Tips/a.md": GOOD, "general/CMake_Tips/b.md": GOOD.replace("0a1b2c3d4e", "0000000b01") }),
+      "layout/folder-name",
+    );
     expect(findings).toEqual([expect.objectContaining({ path: "general/CMake_Tips", severity: "error" })]);
     expect(findings[0]!.message).toContain("cmake-tips");
   });

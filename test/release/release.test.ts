@@ -33,12 +33,12 @@ function executableKind(path: string): string {
   closeSync(fd);
   // ELF: "\x7fELF", class 2 = 64-bit, data 1 = little-endian, e_machine at 18.
   if (head.readUInt32BE(0) === 0x7f454c46) {
-    const machine = ({ 0x3e: "x86-64", 0xb7: "aarch64" } as Record<number, string>)[head.readUInt16LE(18)];
+    const machine = ({ 62: "x86-64", 183: "aarch64" } as Record<number, string>)[head.readUInt16LE(18)];
     return `ELF${head[4] === 2 ? "64" : "32"} ${machine ?? "other"}`;
   }
   // Mach-O 64-bit little-endian: magic 0xfeedfacf, then cputype (CPU_TYPE_X86_64 / CPU_TYPE_ARM64).
   if (head.readUInt32LE(0) === 0xfeedfacf) {
-    const cpu = ({ 0x01000007: "x86-64", 0x0100000c: "arm64" } as Record<number, string>)[head.readUInt32LE(4)];
+    const cpu = ({ 16777223: "x86-64", 16777228: "arm64" } as Record<number, string>)[head.readUInt32LE(4)];
     return `Mach-O64 ${cpu ?? "other"}`;
   }
   // PE: "MZ", e_lfanew at 0x3c → "PE\0\0", COFF machine, then the optional header whose magic 0x20b = PE32+.
@@ -76,7 +76,7 @@ describe("scripts/release.ts", () => {
   test("SHA256SUMS lists every binary once with its real sha256", async () => {
     const lines = readFileSync(join(outdir, "SHA256SUMS"), "utf8").trimEnd().split("\n");
     const listed = new Map(lines.map((l) => [l.slice(66), l.slice(0, 64)]));
-    expect(lines.every((l) => /^[0-9a-f]{64}  \S+$/.test(l))).toBe(true);
+    expect(lines.every((l) => /^[0-9a-f]{64} {2}\S+$/.test(l))).toBe(true);
     expect([...listed.keys()].sort()).toEqual(names);
     for (const name of names) {
       const hash = createHash("sha256");

@@ -29,7 +29,12 @@ function confirmOnTerminal(box: Sandbox, id: string, choice: string, answer: str
 
 /** Runs `rkb confirm` in a new session, without a controlling terminal (as an agent's background shell). */
 async function confirmWithoutTerminal(box: Sandbox, id: string, choice: string) {
-  const p = Bun.spawn(["setsid", "-w", BIN, "confirm", id, "--choice", choice, "--format", "json"], { env: box.env, stdin: new Blob(["yes\n"]), stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn(["setsid", "-w", BIN, "confirm", id, "--choice", choice, "--format", "json"], {
+    env: box.env,
+    stdin: new Blob(["yes\n"]),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [out, exit] = await Promise.all([new Response(p.stdout).text(), p.exited]);
   return { exit, json: JSON.parse(out) };
 }
@@ -130,7 +135,8 @@ describe("the burst limit on agent writes", () => {
 
 test("archiving a whole folder asks first, then archives every lesson in one commit", async () => {
   const box = await kbBox();
-  for (const t of ["Old cluster fact one", "Old cluster fact two"]) expect((await rkb(["add", "--topic", "old", "--format", "json"], { env: box.env, stdin: factLesson(t) })).exit).toBe(0);
+  for (const t of ["Old cluster fact one", "Old cluster fact two"])
+    expect((await rkb(["add", "--topic", "old", "--format", "json"], { env: box.env, stdin: factLesson(t) })).exit).toBe(0);
   const before = commits(box);
   const asked = await rkb(["archive", "general/old", "--reason", "the cluster was retired", "--format", "json"], { env: box.env });
   expect(asked.exit).toBe(3);
@@ -142,5 +148,6 @@ test("archiving a whole folder asks first, then archives every lesson in one com
   const yes = confirmOnTerminal(box, err.request, "archive general/old", "yes");
   expect(yes.exit).toBe(0);
   expect(gitIn(box.kb, box.env, "log", "-1", "--format=%s")).toBe("archive(general/old): 2 lessons\n");
-  for (const name of readdirSync(join(box.kb, "general", "old"))) expect(readFileSync(join(box.kb, "general", "old", name), "utf8")).toContain("status: archived");
+  for (const name of readdirSync(join(box.kb, "general", "old")))
+    expect(readFileSync(join(box.kb, "general", "old", name), "utf8")).toContain("status: archived");
 });

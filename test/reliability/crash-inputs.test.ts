@@ -27,7 +27,14 @@ describe("keys named like Object.prototype's", () => {
       "general/git/top.md": `---\n${HEAD}__proto__: {polluted: yes}\n---\n${BODY}`,
       "general/git/labels.md": `---\n${HEAD.replace("2d", "2e")}labels:\n  __proto__: b\n  constructor: c\n---\n${BODY}`,
     });
-    expect(findings).toContainEqual(expect.objectContaining({ path: "general/git/top.md", line: 8, rule: "format/parse", message: expect.stringContaining("unknown frontmatter key `__proto__`") }));
+    expect(findings).toContainEqual(
+      expect.objectContaining({
+        path: "general/git/top.md",
+        line: 8,
+        rule: "format/parse",
+        message: expect.stringContaining("unknown frontmatter key `__proto__`"),
+      }),
+    );
     const labels = findings.filter((f) => f.path === "general/git/labels.md" && f.rule === "labels/unknown");
     expect(labels.map((f) => f.line)).toEqual([9, 10]);
   });
@@ -63,9 +70,18 @@ describe("NUL bytes and alias bombs", () => {
 
   test("a billion-laughs frontmatter is named as an alias bomb with the fix, and search goes on without it", async () => {
     let bomb = "  a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
-    for (let i = 1; i < 9; i++) bomb += `  a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(", ")}]\n`;
+    for (let i = 1; i < 9; i++)
+      bomb += `  a${i}: &a${i} [${Array(10)
+        .fill(`*a${i - 1}`)
+        .join(", ")}]\n`;
     const { findings, box } = await lint({ "general/git/bomb.md": `---\n${HEAD}meta:\n${bomb}---\n${BODY}` });
-    expect(findings).toContainEqual(expect.objectContaining({ path: "general/git/bomb.md", rule: "format/parse", message: expect.stringContaining("aliases (`*name`) expand to too much data") }));
+    expect(findings).toContainEqual(
+      expect.objectContaining({
+        path: "general/git/bomb.md",
+        rule: "format/parse",
+        message: expect.stringContaining("aliases (`*name`) expand to too much data"),
+      }),
+    );
     const search = await rkb(["search", "git pull rebase"], { env: box.env });
     noBug(search);
     expect(search.exit).toBe(0);

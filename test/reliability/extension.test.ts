@@ -58,7 +58,8 @@ async function survivors(file: string): Promise<number[]> {
 const loggedPids = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).map(Number) : []);
 afterAll(() => {
   // Nothing a fake started may outlive the test, whatever it asserted.
-  for (const dir of ["hang", "hang-hooks", "huge", "pi-hang", "pi-huge"]) for (const pid of loggedPids(join(box.dir, dir, "pids"))) if (alive(pid)) process.kill(pid, "SIGKILL");
+  for (const dir of ["hang", "hang-hooks", "huge", "pi-hang", "pi-huge"])
+    for (const pid of loggedPids(join(box.dir, dir, "pids"))) if (alive(pid)) process.kill(pid, "SIGKILL");
 });
 
 /** pi's API as far as the extension uses it, recording what the extension registers. */
@@ -94,7 +95,12 @@ async function loadExtension(bin: string) {
   return { ...pi, loadMs: performance.now() - start };
 }
 
-const failedBash = { toolName: "bash", input: { command: "make" }, isError: true, content: [{ type: "text", text: "make: *** No rule to make target 'all'." }] };
+const failedBash = {
+  toolName: "bash",
+  input: { command: "make" },
+  isError: true,
+  content: [{ type: "text", text: "make: *** No rule to make target 'all'." }],
+};
 
 describe("the extension in-process, against a broken binary", () => {
   test("missing: no tools, the notice says it is not installed and how to install it, hooks are silent", async () => {
@@ -168,7 +174,9 @@ describe("the extension in-process, against a broken binary", () => {
     expect(killed.notices).toEqual(["rkb tools was killed by SIGSEGV"]);
     // A tool whose binary fails without saying why: the error says how it ended.
     const ext = await loadExtension(fakeBin("tool-exit", REAL_TOOLS, "exit 70").path);
-    await expect(ext.tools.get("rkb_search")!.execute("id", { query: "x" }, undefined, undefined, ext.ctx)).rejects.toThrow(/exit code 70, which rkb never uses/);
+    await expect(ext.tools.get("rkb_search")!.execute("id", { query: "x" }, undefined, undefined, ext.ctx)).rejects.toThrow(
+      /exit code 70, which rkb never uses/,
+    );
   });
 });
 

@@ -43,7 +43,16 @@ function expectOneFrame(out: string): void {
 }
 
 describe("the frame itself", () => {
-  const base = { id: "3c0ffee001", title: "T", summary: "S", verified: "2026-11-01", verified_how: "ran", applies: "yes" as const, path: "general/x/t.md", relevance: 1 };
+  const base = {
+    id: "3c0ffee001",
+    title: "T",
+    summary: "S",
+    verified: "2026-11-01",
+    verified_how: "ran",
+    applies: "yes" as const,
+    path: "general/x/t.md",
+    relevance: 1,
+  };
 
   test("every field of an injected lesson, holding every attack, stays inside one frame", () => {
     for (const attack of [...ATTACKS, FORGED]) {
@@ -88,7 +97,8 @@ ${extra}
 ## Evidence
 \`ZLIB_ROOT=/opt/zlib cmake -S . -B build\` printed \`Found ZLIB\`.
 `;
-const CMAKE_ERROR = "CMake Error at CMakeLists.txt:4 (find_package):\n  Could NOT find ZLIB (missing: ZLIB_LIBRARY ZLIB_INCLUDE_DIR)\n\n\nCommand exited with code 1";
+const CMAKE_ERROR =
+  "CMake Error at CMakeLists.txt:4 (find_package):\n  Could NOT find ZLIB (missing: ZLIB_LIBRARY ZLIB_INCLUDE_DIR)\n\n\nCommand exited with code 1";
 
 async function kbWith(text: string): Promise<{ box: Sandbox; id: string; path: string }> {
   const box = sandbox("rkb-frame");
@@ -107,10 +117,16 @@ describe("the binary: hooks and tools frame hostile lessons", () => {
     const injected = await rkb(["hook", "tool-failed"], { env: box.env, stdin: JSON.stringify(failed(box, "s1")) });
     expect(injected.stdout).toContain(`id="${id}"`);
     expectOneFrame(injected.stdout);
-    const recalled = await rkb(["hook", "prompt"], { env: box.env, stdin: JSON.stringify({ session_id: "s2", cwd: box.home, prompt: "how do I make cmake find zlib with ZLIB_ROOT" }) });
+    const recalled = await rkb(["hook", "prompt"], {
+      env: box.env,
+      stdin: JSON.stringify({ session_id: "s2", cwd: box.home, prompt: "how do I make cmake find zlib with ZLIB_ROOT" }),
+    });
     expect(recalled.stdout).toContain(`id="${id}"`);
     expectOneFrame(recalled.stdout);
-    for (const [tool, args] of [["rkb_search", { query: "cmake zlib ZLIB_ROOT" }], ["rkb_show", { id }]] as const) {
+    for (const [tool, args] of [
+      ["rkb_search", { query: "cmake zlib ZLIB_ROOT" }],
+      ["rkb_show", { id }],
+    ] as const) {
       const out = await rkb(["tool", tool, "--cwd", box.home], { env: box.env, stdin: JSON.stringify(args) });
       expect(out.exit).toBe(0);
       expect(out.stdout).toContain(id);
@@ -132,7 +148,14 @@ describe("the binary: hooks and tools frame hostile lessons", () => {
     writeFileSync(path, clean.replace("## Cause", "## Reason"));
     expect((await rkb(["lint", path], { env: box.env })).exit).toBe(1);
     expect((await rkb(["hook", "tool-failed"], { env: box.env, stdin: JSON.stringify(failed(box, "s1")) })).stdout).toBe("");
-    expect((await rkb(["hook", "prompt"], { env: box.env, stdin: JSON.stringify({ session_id: "s1", cwd: box.home, prompt: "how do I make cmake find zlib with ZLIB_ROOT" }) })).stdout).toBe("");
+    expect(
+      (
+        await rkb(["hook", "prompt"], {
+          env: box.env,
+          stdin: JSON.stringify({ session_id: "s1", cwd: box.home, prompt: "how do I make cmake find zlib with ZLIB_ROOT" }),
+        })
+      ).stdout,
+    ).toBe("");
     writeFileSync(path, clean);
     expect((await rkb(["hook", "tool-failed"], { env: box.env, stdin: JSON.stringify(failed(box, "s2")) })).stdout).toContain(`id="${id}"`);
   });

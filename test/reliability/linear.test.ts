@@ -77,7 +77,8 @@ describe("the binary under a generous bound, at full size", () => {
     const paths = lint.value.json().findings.map((f: { path: string; rule: string }) => `${f.path} ${f.rule}`);
     expect(paths.filter((p: string) => p.includes("diagram"))).toEqual([]);
     // The knowledge base's own pre-commit hook lints what is staged.
-    const git = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: box.kb, env: { ...box.env, PATH: `${join(import.meta.dir, "..", "..", "dist")}:${box.env.PATH}` } });
+    const git = (...args: string[]) =>
+      Bun.spawnSync(["git", ...args], { cwd: box.kb, env: { ...box.env, PATH: `${join(import.meta.dir, "..", "..", "dist")}:${box.env.PATH}` } });
     expect(git("add", "-A").exitCode).toBe(0);
     const commit = await timed(async () => git("commit", "-q", "-m", "a diagram"));
     expect(commit.ms).toBeLessThan(BOUND_MS);
@@ -105,22 +106,34 @@ describe("the binary under a generous bound, at full size", () => {
 
 describe("the work inside grows linearly (4× the input, under 8× the time)", () => {
   test("broken frontmatter: finding the bad line", () => {
-    expectLinear("parseLesson", (lines) => {
-      const { text } = brokenFrontmatter(lines);
-      return () => expect(() => parseLesson(text, "general/a/b.md")).toThrow();
-    }, 4_000);
+    expectLinear(
+      "parseLesson",
+      (lines) => {
+        const { text } = brokenFrontmatter(lines);
+        return () => expect(() => parseLesson(text, "general/a/b.md")).toThrow();
+      },
+      4_000,
+    );
   });
 
   test("an SVG data URI and a long SVG: body scan and leak scan", () => {
     const opts = leakOptions({ usernames: ["alice"], paths: [], allow: [] }, { USER: "bob", HOME: "/home/bob" });
-    expectLinear("scanBody", (bytes) => {
-      const text = lessonWithDataUri(bytes);
-      return () => scanBody(text);
-    }, MiB / 4);
-    expectLinear("findLeaks", (bytes) => {
-      const text = svg(bytes);
-      return () => findLeaks(text, opts);
-    }, MiB / 4);
+    expectLinear(
+      "scanBody",
+      (bytes) => {
+        const text = lessonWithDataUri(bytes);
+        return () => scanBody(text);
+      },
+      MiB / 4,
+    );
+    expectLinear(
+      "findLeaks",
+      (bytes) => {
+        const text = svg(bytes);
+        return () => findLeaks(text, opts);
+      },
+      MiB / 4,
+    );
   });
 
   test("runs of one character through every text path", () => {
@@ -144,7 +157,14 @@ describe("the work inside grows linearly (4× the input, under 8× the time)", (
       failureQuery: (s) => failureQuery(s, s),
       stripInjected,
       userSignals,
-      excerpt: (s) => renderExcerpt([{ kind: "user", text: s, line: 1 }, { kind: "command", command: s, ok: false, output: s, line: 2 }], new Set()),
+      excerpt: (s) =>
+        renderExcerpt(
+          [
+            { kind: "user", text: s, line: 1 },
+            { kind: "command", command: s, ok: false, output: s, line: 2 },
+          ],
+          new Set(),
+        ),
       tokenize,
       defang,
     };
@@ -152,10 +172,14 @@ describe("the work inside grows linearly (4× the input, under 8× the time)", (
     for (const [name, fn] of Object.entries(paths)) {
       for (const pattern of RUNS) {
         try {
-          expectLinear(`${name} on ${JSON.stringify(pattern)}`, (chars) => {
-            const text = run(pattern, chars);
-            return () => fn(text);
-          }, 32 * 1024);
+          expectLinear(
+            `${name} on ${JSON.stringify(pattern)}`,
+            (chars) => {
+              const text = run(pattern, chars);
+              return () => fn(text);
+            },
+            32 * 1024,
+          );
         } catch (e) {
           slow.push((e as Error).message);
         }

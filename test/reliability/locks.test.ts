@@ -122,6 +122,10 @@ test("8 `rkb used` at once on a fresh machine make one machine id and one use-re
   for (const r of runs) expect(r.exit).toBe(0);
   const files = readdirSync(join(box.kb, ".rkb", "usage")).filter((n) => n.endsWith(".jsonl"));
   expect(files.length).toBe(1);
-  expect(readFileSync(join(box.kb, ".rkb", "usage", files[0]!), "utf8").trim().split("\n").length).toBe(8);
+  expect(
+    readFileSync(join(box.kb, ".rkb", "usage", files[0]!), "utf8")
+      .trim()
+      .split("\n").length,
+  ).toBe(8);
   expect(readFileSync(join(box.home, ".config", "rkb", "machine"), "utf8").trim() + ".jsonl").toBe(files[0]!);
 });

@@ -68,7 +68,10 @@ describe("paths: nothing is written outside the knowledge base", () => {
     writeFileSync(target, "precious\n");
     chmodSync(target, 0o600);
     for (const project of ["../../outside", "../outside/..", "a/b", "UPPER"]) {
-      const r = await rkb(["add", "--topic", "x", "--format", "json"], { env: box.env, stdin: fact("Escaping through when", `when:\n  project: "${project}"\n`) });
+      const r = await rkb(["add", "--topic", "x", "--format", "json"], {
+        env: box.env,
+        stdin: fact("Escaping through when", `when:\n  project: "${project}"\n`),
+      });
       expect(r.exit).toBe(2);
       expect(r.json().error.message).toContain("when.project");
     }

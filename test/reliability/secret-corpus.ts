@@ -28,7 +28,8 @@ const hex = (n: number) => random(HEX, n);
 const b64 = (n: number) => random(B64, n);
 const urlsafe = (n: number) => random(URLSAFE, n);
 /** A chosen password: words, digits and a symbol, as people make them. */
-const password = (symbol = "!") => `${random("bcdfghjkmnpqrstvwxz", 3)}${random("aeiou", 1)}${random("bcdfghjkmnpqrstvwxz", 2)}${random("0123456789", 3)}${symbol}${random("ABCDEFGHJKLMNPQRSTUVWXYZ", 2)}${random("aeiou", 1)}`;
+const password = (symbol = "!") =>
+  `${random("bcdfghjkmnpqrstvwxz", 3)}${random("aeiou", 1)}${random("bcdfghjkmnpqrstvwxz", 2)}${random("0123456789", 3)}${symbol}${random("ABCDEFGHJKLMNPQRSTUVWXYZ", 2)}${random("aeiou", 1)}`;
 const uuid = () => `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`;
 
 type Make = (s: string) => string;
@@ -64,7 +65,11 @@ add("aws session token", `IQoJb3JpZ2luX2Vj${b64(120)}`, (s) => `AWS_SESSION_TOKE
 add("slack bot token", `xoxb-${random("0123456789", 12)}-${random("0123456789", 13)}-${an(24)}`, (s) => `SLACK_BOT=${s} node bot.js`);
 add("slack user token", `xoxp-${random("0123456789", 12)}-${random("0123456789", 12)}-${hex(32)}`, (s) => `curl -d token=${s} https://slack.com/api/auth.test`);
 add("slack app token", `xapp-1-A${random(UPPER_DIGITS, 10)}-${random("0123456789", 13)}-${hex(64)}`, (s) => `app_token: ${s}`);
-add("slack webhook", `T${random(UPPER_DIGITS, 8)}/B${random(UPPER_DIGITS, 10)}/${an(24)}`, (s) => `curl -X POST -d '{"text":"done"}' https://hooks.slack.com/services/${s}`);
+add(
+  "slack webhook",
+  `T${random(UPPER_DIGITS, 8)}/B${random(UPPER_DIGITS, 10)}/${an(24)}`,
+  (s) => `curl -X POST -d '{"text":"done"}' https://hooks.slack.com/services/${s}`,
+);
 add("discord webhook", `${random("0123456789", 18)}/${urlsafe(68)}`, (s) => `WEBHOOK=https://discord.com/api/webhooks/${s}`);
 add("discord bot token", `MT${an(24)}.${urlsafe(6)}.${urlsafe(38)}`, (s) => `client.login("${s}")`);
 add("telegram bot token", `${random("123456789", 10)}:AA${urlsafe(33)}`, (s) => `curl https://api.telegram.org/bot${s}/getMe`);
@@ -109,8 +114,18 @@ add("wget --password", password("@"), (s) => `wget --user=ci --password=${s} htt
 add("--api-key flag", an(32), (s) => `heroku-cli --api-key ${s} apps`);
 add("--token flag", hex(40), (s) => `vault login --token=${s}`);
 add("rsa private key", b64(64), (s) => `-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA${b64(48)}\n${s}\n${b64(64)}\n-----END RSA PRIVATE KEY-----`);
-add("openssh private key", b64(70), (s) => `cat ~/.ssh/id_ed25519\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n${s}\n-----END OPENSSH PRIVATE KEY-----`);
-add("ec private key in json", b64(64), (s) => `{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\\n${s}\\n-----END PRIVATE KEY-----\\n"}`);
+add(
+  "openssh private key",
+  b64(70),
+  (s) =>
+    `cat ~/.ssh/id_ed25519\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n${s}\n-----END OPENSSH PRIVATE KEY-----`,
+);
+add(
+  "ec private key in json",
+  b64(64),
+  (s) =>
+    `{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\\n${s}\\n-----END PRIVATE KEY-----\\n"}`,
+);
 add("pgp private key", b64(64), (s) => `-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF${b64(40)}\n${s}\n-----END PGP PRIVATE KEY BLOCK-----`);
 add("private key cut off", b64(64), (s) => `-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEI${b64(40)}\n${s}`);
 add("heroku token", `HRKU-${urlsafe(60)}`, (s) => `heroku authorizations:create -> ${s}`);

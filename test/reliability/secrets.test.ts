@@ -41,8 +41,16 @@ function sessionWithSecrets(flavor: Flavor, samples: SecretSample[]): string {
   });
   // A call whose result is not written yet: the cursor keeps it for the next read.
   const pending = samples[0]!.line;
-  if (flavor === "claude-code") w.entry({ type: "assistant", message: { role: "assistant", content: [{ type: "tool_use", id: "toolu_pending", name: "Bash", input: { command: pending } }], stop_reason: "tool_use" } });
-  else w.entry({ type: "message", message: { role: "assistant", content: [{ type: "toolCall", id: "call_pending", name: "bash", arguments: { command: pending } }], stopReason: "toolUse" } });
+  if (flavor === "claude-code")
+    w.entry({
+      type: "assistant",
+      message: { role: "assistant", content: [{ type: "tool_use", id: "toolu_pending", name: "Bash", input: { command: pending } }], stop_reason: "tool_use" },
+    });
+  else
+    w.entry({
+      type: "message",
+      message: { role: "assistant", content: [{ type: "toolCall", id: "call_pending", name: "bash", arguments: { command: pending } }], stopReason: "toolUse" },
+    });
   return w.text();
 }
 
@@ -94,9 +102,11 @@ function findLeaks(name: string, bytes: Buffer, found: string[]): void {
 
 async function pool<T>(items: T[], size: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: size }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: size }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 describe("secrets corpus", () => {
@@ -115,7 +125,13 @@ describe("secrets corpus", () => {
       // Split in a few files: the hooks capture one, extract the rest.
       for (let part = 0; part < 3; part++) {
         const file = join(sessions, `${flavor}-${part}.jsonl`);
-        writeFileSync(file, sessionWithSecrets(flavor, SECRET_SAMPLES.filter((_, i) => i % 3 === part)));
+        writeFileSync(
+          file,
+          sessionWithSecrets(
+            flavor,
+            SECRET_SAMPLES.filter((_, i) => i % 3 === part),
+          ),
+        );
         files[flavor].push(file);
       }
     }
@@ -123,14 +139,20 @@ describe("secrets corpus", () => {
       const file = files[flavor][0]!;
       if (flavor === "claude-code") {
         // Claude Code calls the hooks with its own payload on stdin.
-        for (const [event, hook_event_name] of [["pre-compact", "PreCompact"], ["session-end", "SessionEnd"]]) {
+        for (const [event, hook_event_name] of [
+          ["pre-compact", "PreCompact"],
+          ["session-end", "SessionEnd"],
+        ]) {
           const payload = { hook_event_name, session_id: "s-claude", transcript_path: file, cwd: box.home, reason: "other" };
           expect((await rkb(["hook", event!], { env: box.env, stdin: JSON.stringify(payload) })).exit).toBe(0);
         }
         continue;
       }
       expect((await rkb(["hook", "pre-compact", "--session-file", file, "--harness", flavor, "--session-id", `s-${flavor}`], { env: box.env })).exit).toBe(0);
-      expect((await rkb(["hook", "session-end", "--session-file", file, "--harness", flavor, "--session-id", `s-${flavor}`, "--reason", "quit"], { env: box.env })).exit).toBe(0);
+      expect(
+        (await rkb(["hook", "session-end", "--session-file", file, "--harness", flavor, "--session-id", `s-${flavor}`, "--reason", "quit"], { env: box.env }))
+          .exit,
+      ).toBe(0);
     }
     const report = join(box.dir, "report.md");
     const extracted = await rkb(["extract", sessions, "--report", report, "--format", "json"], { env: box.env });
@@ -152,7 +174,14 @@ describe("secrets corpus", () => {
     const claudeEvent: Record<string, string> = { "tool-failed": "PostToolUseFailure", "tool-ok": "PostToolUse", prompt: "UserPromptSubmit", stop: "Stop" };
     for (const [i, s] of SECRET_SAMPLES.entries()) {
       if (i % 10) continue;
-      const pi = { session_id: `s-hooks-${i}`, cwd: box.home, harness: "pi", command: s.line, error: `Exit code 1\nfatal: ${s.line}`, prompt: `remember ${s.line}` };
+      const pi = {
+        session_id: `s-hooks-${i}`,
+        cwd: box.home,
+        harness: "pi",
+        command: s.line,
+        error: `Exit code 1\nfatal: ${s.line}`,
+        prompt: `remember ${s.line}`,
+      };
       const claude = (event: string) => ({
         hook_event_name: claudeEvent[event],
         session_id: `s-claude-${i}`,
@@ -186,10 +215,31 @@ describe("secrets corpus", () => {
 
     type Path = { name: string; run: (s: SecretSample) => Promise<{ exit: number; stdout: string; stderr: string }> };
     const paths: Path[] = [
-      { name: "add", run: (s) => rkb(["add", "--topic", "deploy", "--format", "json"], { env: box.env, stdin: LESSON("Deploy with the shared credentials", `Ran:\n\n\`\`\`sh\n${s.line}\n\`\`\``) }) },
+      {
+        name: "add",
+        run: (s) =>
+          rkb(["add", "--topic", "deploy", "--format", "json"], {
+            env: box.env,
+            stdin: LESSON("Deploy with the shared credentials", `Ran:\n\n\`\`\`sh\n${s.line}\n\`\`\``),
+          }),
+      },
       // A key's body line alone is no recognisable secret: only one-line samples go in a title.
-      { name: "add (title)", run: (s) => rkb(["add", "--topic", "deploy", "--format", "json"], { env: box.env, stdin: s.line.includes("\n") ? LESSON("Deploy", s.line) : LESSON(`Deploy with ${s.line}`, "Seen.") }) },
-      { name: "edit", run: (s) => rkb(["edit", a.id, "--base", hash, "--format", "json"], { env: box.env, stdin: raw.replace("Seen in the deploy logs.", `Seen after running\n${s.line}`) }) },
+      {
+        name: "add (title)",
+        run: (s) =>
+          rkb(["add", "--topic", "deploy", "--format", "json"], {
+            env: box.env,
+            stdin: s.line.includes("\n") ? LESSON("Deploy", s.line) : LESSON(`Deploy with ${s.line}`, "Seen."),
+          }),
+      },
+      {
+        name: "edit",
+        run: (s) =>
+          rkb(["edit", a.id, "--base", hash, "--format", "json"], {
+            env: box.env,
+            stdin: raw.replace("Seen in the deploy logs.", `Seen after running\n${s.line}`),
+          }),
+      },
       { name: "note", run: (s) => rkb(["note", "--format", "json"], { env: box.env, stdin: `for the deploy: ${s.line}` }) },
       { name: "used --reason", run: (s) => rkb(["used", a.id, "--irrelevant", "--reason", `it was about ${s.line}`, "--format", "json"], { env: box.env }) },
       { name: "used --failed --reason", run: (s) => rkb(["used", a.id, "--failed", "--reason", `broke with ${s.line}`, "--format", "json"], { env: box.env }) },
@@ -208,7 +258,9 @@ describe("secrets corpus", () => {
       }
       refusals.push({ path: path.name, sample: s.name, exit: r.exit, error });
     });
-    const wrong = refusals.filter((r) => r.exit !== 1 || !r.error?.findings?.some((f: any) => f.rule === "leak/secret" && /\([a-z0-9-]+\)/.test(f.message) && f.line >= 1));
+    const wrong = refusals.filter(
+      (r) => r.exit !== 1 || !r.error?.findings?.some((f: any) => f.rule === "leak/secret" && /\([a-z0-9-]+\)/.test(f.message) && f.line >= 1),
+    );
     expect(wrong).toEqual([]);
     expect(new Set(refusals.map((r) => r.path)).size).toBe(paths.length);
     expect(head()).toBe(before);
@@ -223,13 +275,22 @@ describe("secrets corpus", () => {
   test("lint reports a secret in a lesson already in the knowledge base", async () => {
     const sample = SECRET_SAMPLES.find((s) => s.name === "github classic token")!;
     const lesson = join(box.kb, "general", "deploy", "hand-written.md");
-    const text = LESSON("A hand-written lesson", `Ran \`${sample.line}\`.`).replace("---\ntype: fact\n---", "---\nschema: 1\nid: 0a1b2c3d4e\ntype: fact\nstatus: active\nverified: 2026-11-01\nverified_how: ran\n---");
+    const text = LESSON("A hand-written lesson", `Ran \`${sample.line}\`.`).replace(
+      "---\ntype: fact\n---",
+      "---\nschema: 1\nid: 0a1b2c3d4e\ntype: fact\nstatus: active\nverified: 2026-11-01\nverified_how: ran\n---",
+    );
     writeFileSync(lesson, text);
     const r = await rkb(["lint", "--format", "json"], { env: box.env });
     expect(r.exit).toBe(1);
     expect(r.stdout).not.toContain(sample.secret);
     const findings = r.json().findings.filter((f: any) => f.rule === "leak/secret");
-    expect(findings).toEqual([expect.objectContaining({ path: "general/deploy/hand-written.md", line: text.split("\n").findIndex((l) => l.includes(sample.secret)) + 1, severity: "error" })]);
+    expect(findings).toEqual([
+      expect.objectContaining({
+        path: "general/deploy/hand-written.md",
+        line: text.split("\n").findIndex((l) => l.includes(sample.secret)) + 1,
+        severity: "error",
+      }),
+    ]);
     expect(findings[0].message).toContain("(github-token)");
     Bun.spawnSync(["rm", lesson]);
   });

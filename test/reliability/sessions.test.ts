@@ -56,7 +56,13 @@ test(`${FILES.toLocaleString("en")} damaged session files: no crash, every bad l
   const box = sandbox("rkb-damaged");
   const dir = join(box.dir, "sessions");
   mkdirSync(dir);
-  const sources = readdirSync(FIXTURES).map((name) => readFileSync(join(FIXTURES, name)).toString().trimEnd().split("\n").map((l) => Buffer.from(l)));
+  const sources = readdirSync(FIXTURES).map((name) =>
+    readFileSync(join(FIXTURES, name))
+      .toString()
+      .trimEnd()
+      .split("\n")
+      .map((l) => Buffer.from(l)),
+  );
   const expected = new Map<string, number[]>();
   for (let n = 0; n < FILES; n++) {
     const { bytes, badLines } = damaged(sources[n % sources.length]!, rng(n + 1));

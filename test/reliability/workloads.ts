@@ -45,7 +45,13 @@ export function lessonFiles(kb: string): { path: string; ok: boolean; id?: strin
       if (name.startsWith(".")) continue;
       const abs = join(dir, name);
       const r = rel ? `${rel}/${name}` : name;
-      if (existsSync(abs) && readdirSync(dir, { withFileTypes: true }).find((d) => d.name === name)!.isDirectory()) visit(abs, r);
+      if (
+        existsSync(abs) &&
+        readdirSync(dir, { withFileTypes: true })
+          .find((d) => d.name === name)!
+          .isDirectory()
+      )
+        visit(abs, r);
       else if (name.endsWith(".md") && name !== "README.md") {
         try {
           out.push({ path: r, ok: true, id: parseLesson(readFileSync(abs, "utf8"), r).id });
@@ -141,7 +147,11 @@ export async function concurrentWriters(writers: number, rounds: number): Promis
   const lessons = lessonFiles(box.kb);
   const inbox = join(box.home, ".local/state", "rkb", "inbox");
   const usageDir = join(box.kb, ".rkb", "usage");
-  const useRecords = existsSync(usageDir) ? readdirSync(usageDir).filter((n) => n.endsWith(".jsonl")).reduce((sum, n) => sum + readFileSync(join(usageDir, n), "utf8").trim().split("\n").filter(Boolean).length, 0) : 0;
+  const useRecords = existsSync(usageDir)
+    ? readdirSync(usageDir)
+        .filter((n) => n.endsWith(".jsonl"))
+        .reduce((sum, n) => sum + readFileSync(join(usageDir, n), "utf8").trim().split("\n").filter(Boolean).length, 0)
+    : 0;
   const flagged = lessons.filter((l) => l.ok && /status: stale/.test(readFileSync(join(box.kb, l.path), "utf8"))).length;
   const expected = { lessons: per * rounds * 2 + 1, notes: per * rounds, useRecords: per * rounds, flagged: per * rounds, commits: 2 + per * rounds * 2 + 1 };
   const found = {
@@ -184,7 +194,7 @@ export async function killedWrites(kills: number, parallel: number, maxDelayMs =
   // The first use record makes .rkb/.gitignore, which covers the temporary files of lock files.
   await rkb(["used", seeds[0]!, "--worked"], { env: box.env });
   let x = seed;
-  const rnd = () => ((x = (x * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rnd = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
   const kinds: Kind[] = ["add", "flag", "used", "note"];
   const started = Date.now();
   let midWrite = 0;
@@ -200,7 +210,13 @@ export async function killedWrites(kills: number, parallel: number, maxDelayMs =
       // extension does with a binary past its time budget); `setsid` makes rkb its group's leader.
       const group = (done / parallel) % 2 === 1;
       const argv = group ? ["setsid", BIN, ...args] : [BIN, ...args];
-      const proc = Bun.spawn(argv, { env: box.env, cwd: box.home, stdin: stdin !== undefined ? new Blob([stdin]) : "ignore", stdout: "ignore", stderr: "ignore" });
+      const proc = Bun.spawn(argv, {
+        env: box.env,
+        cwd: box.home,
+        stdin: stdin !== undefined ? new Blob([stdin]) : "ignore",
+        stdout: "ignore",
+        stderr: "ignore",
+      });
       const delay = rnd() * maxDelayMs;
       return Bun.sleep(delay).then(async () => {
         if (proc.exitCode === null) {

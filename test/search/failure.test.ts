@@ -1,7 +1,19 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadKb } from "../../cli/kb/store.ts";
-import { decideFailureIn, errorCodes, failureEvidence, failureLines, failurePrograms, failureEvidenceLine, failureQuery, failureVeto, FAILURE_MIN_QUOTED, FAILURE_MIN_QUOTE_FOUND, type FailureEvidence } from "../../cli/search/failure.ts";
+import {
+  decideFailureIn,
+  errorCodes,
+  failureEvidence,
+  failureLines,
+  failurePrograms,
+  failureEvidenceLine,
+  failureQuery,
+  failureVeto,
+  FAILURE_MIN_QUOTED,
+  FAILURE_MIN_QUOTE_FOUND,
+  type FailureEvidence,
+} from "../../cli/search/failure.ts";
 import { buildIndex } from "../../cli/search/index.ts";
 import { recallDecision, subjectWords, unnamedTopics } from "../../cli/search/recall.ts";
 import { searchKb } from "../../cli/search/search.ts";
@@ -28,7 +40,8 @@ describe("failureQuery", () => {
 
 describe("inject or stay silent", () => {
   test("a failure whose error a lesson shows is injected", () => {
-    const error = "/usr/bin/ld: shape.o: in function `ShapeRenderer::ShapeRenderer()':\nshape.cpp:(.text+0x1b): undefined reference to `vtable for ShapeRenderer'\ncollect2: error: ld returned 1 exit status";
+    const error =
+      "/usr/bin/ld: shape.o: in function `ShapeRenderer::ShapeRenderer()':\nshape.cpp:(.text+0x1b): undefined reference to `vtable for ShapeRenderer'\ncollect2: error: ld returned 1 exit status";
     const d = decideFailureIn(index, nowhere, new Map(), "make", error);
     expect(d.lesson?.id).toBe("3c00000002");
   });
@@ -38,19 +51,23 @@ describe("inject or stay silent", () => {
     expect(d.reason).not.toBe("");
   });
   test("a lesson that shares only the error's label and common words is not injected", () => {
-    const error = "CMake Error at CMakeLists.txt:1 (cmake_minimum_required):\n  CMake 3.28 or higher is required.  You are running version 3.22.1\n\n-- Configuring incomplete, errors occurred!";
+    const error =
+      "CMake Error at CMakeLists.txt:1 (cmake_minimum_required):\n  CMake 3.28 or higher is required.  You are running version 3.22.1\n\n-- Configuring incomplete, errors occurred!";
     const d = decideFailureIn(index, nowhere, new Map(), "cmake -B build", error);
     expect(d.lesson).toBeUndefined();
   });
   test("recall needs a clear winner", () => {
-    expect(recallDecision(index, searchKb({ index, query: "undefined reference to vtable for my class", place: nowhere, limit: 2 })).lesson?.id).toBe("3c00000002");
+    expect(recallDecision(index, searchKb({ index, query: "undefined reference to vtable for my class", place: nowhere, limit: 2 })).lesson?.id).toBe(
+      "3c00000002",
+    );
     expect(recallDecision(index, searchKb({ index, query: "how do I plot a histogram in gnuplot", place: nowhere, limit: 2 })).lesson).toBeUndefined();
   });
 });
 
 test("the rule judges the lesson it would inject, not a higher-ranked one that is hidden here", () => {
   const { kb } = sandbox("rkb-hidden-top");
-  const header = (id: string, extra = "") => `---\nschema: 1\nid: ${id}\ntype: pitfall\nstatus: active\n${extra}verified: 2026-10-01\nverified_how: ran\n---\n\n`;
+  const header = (id: string, extra = "") =>
+    `---\nschema: 1\nid: ${id}\ntype: pitfall\nstatus: active\n${extra}verified: 2026-10-01\nverified_how: ran\n---\n\n`;
   writeFile(
     join(kb, "general/cpp/gcc-widget-vtable.md"),
     header("3c0000aa01", 'when:\n  compiler: "gcc@12:"\n') +
@@ -62,8 +79,19 @@ test("the rule judges the lesson it would inject, not a higher-ranked one that i
       "# Widget vtable linking notes\n\n## Symptom\nThe Widget build shows an undefined reference to the vtable of Widget at link time.\n\n## Cause\nUnclear.\n\n## Fix\nUnclear.\n\n## Evidence\nSeen once.\n",
   );
   // Unrelated lessons, so the error's words are as rare as in a real knowledge base.
-  for (const [i, topic] of ["git rebase conflicts", "python virtual environments", "ssh agent forwarding", "latex bibliography", "docker volume permissions", "slurm job arrays"].entries()) {
-    writeFile(join(kb, `general/misc/filler-${i}.md`), header(`3c0000bb0${i}`) + `# Notes on ${topic}\n\n## Symptom\nSomething about ${topic}.\n\n## Cause\nThe ${topic} setup.\n\n## Fix\nChange the ${topic} settings.\n\n## Evidence\nIt worked.\n`);
+  for (const [i, topic] of [
+    "git rebase conflicts",
+    "python virtual environments",
+    "ssh agent forwarding",
+    "latex bibliography",
+    "docker volume permissions",
+    "slurm job arrays",
+  ].entries()) {
+    writeFile(
+      join(kb, `general/misc/filler-${i}.md`),
+      header(`3c0000bb0${i}`) +
+        `# Notes on ${topic}\n\n## Symptom\nSomething about ${topic}.\n\n## Cause\nThe ${topic} setup.\n\n## Fix\nChange the ${topic} settings.\n\n## Evidence\nIt worked.\n`,
+    );
   }
   const idx = buildIndex(loadKb(kb));
   const error = "/usr/bin/ld: undefined reference to `vtable for Widget'\ncollect2: error: ld returned 1 exit status";
@@ -107,25 +135,46 @@ describe("error codes and programs", () => {
     ["ERROR: relation does not exist; export JAVA_HOME=/opt/jdk", []],
   ])("%s", (text, codes) => expect(errorCodes(text)).toEqual(codes));
   test("the command's program and the names that start its error lines", () => {
-    expect(failurePrograms("CC=gcc make -j8", ["/usr/bin/ld: main.o: undefined reference", "npm ERR! code E404", "fatal: not a git repository"])).toEqual(["make", "ld", "npm"]);
+    expect(failurePrograms("CC=gcc make -j8", ["/usr/bin/ld: main.o: undefined reference", "npm ERR! code E404", "fatal: not a git repository"])).toEqual([
+      "make",
+      "ld",
+      "npm",
+    ]);
   });
 });
 
 describe("failureVeto", () => {
-  const base: FailureEvidence = { id: "x", relevance: 0.8, quoted: ["address", "alreadi", "use"], quotedShare: 0.9, foundShare: 0.9, codes: { failure: [], lesson: [], shared: [] }, programs: ["nginx"], programMatch: true };
+  const base: FailureEvidence = {
+    id: "x",
+    relevance: 0.8,
+    quoted: ["address", "alreadi", "use"],
+    quotedShare: 0.9,
+    foundShare: 0.9,
+    codes: { failure: [], lesson: [], shared: [] },
+    programs: ["nginx"],
+    programMatch: true,
+  };
   test.each<[string, Partial<FailureEvidence>, boolean]>([
     ["a strong quote of a lesson that names the program", {}, true],
     ["a quote of less than the minimum share of the line", { quotedShare: FAILURE_MIN_QUOTED - 0.01 }, false],
     ["a long quote the error holds little of", { foundShare: FAILURE_MIN_QUOTE_FOUND - 0.01 }, false],
     ["no quote", { quoted: [], quotedShare: 0, foundShare: 0 }, false],
     ["another error code of the same tool", { codes: { failure: ["e404"], lesson: ["eresolve"], shared: [] } }, false],
-    ["a shared error code, even without a quoted phrase", { quoted: [], quotedShare: 0, foundShare: 0, codes: { failure: ["e0382"], lesson: ["e0382"], shared: ["e0382"] } }, true],
+    [
+      "a shared error code, even without a quoted phrase",
+      { quoted: [], quotedShare: 0, foundShare: 0, codes: { failure: ["e0382"], lesson: ["e0382"], shared: ["e0382"] } },
+      true,
+    ],
     ["a lesson about another program with a middling quote", { programMatch: false, quotedShare: 0.6, foundShare: 0.6 }, false],
     ["a lesson about another program that quotes the whole line", { programMatch: false, quotedShare: 0.95, foundShare: 0.9 }, true],
     ["a program the knowledge base never names tells nothing", { programMatch: undefined, quotedShare: 0.6, foundShare: 0.6 }, true],
     ["a whole-line quote of what another program prints, that program being the lesson's subject", { otherSpeaker: "nginx", programs: ["httpd"] }, false],
     ["a whole-line quote of the same frame with another detail in it", { detail: { error: "password", lesson: "peer" } }, false],
-    ["a shared error code outweighs a different detail", { detail: { error: "password", lesson: "peer" }, codes: { failure: ["e0382"], lesson: ["e0382"], shared: ["e0382"] } }, true],
+    [
+      "a shared error code outweighs a different detail",
+      { detail: { error: "password", lesson: "peer" }, codes: { failure: ["e0382"], lesson: ["e0382"], shared: ["e0382"] } },
+      true,
+    ],
   ])("%s", (_, change, injects) => expect(failureVeto({ ...base, ...change }) === undefined).toBe(injects));
 });
 
@@ -156,17 +205,60 @@ describe("the same message frame with another detail is another error", () => {
     const hit = { lesson: kb.lesson(docOf(id)), doc: docOf(id), applies: "unknown" as const, applyKeys: [], relevance: 0.5 };
     return failureEvidence(kb, hit, command, error, failureLines(error));
   };
-  const UNREACHABLE = (detail: string) => `fatal: [app3]: UNREACHABLE! => {"changed": false, "msg": "Failed to connect to the host via ssh: ${detail}", "unreachable": true}`;
+  const UNREACHABLE = (detail: string) =>
+    `fatal: [app3]: UNREACHABLE! => {"changed": false, "msg": "Failed to connect to the host via ssh: ${detail}", "unreachable": true}`;
   // 5c00000052: psql's "Peer authentication failed"; 5c000000a3: 'python' is not recognized…;
   // 5c00000061: nginx cannot bind port 80; 5c00000081: ansible UNREACHABLE with Permission denied (publickey).
   test.each<[string, string, string, string, boolean]>([
-    ["the same error on another host and user", "5c00000081", "ansible-playbook -i hosts deploy.yml", UNREACHABLE("ops@192.168.1.20: Permission denied (publickey)."), true],
-    ["the same frame, a timeout where the lesson has publickey", "5c00000081", "ansible-playbook -i hosts deploy.yml", UNREACHABLE("ssh: connect to host 10.0.3.7 port 22: Connection timed out"), false],
-    ["peer authentication, as the lesson", "5c00000052", "psql -U app appdb", 'psql: error: connection to server on socket "/var/run/postgresql/.s.PGSQL.5432" failed: FATAL:  Peer authentication failed for user "app"', true],
-    ["password authentication over TCP", "5c00000052", "psql -h db.internal -U app appdb", 'psql: error: connection to server at "db.internal" (10.0.0.5), port 5432 failed: FATAL:  password authentication failed for user "app"', false],
-    ["python not recognized, as the lesson", "5c000000a3", "python script.py", "'python' is not recognized as an internal or external command,\noperable program or batch file.", true],
-    ["another command not recognized", "5c000000a3", "mvn clean install", "'mvn' is not recognized as an internal or external command,\noperable program or batch file.", false],
-    ["nginx's bind error", "5c00000061", "sudo nginx", "nginx: [emerg] bind() to 0.0.0.0:80 failed (98: Address already in use)\nnginx: [emerg] still could not bind()", true],
+    [
+      "the same error on another host and user",
+      "5c00000081",
+      "ansible-playbook -i hosts deploy.yml",
+      UNREACHABLE("ops@192.168.1.20: Permission denied (publickey)."),
+      true,
+    ],
+    [
+      "the same frame, a timeout where the lesson has publickey",
+      "5c00000081",
+      "ansible-playbook -i hosts deploy.yml",
+      UNREACHABLE("ssh: connect to host 10.0.3.7 port 22: Connection timed out"),
+      false,
+    ],
+    [
+      "peer authentication, as the lesson",
+      "5c00000052",
+      "psql -U app appdb",
+      'psql: error: connection to server on socket "/var/run/postgresql/.s.PGSQL.5432" failed: FATAL:  Peer authentication failed for user "app"',
+      true,
+    ],
+    [
+      "password authentication over TCP",
+      "5c00000052",
+      "psql -h db.internal -U app appdb",
+      'psql: error: connection to server at "db.internal" (10.0.0.5), port 5432 failed: FATAL:  password authentication failed for user "app"',
+      false,
+    ],
+    [
+      "python not recognized, as the lesson",
+      "5c000000a3",
+      "python script.py",
+      "'python' is not recognized as an internal or external command,\noperable program or batch file.",
+      true,
+    ],
+    [
+      "another command not recognized",
+      "5c000000a3",
+      "mvn clean install",
+      "'mvn' is not recognized as an internal or external command,\noperable program or batch file.",
+      false,
+    ],
+    [
+      "nginx's bind error",
+      "5c00000061",
+      "sudo nginx",
+      "nginx: [emerg] bind() to 0.0.0.0:80 failed (98: Address already in use)\nnginx: [emerg] still could not bind()",
+      true,
+    ],
     ["the same words printed by httpd", "5c00000061", "sudo httpd -k start", "httpd: [emerg] bind() to 0.0.0.0:80 failed (98: Address already in use)", false],
   ])("%s", (_, id, command, error, injects) => {
     const e = judge(id, command, error);

@@ -26,7 +26,13 @@ function indexWith(first: string[], second: string[]) {
 test("two lessons quote the error alike: silence, until one has learned the error's key line", () => {
   const plain = decideFailureIn(indexWith([], []), nowhere, new Map(), "widget build", ERROR);
   expect(plain.lesson).toBeUndefined();
-  const learned = decideFailureIn(indexWith([], ["widget: error: calibration table missing for sensor array (run widget-calibrate first)"]), nowhere, new Map(), "widget build --target fw", ERROR);
+  const learned = decideFailureIn(
+    indexWith([], ["widget: error: calibration table missing for sensor array (run widget-calibrate first)"]),
+    nowhere,
+    new Map(),
+    "widget build --target fw",
+    ERROR,
+  );
   expect(learned.lesson?.id).toBe("bbbbbbbbbb");
   expect(learned.reason).toContain("was learned from this error");
 });

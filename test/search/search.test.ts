@@ -90,9 +90,16 @@ test("a word and its synonyms count as one word: a lesson using three of them do
   const { kb } = sandbox("rkb-synonyms-once");
   const lesson = (id: string, title: string, body: string) =>
     `---\nschema: 1\nid: ${id}\ntype: pitfall\nstatus: active\nverified: 2026-10-01\nverified_how: ran\n---\n\n# ${title}\n\n## Symptom\n${body}\n\n## Cause\nSee the title.\n\n## Fix\nDo the other thing.\n\n## Evidence\nIt worked.\n`;
-  writeFile(join(kb, "general/x/a.md"), lesson("3c0000bb01", "Docker, podman and container engines compared", "docker and podman run a container; a container engine is docker or podman."));
-  writeFile(join(kb, "general/x/b.md"), lesson("3c0000bb02", "Rootless podman cannot save into a folder you own", "The folder is owned by you, yet the write fails."));
-  for (let i = 3; i < 9; i++) writeFile(join(kb, `general/x/f${i}.md`), lesson(`3c0000bb0${i}`, `Unrelated lesson number ${i} about gnuplot`, "Plots and axes."));
+  writeFile(
+    join(kb, "general/x/a.md"),
+    lesson("3c0000bb01", "Docker, podman and container engines compared", "docker and podman run a container; a container engine is docker or podman."),
+  );
+  writeFile(
+    join(kb, "general/x/b.md"),
+    lesson("3c0000bb02", "Rootless podman cannot save into a folder you own", "The folder is owned by you, yet the write fails."),
+  );
+  for (let i = 3; i < 9; i++)
+    writeFile(join(kb, `general/x/f${i}.md`), lesson(`3c0000bb0${i}`, `Unrelated lesson number ${i} about gnuplot`, "Plots and axes."));
   const index = buildIndex(loadKb(kb));
   expect(ids(searchKb({ index, query: "container folder", place: nowhere }))[0]).toBe("3c0000bb02");
 });

@@ -146,7 +146,8 @@ describe("isReadOnly", () => {
 
 describe("keyErrorLines", () => {
   test("lines naming an error, trimmed, without Exit code lines", () => {
-    const text = "Exit code 1\n-- The C compiler identification is GNU\nCMake Error at CMakeLists.txt:5 (find_package):\n  Could NOT find ZLIB\n-- Configuring incomplete, errors occurred!";
+    const text =
+      "Exit code 1\n-- The C compiler identification is GNU\nCMake Error at CMakeLists.txt:5 (find_package):\n  Could NOT find ZLIB\n-- Configuring incomplete, errors occurred!";
     expect(keyErrorLines(text)).toEqual(["CMake Error at CMakeLists.txt:5 (find_package):", "Could NOT find ZLIB"]);
   });
   test("aftermath lines that only count the errors go when a specific line is left", () => {
@@ -159,7 +160,14 @@ describe("keyErrorLines", () => {
   test("no matching line: the last three", () => {
     expect(keyErrorLines("a\nb\n\nc\nd\n")).toEqual(["b", "c", "d"]);
   });
-  test.each(["fatal: not a git repository", "bash: foo: command not found", "Could not find a package configuration file provided by \"fmt\"", "Permission denied", "thread 'main' panicked at src/x.rs", "zsh: no matches found: *.o"])("%p is a key line", (line) => {
+  test.each([
+    "fatal: not a git repository",
+    "bash: foo: command not found",
+    'Could not find a package configuration file provided by "fmt"',
+    "Permission denied",
+    "thread 'main' panicked at src/x.rs",
+    "zsh: no matches found: *.o",
+  ])("%p is a key line", (line) => {
     expect(keyErrorLines(`noise\n${line}\nmore noise`)).toEqual([line]);
   });
 });
@@ -180,7 +188,16 @@ describe("failureSignature", () => {
 
 describe("reading command lines", () => {
   test("broken and huge command lines are read without error", () => {
-    for (const command of ["'unclosed", '"unclosed', "$(unclosed", "cat <<EOF\nno end", "|||&&;;", "(".repeat(100_000), "a=$(".repeat(20_000) + "make", "x ".repeat(200_000)]) {
+    for (const command of [
+      "'unclosed",
+      '"unclosed',
+      "$(unclosed",
+      "cat <<EOF\nno end",
+      "|||&&;;",
+      "(".repeat(100_000),
+      "a=$(".repeat(20_000) + "make",
+      "x ".repeat(200_000),
+    ]) {
       expect(typeof program(command)).toBe("string");
       expect(typeof isReadOnly(command)).toBe("boolean");
     }

@@ -41,7 +41,15 @@ describe("capture", () => {
     expect(r.itemsWritten).toHaveLength(1);
     const [item] = listItems(env);
     expect(item!.id).toBe(r.itemsWritten[0]!);
-    expect(item!.meta).toMatchObject({ kind: "transcript", harness: "pi", session: w.sessionId, cwd: w.cwd, signals: ["correction", "fixed npm", "fixed pytest", "remember"], priority: 3, reason: "session-end" });
+    expect(item!.meta).toMatchObject({
+      kind: "transcript",
+      harness: "pi",
+      session: w.sessionId,
+      cwd: w.cwd,
+      signals: ["correction", "fixed npm", "fixed pytest", "remember"],
+      priority: 3,
+      reason: "session-end",
+    });
     expect(item!.meta.session_file).toBe(path);
     expect(statSync(item!.path).mode & 0o777).toBe(0o600);
     expect(item!.body).toContain("[command failed, exit 1] npm ci");
@@ -123,21 +131,34 @@ describe("capture", () => {
 
   test("a missing file is a not_found error naming it", async () => {
     const { env, dir } = fresh();
-    await expect(capture({ sessionFile: join(dir, "nope.jsonl"), env })).rejects.toMatchObject({ code: "not_found", message: expect.stringContaining("nope.jsonl") });
+    await expect(capture({ sessionFile: join(dir, "nope.jsonl"), env })).rejects.toMatchObject({
+      code: "not_found",
+      message: expect.stringContaining("nope.jsonl"),
+    });
   });
 
   test("a session full of secrets produces items with none of them", async () => {
     const { env, dir } = fresh();
     const w = new SessionWriter("pi");
     w.user(`Deploy with these:\n${SECRET_TEXT}\nRemember that prod uses the key above.`);
-    w.bash(`curl -H "Authorization: Bearer ${SECRETS.bearer}" https://api.example.com/deploy`, `401 Unauthorized: invalid token ${SECRETS.github}\n${SECRET_TEXT}`, 22);
+    w.bash(
+      `curl -H "Authorization: Bearer ${SECRETS.bearer}" https://api.example.com/deploy`,
+      `401 Unauthorized: invalid token ${SECRETS.github}\n${SECRET_TEXT}`,
+      22,
+    );
     w.bash(`GITHUB_TOKEN=${SECRETS.github} curl https://api.example.com/deploy`, "deployed");
-    w.bash(`psql postgres://admin:${SECRETS.urlPassword}@db.internal/app -c 'select 1'`, `psql: error: FATAL: password authentication failed\n${SECRET_TEXT}`, 2);
+    w.bash(
+      `psql postgres://admin:${SECRETS.urlPassword}@db.internal/app -c 'select 1'`,
+      `psql: error: FATAL: password authentication failed\n${SECRET_TEXT}`,
+      2,
+    );
     w.bash(`psql postgres://admin:${SECRETS.urlPassword}@db.internal/app -c 'select 1' --set sslmode=require`, "1");
     const path = sessionFile(dir, "secrets.jsonl", w.text());
     const r = await capture({ sessionFile: path, env });
     expect(r.itemsWritten).toHaveLength(1);
-    const written = readdirSync(join(env.XDG_STATE_HOME!, "rkb/inbox")).map((f) => readFileSync(join(env.XDG_STATE_HOME!, "rkb/inbox", f), "utf8")).join("\n");
+    const written = readdirSync(join(env.XDG_STATE_HOME!, "rkb/inbox"))
+      .map((f) => readFileSync(join(env.XDG_STATE_HOME!, "rkb/inbox", f), "utf8"))
+      .join("\n");
     expect(written).toContain("[command failed, exit 22]");
     const everything = written + JSON.stringify(r.drafts) + JSON.stringify(r.failures);
     for (const secret of Object.values(SECRETS)) expect(everything).not.toContain(secret);

@@ -163,11 +163,31 @@ describe("fix steps", () => {
 
 describe("fileChange", () => {
   test("every edit shape gives its path and a short diff", () => {
-    expect(fileChange("edit", { path: "a.py", oldText: "x = 1\ny = 2\nz = 3", newText: "x = 1\ny = 20\nz = 3" })).toEqual({ verb: "edited", path: "a.py", diff: ["-y = 2", "+y = 20"] });
+    expect(fileChange("edit", { path: "a.py", oldText: "x = 1\ny = 2\nz = 3", newText: "x = 1\ny = 20\nz = 3" })).toEqual({
+      verb: "edited",
+      path: "a.py",
+      diff: ["-y = 2", "+y = 20"],
+    });
     expect(fileChange("edit", { path: "a.py", old_string: "a", new_string: "b" })).toEqual({ verb: "edited", path: "a.py", diff: ["-a", "+b"] });
-    expect(fileChange("MultiEdit", { file_path: "b.ts", edits: [{ old_string: "a", new_string: "b" }, { old_string: "c", new_string: "d" }] })).toEqual({ verb: "edited", path: "b.ts", diff: ["-a", "+b", "-c", "+d"] });
-    expect(fileChange("edit", { path: "c.rs", edits: [{ op: "update", diff: "@@\n-old\n+new\n" }] })).toEqual({ verb: "edited", path: "c.rs", diff: ["-old", "+new"] });
-    expect(fileChange("edit", { input: "*** Begin Patch\n*** Update File: src/d.go\n@@ func main\n-\tfoo()\n+\tbar()\n*** End Patch" })).toEqual({ verb: "edited", path: "src/d.go", diff: ["-\tfoo()", "+\tbar()"] });
+    expect(
+      fileChange("MultiEdit", {
+        file_path: "b.ts",
+        edits: [
+          { old_string: "a", new_string: "b" },
+          { old_string: "c", new_string: "d" },
+        ],
+      }),
+    ).toEqual({ verb: "edited", path: "b.ts", diff: ["-a", "+b", "-c", "+d"] });
+    expect(fileChange("edit", { path: "c.rs", edits: [{ op: "update", diff: "@@\n-old\n+new\n" }] })).toEqual({
+      verb: "edited",
+      path: "c.rs",
+      diff: ["-old", "+new"],
+    });
+    expect(fileChange("edit", { input: "*** Begin Patch\n*** Update File: src/d.go\n@@ func main\n-\tfoo()\n+\tbar()\n*** End Patch" })).toEqual({
+      verb: "edited",
+      path: "src/d.go",
+      diff: ["-\tfoo()", "+\tbar()"],
+    });
     expect(fileChange("Write", { file_path: "e.txt", content: "one\ntwo\n" })).toEqual({ verb: "wrote", path: "e.txt", diff: ["+one", "+two"] });
     expect(fileChange("NotebookEdit", { notebook_path: "n.ipynb", new_source: "print(1)" })).toEqual({ verb: "edited", path: "n.ipynb", diff: ["+print(1)"] });
     expect(fileChange("read", { path: "a.py" })).toBeUndefined();
@@ -190,7 +210,11 @@ describe("secrets in fix steps", () => {
     w.bash(`echo "//registry.npmjs.org/:_authToken=${SECRETS.npm}" > ~/.npmrc`, "");
     w.bash(`export GITHUB_TOKEN=${SECRETS.github} && git push https://x-access-token:${SECRETS.githubPat}@github.com/acme/app.git`, "");
     editLine(w, ".env", "API_KEY=", `API_KEY=${SECRETS.openai}`);
-    w.tool(flavor === "claude-code" ? "Write" : "write", { path: "deploy.key", file_path: "deploy.key", content: `-----BEGIN RSA PRIVATE KEY-----\n${SECRETS.pemBody}\n-----END RSA PRIVATE KEY-----\n` }, "Wrote deploy.key");
+    w.tool(
+      flavor === "claude-code" ? "Write" : "write",
+      { path: "deploy.key", file_path: "deploy.key", content: `-----BEGIN RSA PRIVATE KEY-----\n${SECRETS.pemBody}\n-----END RSA PRIVATE KEY-----\n` },
+      "Wrote deploy.key",
+    );
     w.bash("twine upload dist/*", "View at: https://pypi.org/project/app/1.0.0/");
     require("node:fs").mkdirSync(sessions);
     writeFileSync(join(sessions, "s.jsonl"), w.text());

@@ -35,7 +35,7 @@ function garbage(rand: () => number): Buffer {
     () => Buffer.from('{"type":"mystery_' + Math.floor(rand() * 1000) + '","id":"00"}'),
     () => Buffer.from(JSON.stringify([1, "two", null])),
     () => Buffer.from('"just a string"'),
-    () => Buffer.from("{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":\"unterminated"),
+    () => Buffer.from('{"type":"message","message":{"role":"user","content":"unterminated'),
     () => Buffer.from([0x23, ...Array.from({ length: 20 }, () => 0x80 + Math.floor(rand() * 0x7f))]),
   ];
   return kinds[Math.floor(rand() * kinds.length)]!();

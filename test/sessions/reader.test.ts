@@ -33,7 +33,15 @@ describe("fixture sessions", () => {
   test("thinking, harness reminders, file contents and rkb's own lessons never reach an event", async () => {
     const r = await readSession(join(FIXTURES, "pi-cmake-zlib.jsonl"));
     const all = JSON.stringify(r.events);
-    for (const hidden of ["PRIVATE REASONING", "HARNESS REMINDER", "FILE CONTENT", "INJECTED LESSON", "rkb-lesson", "reference data from the user's knowledge base", "SUCCESS OUTPUT"]) {
+    for (const hidden of [
+      "PRIVATE REASONING",
+      "HARNESS REMINDER",
+      "FILE CONTENT",
+      "INJECTED LESSON",
+      "rkb-lesson",
+      "reference data from the user's knowledge base",
+      "SUCCESS OUTPUT",
+    ]) {
       expect(all).not.toContain(hidden);
     }
     const failed = r.events.filter((e) => e.kind === "command" && !e.ok);
@@ -130,7 +138,9 @@ describe("bad input is skipped, counted and reported by line", () => {
   });
 
   test("event logs and RPC frames are no session: every line is reported, nothing is found", async () => {
-    const r = await readSession(file('{"t":"2026-11-29T19:09:11.146Z","pid":1,"kind":"factory"}\n{"type":"ready","protocolVersion":1}\n{"type":"agent_start"}\n'));
+    const r = await readSession(
+      file('{"t":"2026-11-29T19:09:11.146Z","pid":1,"kind":"factory"}\n{"type":"ready","protocolVersion":1}\n{"type":"agent_start"}\n'),
+    );
     expect(r.kind).toBe("not-session");
     expect(r.skipped.map((s) => s.line)).toEqual([1, 2, 3]);
     expect(r.events).toEqual([]);
@@ -147,13 +157,45 @@ describe("Claude Code transcripts", () => {
   test("prompts, Bash calls matched to results by id, meta and sidechain entries left out", async () => {
     const entries = [
       { type: "summary", summary: "old" },
-      { type: "user", uuid: "u1", parentUuid: null, sessionId: "c1", cwd: "/w", message: { role: "user", content: "Fix the build" }, timestamp: "2026-01-01T00:00:00Z" },
+      {
+        type: "user",
+        uuid: "u1",
+        parentUuid: null,
+        sessionId: "c1",
+        cwd: "/w",
+        message: { role: "user", content: "Fix the build" },
+        timestamp: "2026-01-01T00:00:00Z",
+      },
       { type: "user", uuid: "u2", parentUuid: "u1", isMeta: true, message: { role: "user", content: "META must not appear" } },
-      { type: "assistant", uuid: "a1", parentUuid: "u2", message: { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "make" } }] } },
-      { type: "assistant", uuid: "s1", parentUuid: "a1", isSidechain: true, message: { role: "assistant", content: [{ type: "text", text: "SIDECHAIN must not appear" }] } },
-      { type: "user", uuid: "r1", parentUuid: "a1", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", is_error: true, content: "Exit code 2\nmake: *** No rule to make target 'x'" }] } },
+      {
+        type: "assistant",
+        uuid: "a1",
+        parentUuid: "u2",
+        message: { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "make" } }] },
+      },
+      {
+        type: "assistant",
+        uuid: "s1",
+        parentUuid: "a1",
+        isSidechain: true,
+        message: { role: "assistant", content: [{ type: "text", text: "SIDECHAIN must not appear" }] },
+      },
+      {
+        type: "user",
+        uuid: "r1",
+        parentUuid: "a1",
+        message: {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: "t1", is_error: true, content: "Exit code 2\nmake: *** No rule to make target 'x'" }],
+        },
+      },
       { type: "system", uuid: "c0", parentUuid: "r1", subtype: "compact_boundary" },
-      { type: "assistant", uuid: "a2", parentUuid: "c0", message: { role: "assistant", content: [{ type: "tool_use", id: "t2", name: "Bash", input: { command: "make x" } }] } },
+      {
+        type: "assistant",
+        uuid: "a2",
+        parentUuid: "c0",
+        message: { role: "assistant", content: [{ type: "tool_use", id: "t2", name: "Bash", input: { command: "make x" } }] },
+      },
       { type: "user", uuid: "r2", parentUuid: "a2", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t2", content: "done" }] } },
     ];
     const r = await readSession(file(entries.map((e) => JSON.stringify(e)).join("\n") + "\n"));
@@ -171,7 +213,13 @@ describe("Claude Code bookkeeping entries", () => {
     // queue-operation, atis-latch, api-request, tools-used, last-prompt and cost-state as Claude Code
     // 2.1 writes them, and an entry of a type no release wrote yet that sits in the uuid chain.
     const r = await readSession(join(FIXTURES, "../claude-code/bookkeeping.jsonl"));
-    expect(r).toMatchObject({ kind: "session", harness: "claude-code", sessionId: "5b0c2f7e-1d4a-4c39-9e61-0a7f3c2d8b14", cwd: "/home/dev/webapp", skipped: [] });
+    expect(r).toMatchObject({
+      kind: "session",
+      harness: "claude-code",
+      sessionId: "5b0c2f7e-1d4a-4c39-9e61-0a7f3c2d8b14",
+      cwd: "/home/dev/webapp",
+      skipped: [],
+    });
     expect(r.lines).toBe(14);
     expect(r.events.map((e) => e.kind)).toEqual(["user", "command", "agent", "command"]);
     expect(r.events[0]).toMatchObject({ kind: "user", text: "run the unit tests" });
@@ -191,7 +239,11 @@ describe("Claude Code bookkeeping entries", () => {
   });
 
   test("a broken line in a Claude Code file is still reported", async () => {
-    const lines = [JSON.stringify({ type: "user", uuid: "u1", parentUuid: null, sessionId: "c9", message: { role: "user", content: "hi" } }), "{oops", JSON.stringify({ sessionId: "c9" })];
+    const lines = [
+      JSON.stringify({ type: "user", uuid: "u1", parentUuid: null, sessionId: "c9", message: { role: "user", content: "hi" } }),
+      "{oops",
+      JSON.stringify({ sessionId: "c9" }),
+    ];
     const r = await readSession(file(lines.join("\n") + "\n"));
     expect(r.skipped).toEqual([
       { line: 2, reason: "not valid JSON" },
@@ -199,4 +251,3 @@ describe("Claude Code bookkeeping entries", () => {
     ]);
   });
 });
-

@@ -58,7 +58,8 @@ describe("maskSecrets", () => {
   });
 
   test("ordinary output is left alone", () => {
-    const text = "CMake Error at CMakeLists.txt:5 (find_package):\nmax_tokens=4096\ncommit 3f9a1c0d2e4b5a6978\nAuthor: Test <t@example.invalid>\nuuid 01a228b6-33db-7556-b4bf-cceeee9f76d3\nPassword:";
+    const text =
+      "CMake Error at CMakeLists.txt:5 (find_package):\nmax_tokens=4096\ncommit 3f9a1c0d2e4b5a6978\nAuthor: Test <t@example.invalid>\nuuid 01a228b6-33db-7556-b4bf-cceeee9f76d3\nPassword:";
     expect(maskSecrets(text)).toBe(text);
   });
 
@@ -68,9 +69,46 @@ describe("maskSecrets", () => {
   test("linear time on inputs made to make patterns retry", () => {
     const fragments = [
       ...SECRET_SAMPLES.map((s) => s.line.slice(0, Math.max(1, s.line.indexOf(s.secret) + 3))),
-      "a", " ", "=", "a=", "password=", "PASSWORD=x", "token: ", "--token ", "my password is ", "://", "://a:", "a:b@", "@", "-----BEGIN PRIVATE KEY-----",
-      "-----BEGIN PRIVATE KEY-----\nAAAA", "\\nAAAA", "-----END ", "eyJ", "eyJa.", "AKIA", "ghp_", "xoxb-1", "sk-", "SG.", ":AA", "Ma.", "curl ", "curl -u ",
-      "mysql -p", "docker login ", "sshpass -p ", "Authorization: ", "Bearer ", "sig=", "AccountKey=", "_authToken=", "1:", "aaaaaaaaaaaa.", "key", "pass_",
+      "a",
+      " ",
+      "=",
+      "a=",
+      "password=",
+      "PASSWORD=x",
+      "token: ",
+      "--token ",
+      "my password is ",
+      "://",
+      "://a:",
+      "a:b@",
+      "@",
+      "-----BEGIN PRIVATE KEY-----",
+      "-----BEGIN PRIVATE KEY-----\nAAAA",
+      "\\nAAAA",
+      "-----END ",
+      "eyJ",
+      "eyJa.",
+      "AKIA",
+      "ghp_",
+      "xoxb-1",
+      "sk-",
+      "SG.",
+      ":AA",
+      "Ma.",
+      "curl ",
+      "curl -u ",
+      "mysql -p",
+      "docker login ",
+      "sshpass -p ",
+      "Authorization: ",
+      "Bearer ",
+      "sig=",
+      "AccountKey=",
+      "_authToken=",
+      "1:",
+      "aaaaaaaaaaaa.",
+      "key",
+      "pass_",
     ];
     const cost = (text: string) => {
       const t = performance.now();

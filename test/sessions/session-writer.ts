@@ -38,7 +38,19 @@ export class SessionWriter {
     if (this.flavor === "claude-code") {
       const uuid = `${id}-0000-4000-8000-000000000000`;
       const { type, ...rest } = fields;
-      this.lines.push(JSON.stringify({ parentUuid: this.leaf, isSidechain: false, type, uuid, timestamp: this.iso(), sessionId: this.sessionId, cwd: this.cwd, version: "2.1.332", ...rest }));
+      this.lines.push(
+        JSON.stringify({
+          parentUuid: this.leaf,
+          isSidechain: false,
+          type,
+          uuid,
+          timestamp: this.iso(),
+          sessionId: this.sessionId,
+          cwd: this.cwd,
+          version: "2.1.332",
+          ...rest,
+        }),
+      );
       this.leaf = uuid;
       return uuid;
     }
@@ -54,7 +66,8 @@ export class SessionWriter {
   }
 
   agent(text: string, thinking?: string): string {
-    if (this.flavor === "claude-code") return this.entry({ type: "assistant", message: { role: "assistant", content: [{ type: "text", text }], stop_reason: "end_turn" } });
+    if (this.flavor === "claude-code")
+      return this.entry({ type: "assistant", message: { role: "assistant", content: [{ type: "text", text }], stop_reason: "end_turn" } });
     const content: unknown[] = [];
     if (thinking) content.push({ type: "thinking", thinking });
     content.push({ type: "text", text });
@@ -68,8 +81,12 @@ export class SessionWriter {
       return this.claudeTool("Bash", { command, description: "run" }, text, exitCode !== 0);
     }
     const callId = `call_${++this.call}`;
-    const call = this.entry({ type: "message", message: { role: "assistant", content: [{ type: "toolCall", id: callId, name: "bash", arguments: { command } }], stopReason: "toolUse" } });
-    if (this.flavor === "omp") this.entry({ type: "custom", customType: "tool_execution_start", data: { toolCallId: callId, toolName: "bash", args: { command } } });
+    const call = this.entry({
+      type: "message",
+      message: { role: "assistant", content: [{ type: "toolCall", id: callId, name: "bash", arguments: { command } }], stopReason: "toolUse" },
+    });
+    if (this.flavor === "omp")
+      this.entry({ type: "custom", customType: "tool_execution_start", data: { toolCallId: callId, toolName: "bash", args: { command } } });
     let text = output;
     if (this.flavor === "omp") text += "\n\n\nWall time: 0.12 seconds";
     if (exitCode !== 0) text += `${this.flavor === "omp" ? "\n\n" : "\n\n\n"}Command exited with code ${exitCode}`;
@@ -92,8 +109,14 @@ export class SessionWriter {
 
   private claudeTool(name: string, input: Record<string, unknown>, output: string, isError: boolean): { call: string; result: string } {
     const callId = `toolu_${String(++this.call).padStart(4, "0")}`;
-    const call = this.entry({ type: "assistant", message: { role: "assistant", content: [{ type: "tool_use", id: callId, name, input }], stop_reason: "tool_use" } });
-    const result = this.entry({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: callId, content: output, is_error: isError }] } });
+    const call = this.entry({
+      type: "assistant",
+      message: { role: "assistant", content: [{ type: "tool_use", id: callId, name, input }], stop_reason: "tool_use" },
+    });
+    const result = this.entry({
+      type: "user",
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: callId, content: output, is_error: isError }] },
+    });
     return { call, result };
   }
 

@@ -37,13 +37,24 @@ describe("userSignals", () => {
   });
   test("a signal keeps its whole sentence: dots in words, abbreviations and wrapped lines do not cut it", () => {
     expect(userSignals("Remember to add src to sys.path before the tests. Thanks").remember).toBe("Remember to add src to sys.path before the tests.");
-    expect(userSignals("Note that v1.2 of the plugin, e.g. the one in CI, needs Java 17.").remember).toBe("Note that v1.2 of the plugin, e.g. the one in CI, needs Java 17.");
-    expect(userSignals("No, use the system zlib from\n/usr/lib instead of the bundled one.\n\nThen build.").correction).toBe("No, use the system zlib from /usr/lib instead of the bundled one.");
+    expect(userSignals("Note that v1.2 of the plugin, e.g. the one in CI, needs Java 17.").remember).toBe(
+      "Note that v1.2 of the plugin, e.g. the one in CI, needs Java 17.",
+    );
+    expect(userSignals("No, use the system zlib from\n/usr/lib instead of the bundled one.\n\nThen build.").correction).toBe(
+      "No, use the system zlib from /usr/lib instead of the bundled one.",
+    );
   });
 });
 
 const at = (line: number) => ({ line, entryId: `e${line}` });
-const cmd = (line: number, command: string, ok: boolean, output = ""): SessionEvent => ({ kind: "command", command, ok, output, exitCode: ok ? undefined : 1, ...at(line) });
+const cmd = (line: number, command: string, ok: boolean, output = ""): SessionEvent => ({
+  kind: "command",
+  command,
+  ok,
+  output,
+  exitCode: ok ? undefined : 1,
+  ...at(line),
+});
 
 describe("findSignals", () => {
   test("a failure fixed by a later command of the same program makes one draft pitfall", () => {
@@ -69,7 +80,13 @@ describe("findSignals", () => {
   });
 
   test("three failures in a row then a fix: one pair, higher priority; an unfixed failure stays open", () => {
-    const f = findSignals([cmd(1, "make", false, "error: x"), cmd(2, "make", false, "error: x"), cmd(3, "make", false, "error: y"), cmd(4, "make", true), cmd(5, "npm test", false, "failed")]);
+    const f = findSignals([
+      cmd(1, "make", false, "error: x"),
+      cmd(2, "make", false, "error: x"),
+      cmd(3, "make", false, "error: y"),
+      cmd(4, "make", true),
+      cmd(5, "npm test", false, "failed"),
+    ]);
     expect(f.counts.fixed).toBe(1);
     expect(f.drafts[0]!.attempts).toBe(3);
     expect(f.drafts[0]!.failed.line).toBe(3);
@@ -85,7 +102,9 @@ describe("findSignals", () => {
   });
 
   test("repeat: a signature seen elsewhere counts once per signature", () => {
-    const f = findSignals([cmd(1, "make", false, "error: x"), cmd(2, "make", false, "error: x"), cmd(3, "make", false, "error: other")], { seenElsewhere: () => true });
+    const f = findSignals([cmd(1, "make", false, "error: x"), cmd(2, "make", false, "error: x"), cmd(3, "make", false, "error: other")], {
+      seenElsewhere: () => true,
+    });
     expect(f.counts.repeat).toBe(2);
     expect(f.labels).toEqual(["repeat make"]);
   });

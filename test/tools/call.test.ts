@@ -27,7 +27,9 @@ async function problem(tool: string, args: Record<string, unknown>): Promise<str
 describe("tool argument checks", () => {
   test("good arguments pass", async () => {
     expect(await problem("rkb_search", { query: "cmake zlib", limit: 3, all: true })).toBeUndefined();
-    expect(await problem("rkb_add", { type: "fact", title: "t", topic: "git", tags: ["a"], when: { project: "p" }, statement: "s", evidence: "e" })).toBeUndefined();
+    expect(
+      await problem("rkb_add", { type: "fact", title: "t", topic: "git", tags: ["a"], when: { project: "p" }, statement: "s", evidence: "e" }),
+    ).toBeUndefined();
     expect(await problem("rkb_note", { text: "x", priority: 3 })).toBeUndefined();
   });
 
@@ -57,10 +59,16 @@ describe("tool argument checks", () => {
     expect(await problem("rkb_note", { text: "x", priority: 4 })).toBe("`priority` of rkb_note must be an integer from 1 to 3");
     expect(await problem("rkb_used", { id: "a", result: "maybe" })).toBe("`result` of rkb_used must be one of worked, failed, irrelevant");
     expect(await problem("rkb_add", { type: "fact", title: "t", topic: "g", tags: ["a", 1] })).toBe("`tags` of rkb_add must be a list of strings");
-    expect(await problem("rkb_add", { type: "fact", title: "t", topic: "g", when: { project: 1 } })).toContain("`when` of rkb_add must be an object of strings");
+    expect(await problem("rkb_add", { type: "fact", title: "t", topic: "g", when: { project: 1 } })).toContain(
+      "`when` of rkb_add must be an object of strings",
+    );
     expect(await problem("rkb_add", { type: "fact", title: "t", topic: "g", when: ["p"] })).toContain("must be an object of strings");
-    expect(await problem("rkb_add", { type: "lesson", title: "t", topic: "g" })).toBe("`type` of rkb_add must be one of pitfall, recipe, fact, decision, preference");
-    expect(await problem("rkb_add", { type: "fact", title: "t", topic: "g", verified_how: "checked" })).toBe("`verified_how` of rkb_add must be one of ran, read, told");
+    expect(await problem("rkb_add", { type: "lesson", title: "t", topic: "g" })).toBe(
+      "`type` of rkb_add must be one of pitfall, recipe, fact, decision, preference",
+    );
+    expect(await problem("rkb_add", { type: "fact", title: "t", topic: "g", verified_how: "checked" })).toBe(
+      "`verified_how` of rkb_add must be one of ran, read, told",
+    );
   });
 
   test("input: empty is {}, anything but one JSON object is a usage error", () => {
@@ -109,7 +117,9 @@ describe("rkb_add's lesson, built from fields without Markdown", () => {
   test("one-line title, then the type's sections in their order", () => {
     const text = file(lessonParts(lessonFields({ ...pitfall, verified_how: "read" }, tool)));
     expect(text).toContain("verified_how: read\n");
-    expect(text.slice(text.indexOf("\n---\n") + 5)).toBe("\n# CMake misses ZLIB\n\n## Symptom\nS\n\n## Cause\nC\n\n## Fix\nF\n\n## Evidence\n`cmake` said: yes\n");
+    expect(text.slice(text.indexOf("\n---\n") + 5)).toBe(
+      "\n# CMake misses ZLIB\n\n## Symptom\nS\n\n## Cause\nC\n\n## Fix\nF\n\n## Evidence\n`cmake` said: yes\n",
+    );
   });
 
   test("empty lists and facts are left out", () => {
@@ -130,14 +140,18 @@ describe("rkb_add's lesson, built from fields without Markdown", () => {
 
   test("a section of another type is refused, not silently dropped", () => {
     expect(() => lessonFields({ type: "fact", title: "T", statement: "S", evidence: "E", fix: "F" }, tool)).toThrow("`fix` is not a section of a fact");
-    expect(() => lessonFields({ type: "fact", title: "T", statement: "S", evidence: "E", when_to_use: "W" }, { origin: "cli" })).toThrow("--when-to-use is not a section of a fact");
+    expect(() => lessonFields({ type: "fact", title: "T", statement: "S", evidence: "E", when_to_use: "W" }, { origin: "cli" })).toThrow(
+      "--when-to-use is not a section of a fact",
+    );
   });
 });
 
 describe("an unexpected exception", () => {
   test("is `internal`, a bug to report, exit 1; RKB_DEBUG adds the stack", () => {
     const err = asRkbError(new TypeError("x is undefined"), debugFromEnv({}));
-    expect(err.toRecord()).toEqual({ error: { code: "internal", message: "x is undefined", fix: "this is a bug in rkb; rerun with RKB_DEBUG=1 and report the output" } });
+    expect(err.toRecord()).toEqual({
+      error: { code: "internal", message: "x is undefined", fix: "this is a bug in rkb; rerun with RKB_DEBUG=1 and report the output" },
+    });
     expect(err.exit).toBe(1);
     expect(asRkbError(new Error("boom"), debugFromEnv({ RKB_DEBUG: "1" })).extra.stack).toContain("boom");
     const known = usageError("bad", "fix it");
