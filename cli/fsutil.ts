@@ -8,6 +8,7 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   readSync,
   realpathSync,
@@ -29,7 +30,7 @@ import { RkbError } from "./output/errors.ts";
  */
 export function writeAtomic(path: string, content: string | Uint8Array, mode = 0o644, opts: { durable?: boolean } = {}): void {
   mkdirSync(dirname(path), { recursive: true });
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomHex(3)}.tmp`);
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomHex(3)}.tmp`); // see removeLeftTemps
   const keep = existingMode(path);
   try {
     const fd = openSync(tmp, "wx", keep ?? mode);
@@ -65,7 +66,7 @@ function existingMode(path: string): number | undefined {
 export function createExclusive(path: string, content: string, mode = 0o644, opts: { durable?: boolean } = {}): boolean {
   mkdirSync(dirname(path), { recursive: true });
   // The temporary name ends in `.lock` so the ignore rule for lock files covers it if a kill leaves it.
-  const tmp = `${path}.${process.pid}.${randomHex(3)}.lock`;
+  const tmp = `${path}.${process.pid}.${randomHex(3)}.lock`; // see removeLeftTemps
   const fd = openSync(tmp, "wx", mode);
   try {
     writeSync(fd, Buffer.from(content));
@@ -81,6 +82,45 @@ export function createExclusive(path: string, content: string, mode = 0o644, opt
     throw e;
   } finally {
     rmSync(tmp, { force: true });
+  }
+}
+
+/**
+ * Removes the temporary files of writeAtomic and createExclusive for `path` whose writer is gone
+ * (killed before its rename or link). Both names carry the writer's pid, so a live writer's file
+ * is left alone.
+ */
+export function removeLeftTemps(path: string): void {
+  const dir = dirname(path);
+  const base = basename(path);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = tempWriterPid(base, name);
+    if (pid !== undefined && !processAlive(pid)) rmSync(join(dir, name), { force: true });
+  }
+}
+
+/** The pid in a temp name of writeAtomic (`.<base>.<pid>.<hex>.tmp`) or createExclusive (`<base>.<pid>.<hex>.lock`). */
+function tempWriterPid(base: string, name: string): number | undefined {
+  let rest: string | undefined;
+  if (name.startsWith(`.${base}.`) && name.endsWith(".tmp")) rest = name.slice(base.length + 2, -4);
+  else if (name.startsWith(`${base}.`) && name.endsWith(".lock")) rest = name.slice(base.length + 1, -5);
+  const m = rest === undefined ? null : /^(\d+)\.[0-9a-f]+$/.exec(rest);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** Whether a process with this pid exists (one we may not signal counts: it exists). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e: any) {
+    return e?.code === "EPERM";
   }
 }
 

@@ -1,7 +1,6 @@
-import { closeSync, openSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { closeSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { hostname } from "node:os";
-import { basename, dirname, join } from "node:path";
-import { createExclusive } from "./fsutil.ts";
+import { createExclusive, processAlive, removeLeftTemps } from "./fsutil.ts";
 import { RkbError } from "./output/errors.ts";
 
 // An exclusive lock file holding `<host> <pid> <epoch> <process start>`. It is written in full to a
@@ -83,7 +82,7 @@ export function staleReason(path: string, staleMs: number): string | undefined {
 /** Why a lock's holder is gone: its process on this host exited (or the pid was reused), or the lock outlived staleMs. */
 export function holderGone(holder: LockHolder, staleMs: number): string | undefined {
   if (holder.host === hostname()) {
-    if (!alive(holder.pid)) return `process ${holder.pid} has exited`;
+    if (!processAlive(holder.pid)) return `process ${holder.pid} has exited`;
     const start = processStart(holder.pid);
     if (holder.start && start && start !== holder.start) return `process ${holder.pid} has exited and its pid was reused`;
   }
@@ -94,15 +93,6 @@ export function holderGone(holder: LockHolder, staleMs: number): string | undefi
 
 function seconds(ms: number): string {
   return `${Math.max(0, Math.round(ms / 1000))} s`;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e: any) {
-    return e?.code === "EPERM";
-  }
 }
 
 /** Describes the holder for messages: "process 123 on host x (held for 4 s)". */
@@ -143,7 +133,7 @@ async function acquireLock(path: string, opts: LockOptions): Promise<Held> {
   for (;;) {
     const line = ownLine();
     if (createExclusive(path, line, 0o644, { durable: false })) {
-      removeDeadTemps(path);
+      removeLeftTemps(path);
       let released = false;
       return {
         release() {
@@ -165,22 +155,6 @@ async function acquireLock(path: string, opts: LockOptions): Promise<Held> {
       );
     }
     await Bun.sleep(20 + Math.random() * 60);
-  }
-}
-
-/** Removes the temporary files of lock takers that were killed before they linked theirs into place. */
-function removeDeadTemps(path: string): void {
-  const dir = dirname(path);
-  const prefix = basename(path) + ".";
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]+\.lock$/.exec(name.slice(prefix.length)) : null;
-    if (m && !alive(Number(m[1]))) rmSync(join(dir, name), { force: true });
   }
 }
 

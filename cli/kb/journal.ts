@@ -1,6 +1,6 @@
-import { readdirSync, rmSync, statSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
-import { pathInside, readIfExists, removeEmptyFolders, writeAtomic } from "../fsutil.ts";
+import { rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { pathInside, readIfExists, removeEmptyFolders, removeLeftTemps, writeAtomic } from "../fsutil.ts";
 import { git } from "./git.ts";
 import { findRepo } from "./repo.ts";
 import { waitForGitToFinish } from "./git-index.ts";
@@ -59,27 +59,15 @@ export function rollBack(root: string, env: NodeJS.ProcessEnv, journal: Journal)
     const abs = pathInside(root, rel);
     if (before === null) rmSync(abs, { force: true });
     else writeAtomic(abs, before);
-    removeTempFiles(abs);
+    removeLeftTemps(abs);
   }
   if (journal.entries.length) git(root, ["reset", "-q", "--", ...journal.entries.map((e) => e.rel)], { env });
   removeEmptyFolders(journal.created);
 }
 
-/** Removes the temporary files of a writeAtomic that was killed before its rename. */
-function removeTempFiles(abs: string): void {
-  const prefix = `.${basename(abs)}.`;
-  let names: string[];
-  try {
-    names = readdirSync(dirname(abs));
-  } catch {
-    return;
-  }
-  for (const name of names) if (name.startsWith(prefix) && /\.\d+\.[0-9a-f]+\.tmp$/.test(name)) rmSync(join(dirname(abs), name), { force: true });
-}
-
 /** Undoes a write that was killed before its commit; returns what it did, for a note. Call under the write lock. */
 export async function recoverKilledWrite(root: string, env: NodeJS.ProcessEnv, waitMs: number): Promise<string | undefined> {
-  removeTempFiles(journalPath(root));
+  removeLeftTemps(journalPath(root));
   const text = readIfExists(journalPath(root));
   if (text === undefined) return undefined;
   let journal: Journal;
