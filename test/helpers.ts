@@ -20,8 +20,8 @@ export function removeSandboxes(): void {
 }
 
 /** A throwaway HOME with its own XDG folders and git identity; RKB_HOME points inside it. Removed when the run ends. */
-export function sandbox(name = "rkb-test"): Sandbox {
-  const dir = mkdtempSync(join(tmpdir(), name + "-"));
+export function sandbox(name = "rkb-test", parent = tmpdir()): Sandbox {
+  const dir = mkdtempSync(join(parent, name + "-"));
   sandboxes.push(dir);
   const home = join(dir, "home");
   mkdirSync(home, { recursive: true });

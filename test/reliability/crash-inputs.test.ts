@@ -2,8 +2,9 @@
 // `__proto__` or `constructor`, NUL bytes, a YAML alias bomb, an unreadable or read-only RKB_HOME.
 // Each must end in a clear error naming the file or folder (and line) and the fix.
 import { describe, expect, test } from "bun:test";
-import { chmodSync, cpSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, cpSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import { BIN, kbFromFixture, rkb, sandbox, writeFile, type Run } from "../helpers.ts";
 
 const HEAD = "schema: 1\nid: 3f9a0c1b2d\ntype: fact\nstatus: active\nverified: 2026-11-01\nverified_how: ran\n";
@@ -91,6 +92,12 @@ describe("NUL bytes and alias bombs", () => {
 describe("an RKB_HOME this user may not read or write", () => {
   // As root every permission check passes, so the binary runs as `nobody` there.
   const root = process.getuid?.() === 0;
+  // `nobody` must be able to reach the sandbox: TMPDIR may be a 0700 folder of root's.
+  const parent = root ? [tmpdir(), "/tmp", "/var/tmp"].find(traversableByAll) : tmpdir();
+  const permBox = () => {
+    if (!parent) throw new Error("no temp folder that every user may enter (tried TMPDIR, /tmp, /var/tmp)");
+    return sandbox("rkb-perm", parent);
+  };
   function asUser(box: ReturnType<typeof sandbox>) {
     const bin = join(box.dir, "rkb");
     cpSync(BIN, bin);
@@ -104,7 +111,7 @@ describe("an RKB_HOME this user may not read or write", () => {
   }
 
   test("read-only: writes say the folder is not writable and how to fix it; reads still work", async () => {
-    const box = sandbox("rkb-perm");
+    const box = permBox();
     kbFromFixture(box);
     const run = asUser(box);
     Bun.spawnSync(["chmod", "-R", "a-w", box.kb]);
@@ -121,7 +128,7 @@ describe("an RKB_HOME this user may not read or write", () => {
   });
 
   test("unreadable: every command says the folder cannot be read, not that there is no knowledge base", async () => {
-    const box = sandbox("rkb-perm");
+    const box = permBox();
     kbFromFixture(box);
     const run = asUser(box);
     chmodSync(box.kb, 0o000);
@@ -137,3 +144,15 @@ describe("an RKB_HOME this user may not read or write", () => {
     }
   });
 });
+
+/** Whether every folder from / down to dir lets any user enter it. */
+function traversableByAll(dir: string): boolean {
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    try {
+      if ((statSync(d).mode & 0o001) === 0) return false;
+    } catch {
+      return false;
+    }
+    if (d === dirname(d)) return true;
+  }
+}
