@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, rmSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { sha256Hex } from "./hash.ts";
 import { stateDir } from "./settings.ts";
@@ -7,12 +7,12 @@ import { maskSecrets } from "./sessions/secrets.ts";
 
 // Everything rkb keeps per machine besides the inbox, in one SQLite file (`<state>/cursors.sqlite`):
 // capture cursors and locks, what the hooks remember per session, failure signatures, the distill
-// log, hook errors and the last hook call per harness. Transactions replace lock files; each kind
-// expires with one DELETE. Session text is masked before it is stored, and deleted rows are
+// log, hook errors, the last hook call per harness and the writes waiting for the user's yes.
+// Transactions replace lock files; each kind expires with one DELETE. Session text is masked before it is stored, and deleted rows are
 // overwritten (secure_delete, then the write-ahead log is truncated), so an expired secret that
 // masking missed does not linger in the file's free pages.
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS cursor (file TEXT PRIMARY KEY, data TEXT NOT NULL);
@@ -27,6 +27,7 @@ CREATE TABLE IF NOT EXISTS distilled (id INTEGER PRIMARY KEY, time INTEGER NOT N
 CREATE INDEX IF NOT EXISTS distilled_time ON distilled (time);
 CREATE TABLE IF NOT EXISTS hook_error (id INTEGER PRIMARY KEY, time INTEGER NOT NULL, event TEXT NOT NULL, harness TEXT, error TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS hook_call (harness TEXT PRIMARY KEY, time INTEGER NOT NULL, event TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS request (id TEXT PRIMARY KEY, created INTEGER NOT NULL, data TEXT NOT NULL);
 `;
 
 /** What an older rkb kept in files beside the database; removed once, when the schema is created. */
@@ -41,6 +42,8 @@ export const KEEP = {
   distilled: 90 * DAY,
   hookErrors: 30 * DAY,
   hookCalls: 90 * DAY,
+  /** A write waiting for the user's yes expires after an hour. */
+  requests: 3600,
 };
 const MAX_HOOK_ERRORS = 100;
 /** A hook error quoting a huge payload keeps its start only. */
@@ -81,9 +84,13 @@ export function stateDb(env: NodeJS.ProcessEnv, create = true): Database | undef
 }
 
 function migrate(db: Database, dir: string, from: number): void {
+  // Version 0 is also a new, empty file; only one with version 0's cursor table was written by an
+  // older rkb. On a new one nothing is migrated and no file beside it is touched: the Rust rkb keeps
+  // files of the same names in this folder (sessions/, signatures.jsonl, hook-errors.log, heartbeat/).
+  const olderRkb = from === 0 && db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cursor'").get() !== null;
   db.transaction(() => {
     db.run(SCHEMA);
-    if (from === 0) {
+    if (olderRkb) {
       // Version 0 kept the open failures and pending calls, raw commands included, inside the
       // cursor; only the position stays (a failure carried over is lost, a secret is not kept).
       for (const row of db.query("SELECT file, data FROM cursor").all() as { file: string; data: string }[]) {
@@ -98,13 +105,35 @@ function migrate(db: Database, dir: string, from: number): void {
     }
     db.run(`PRAGMA user_version = ${SCHEMA_VERSION}`);
   }).immediate();
-  if (from === 0) {
+  if (from < 2) removeOwnRequestFiles(dir);
+  if (olderRkb) {
     // Rewrite the file so no page keeps what version 0 stored (version 0 left it readable by all),
     // and drop the old JSONL files.
     for (const suffix of ["", "-wal", "-shm"]) if (existsSync(join(dir, "cursors.sqlite" + suffix))) chmodSync(join(dir, "cursors.sqlite" + suffix), 0o600);
     db.run("VACUUM");
     truncateLog(db);
     for (const name of LEGACY_FILES) rmSync(join(dir, name), { recursive: true, force: true });
+  }
+}
+
+/**
+ * Version 1 kept writes waiting for the user as `<state>/requests/<id>.json`, where the Rust rkb
+ * keeps its own requests in another shape (each read the other's as expired and deleted it). Only
+ * ours (they hold `write`) are removed; the Rust rkb's stay.
+ */
+function removeOwnRequestFiles(dir: string): void {
+  const folder = join(dir, "requests");
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!/^r-[0-9a-f]{6}\.json$/.test(name)) continue;
+    try {
+      if ("write" in JSON.parse(readFileSync(join(folder, name), "utf8"))) rmSync(join(folder, name), { force: true });
+    } catch {}
   }
 }
 
@@ -126,6 +155,7 @@ export function expireState(env: NodeJS.ProcessEnv, at = now()): number {
     run("DELETE FROM distilled WHERE time < ?", at - KEEP.distilled);
     run("DELETE FROM hook_error WHERE time < ? OR id <= (SELECT max(id) FROM hook_error) - ?", at - KEEP.hookErrors, MAX_HOOK_ERRORS);
     run("DELETE FROM hook_call WHERE time < ?", at - KEEP.hookCalls);
+    run("DELETE FROM request WHERE created < ?", at - KEEP.requests);
   }).immediate();
   if (removed) truncateLog(db);
   return removed;
@@ -366,4 +396,27 @@ export function captureLockHolder(env: NodeJS.ProcessEnv, file: string): Capture
 export function dropCaptureLock(env: NodeJS.ProcessEnv, file: string, holder: { host: string; pid: number; since?: number }): void {
   if (holder.since === undefined) stateDb(env)!.query("DELETE FROM capture_lock WHERE file = ? AND host = ? AND pid = ?").run(file, holder.host, holder.pid);
   else stateDb(env)!.query("DELETE FROM capture_lock WHERE file = ? AND host = ? AND pid = ? AND since = ?").run(file, holder.host, holder.pid, holder.since);
+}
+
+// ---- Writes waiting for the user (kb/requests decides; the planned write is kept as JSON) ----
+
+/** Saves a request; expired ones go first. */
+export function saveRequestRow(env: NodeJS.ProcessEnv, id: string, data: string): void {
+  const db = stateDb(env)!;
+  db.transaction(() => {
+    db.query("DELETE FROM request WHERE created < ?").run(now() - KEEP.requests);
+    db.query("INSERT INTO request (id, created, data) VALUES (?, ?, ?)").run(id, now(), data);
+  }).immediate();
+}
+
+/** The live requests, oldest first (expired ones are removed). */
+export function liveRequestRows(env: NodeJS.ProcessEnv): { id: string; data: string }[] {
+  const db = stateDb(env, false);
+  if (!db) return [];
+  db.query("DELETE FROM request WHERE created < ?").run(now() - KEEP.requests);
+  return db.query("SELECT id, data FROM request ORDER BY created, id").all() as { id: string; data: string }[];
+}
+
+export function deleteRequestRow(env: NodeJS.ProcessEnv, id: string): void {
+  stateDb(env, false)?.query("DELETE FROM request WHERE id = ?").run(id);
 }

@@ -128,6 +128,18 @@ describe("signatures, distill log, hook errors", () => {
 });
 
 describe("the state file", () => {
+  test("a new state file leaves the Rust rkb's files of the same names in that folder alone", () => {
+    const { env } = sandbox();
+    const dir = join(env.XDG_STATE_HOME!, "rkb");
+    mkdirSync(join(dir, "sessions"), { recursive: true });
+    mkdirSync(join(dir, "heartbeat"), { recursive: true });
+    const files = ["sessions/s.jsonl", "signatures.jsonl", "hook-errors.log", "heartbeat/pi"];
+    for (const f of files) writeFileSync(join(dir, f), "the Rust rkb's\n");
+    expect(readRecords(env, "s")).toEqual([]); // creates the state file
+    logHookError(env, "stop", "pi", "an error");
+    for (const f of files) expect(readFileSync(join(dir, f), "utf8")).toBe("the Rust rkb's\n");
+  });
+
   test("an older rkb's JSONL files and raw cursor commands are gone after the first open", () => {
     const { env } = sandbox();
     const dir = join(env.XDG_STATE_HOME!, "rkb");

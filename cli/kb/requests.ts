@@ -1,18 +1,14 @@
-import { readdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
-import { sessionFromEnv, stateDir } from "../settings.ts";
-import { readIfExists, writeAtomic } from "../fsutil.ts";
+import { sessionFromEnv } from "../settings.ts";
 import { randomHex } from "../hash.ts";
+import { deleteRequestRow, liveRequestRows, saveRequestRow } from "../state.ts";
 import { RkbError } from "../output/errors.ts";
 import type { Change } from "./write.ts";
 
 // Writes that wait for the user: when an agent write needs a person's yes (the burst limit, archiving
 // a whole folder), the write is planned and checked, then kept here instead of made. The person allows
 // it with `rkb confirm <id> --choice <option>` in their own terminal; it expires after an hour.
-// One file per request under `<state>/requests/`, mode 600 (it holds the lesson text).
-
-export const REQUEST_TTL_MS = 3600_000;
-const REQUEST_ID = /^r-[0-9a-f]{6}$/;
+// Kept in the state database (mode 600; it holds the lesson text), not in `<state>/requests/`,
+// where the Rust rkb keeps its requests in another shape.
 
 /** A planned write, with the text of each file before it, so confirm can tell the files did not change meanwhile. */
 export interface StoredWrite {
@@ -35,59 +31,30 @@ export interface PendingRequest {
   write: StoredWrite;
 }
 
-function requestsDir(env: NodeJS.ProcessEnv): string {
-  return join(stateDir(env), "requests");
-}
-
-/** Removes expired requests; returns the live ones' ids. */
-function sweep(env: NodeJS.ProcessEnv): string[] {
-  const live: string[] = [];
-  let names: string[];
-  try {
-    names = readdirSync(requestsDir(env));
-  } catch {
-    return live;
-  }
-  for (const name of names) {
-    if (!name.endsWith(".json")) continue;
-    const file = join(requestsDir(env), name);
-    try {
-      const req = JSON.parse(readIfExists(file) ?? "null") as PendingRequest | null;
-      if (req && Date.now() - req.created < REQUEST_TTL_MS) live.push(req.id);
-      else rmSync(file, { force: true });
-    } catch {
-      rmSync(file, { force: true });
-    }
-  }
-  return live;
-}
-
 export function pendingRequests(env: NodeJS.ProcessEnv): number {
-  return sweep(env).length;
+  return liveRequestRows(env).length;
 }
 
 export function saveRequest(env: NodeJS.ProcessEnv, req: Omit<PendingRequest, "id" | "created" | "session">): PendingRequest {
-  sweep(env);
   const full: PendingRequest = { id: `r-${randomHex(3)}`, created: Date.now(), session: sessionFromEnv(env) ?? "machine", ...req };
-  writeAtomic(join(requestsDir(env), `${full.id}.json`), JSON.stringify(full), 0o600);
+  saveRequestRow(env, full.id, JSON.stringify(full));
   return full;
 }
 
 export function loadRequest(env: NodeJS.ProcessEnv, id: string): PendingRequest {
-  sweep(env);
-  const text = REQUEST_ID.test(id) ? readIfExists(join(requestsDir(env), `${id}.json`)) : undefined;
-  if (text === undefined) {
+  const row = liveRequestRows(env).find((r) => r.id === id);
+  if (!row) {
     throw new RkbError(
       "expired",
       `there is no pending request ${JSON.stringify(id)}: it was answered, expired after an hour, or never existed`,
       "run the command again; it asks anew",
     );
   }
-  return JSON.parse(text) as PendingRequest;
+  return JSON.parse(row.data) as PendingRequest;
 }
 
 export function removeRequest(env: NodeJS.ProcessEnv, id: string): void {
-  if (REQUEST_ID.test(id)) rmSync(join(requestsDir(env), `${id}.json`), { force: true });
+  deleteRequestRow(env, id);
 }
 
 /** The needs_user error for a saved request: exit 3, nothing written, the exact command that allows it. */

@@ -1,5 +1,6 @@
+import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_KB_TOML, parseKbToml } from "../../cli/kb/config.ts";
 import { BIN, gitIn, rkb, sandbox, type Sandbox, factLesson } from "../helpers.ts";
@@ -15,6 +16,16 @@ async function kbBox(): Promise<Sandbox & { agent: Record<string, string> }> {
   writeFileSync(join(box.kb, "kb.toml"), readFileSync(join(box.kb, "kb.toml"), "utf8") + "\n[writes]\nburst = 3\n");
   gitIn(box.kb, box.env, "commit", "-q", "--no-verify", "-am", "burst 3");
   return { ...box, agent: { ...box.env, RKB_HARNESS: "pi", RKB_SESSION: "session-1" } };
+}
+
+/** The stored request, as the state database holds it. */
+function requestRow(box: Sandbox, id: string): string | undefined {
+  const db = new Database(join(box.home, ".local/state", "rkb", "cursors.sqlite"), { readonly: true });
+  try {
+    return (db.query("SELECT data FROM request WHERE id = ?").get(id) as { data: string } | null)?.data;
+  } finally {
+    db.close();
+  }
 }
 
 const commits = (box: Sandbox) => Number(gitIn(box.kb, box.env, "rev-list", "--count", "HEAD").trim());
@@ -56,8 +67,12 @@ describe("the burst limit on agent writes", () => {
     expect(commits(box)).toBe(before);
     expect(readdirSync(join(box.kb, "general", "burst"))).toEqual(["first-agent-fact.md"]);
     expect(gitIn(box.kb, box.env, "status", "--porcelain")).toBe("");
-    const file = join(box.home, ".local/state", "rkb", "requests", `${err.request}.json`);
-    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // Kept in the state database (mode 600; it holds the lesson text), never in <state>/requests/,
+    // the Rust rkb's folder for its own requests.
+    const state = join(box.home, ".local/state", "rkb");
+    expect(statSync(join(state, "cursors.sqlite")).mode & 0o777).toBe(0o600);
+    expect(requestRow(box, err.request)).toContain("One agent fact too many");
+    expect(existsSync(join(state, "requests"))).toBe(false);
     // The agent's tool call is an agent write too, with no harness in the environment.
     const tool = await rkb(["tool", "rkb_add", "--format", "json"], {
       env: box.env,
@@ -119,12 +134,30 @@ describe("the burst limit on agent writes", () => {
     expect((await rkb(["confirm", req.request, "--choice", "cancel", "--format", "json"], { env: box.env })).exit).toBe(2);
     // A request older than an hour has expired, and is removed.
     const old = (await addAs(box.agent, "Asked too long ago")).json().error;
-    const file = join(box.home, ".local/state", "rkb", "requests", `${old.request}.json`);
-    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), created: Date.now() - 3601_000 }));
+    const db = new Database(join(box.home, ".local/state", "rkb", "cursors.sqlite"));
+    db.query("UPDATE request SET created = created - 3601 WHERE id = ?").run(old.request);
+    db.close();
     const expired = await rkb(["confirm", old.request, "--choice", "cancel", "--format", "json"], { env: box.env });
     expect(expired.exit).toBe(2);
     expect(expired.json().error.code).toBe("expired");
-    expect(existsSync(file)).toBe(false);
+    expect(requestRow(box, old.request)).toBeUndefined();
+  });
+
+  test("the Rust rkb's requests in <state>/requests/ stay; an older rkb's own request files there are removed", async () => {
+    const box = await kbBox();
+    const folder = join(box.home, ".local/state", "rkb", "requests");
+    mkdirSync(folder, { recursive: true });
+    // The Rust rkb's shape: created in epoch seconds, an `action`; an older rkb of ours wrote `write`.
+    const rust = JSON.stringify({ id: "r-0a0b0c", created: 1, action: { kind: "archive" }, approved: [], question: "q", choices: [], session: "s" });
+    writeFileSync(join(folder, "r-0a0b0c.json"), rust);
+    writeFileSync(join(folder, "r-1a1b1c.json"), JSON.stringify({ id: "r-1a1b1c", created: Date.now(), options: ["continue", "cancel"], write: {} }));
+    await addAs(box.agent, "First agent fact");
+    const asked = (await addAs(box.agent, "Asked while the Rust rkb waits too")).json().error;
+    expect(asked.code).toBe("needs_user");
+    expect(readdirSync(folder)).toEqual(["r-0a0b0c.json"]);
+    expect(readFileSync(join(folder, "r-0a0b0c.json"), "utf8")).toBe(rust);
+    expect((await confirmWithoutTerminal(box, asked.request, "cancel")).json.status).toBe("cancelled");
+    expect(readFileSync(join(folder, "r-0a0b0c.json"), "utf8")).toBe(rust);
   });
 
   test("the default limit is the Rust rkb's: 30 writes, 10 minutes of grace", () => {
