@@ -27,7 +27,7 @@ const parallel = Number(values.parallel);
 console.log(`${writers} concurrent writers × ${rounds} rounds…`);
 const c = await concurrentWriters(writers, rounds);
 console.log(`${kills} killed writes, ${parallel} at a time…`);
-const k = await killedWrites(kills, parallel, 250, Date.now() % 100_000);
+const k = await killedWrites(kills, parallel, Date.now() % 100_000);
 
 const yes = (ok: boolean) => (ok ? "yes" : "**no**");
 const section = [

@@ -187,7 +187,27 @@ export interface KillFigures {
  * random delay of up to maxDelayMs (alone, or with its process group in every other batch); after
  * each batch one write must succeed with no cleanup.
  */
-export async function killedWrites(kills: number, parallel: number, maxDelayMs = 300, seed = 1): Promise<KillFigures> {
+/** The median time of one write in a batch of `parallel` writes run at once and left to finish. */
+async function typicalBatchWriteMs(box: Sandbox, seeds: string[], parallel: number, kinds: Kind[]): Promise<number> {
+  const times = await Promise.all(
+    Array.from({ length: parallel }, async (_, i) => {
+      const { args, stdin } = writeArgs(kinds[i % kinds.length]!, 100_000 + i, seeds[i % seeds.length]!);
+      const t = performance.now();
+      const proc = Bun.spawn([BIN, ...args], {
+        env: box.env,
+        cwd: box.home,
+        stdin: stdin !== undefined ? new Blob([stdin]) : "ignore",
+        stdout: "ignore",
+        stderr: "ignore",
+      });
+      await proc.exited;
+      return performance.now() - t;
+    }),
+  );
+  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+}
+
+export async function killedWrites(kills: number, parallel: number, seed = 1): Promise<KillFigures> {
   const box = sandbox("rkb-kill");
   if ((await rkb(["init"], { env: box.env })).exit !== 0) throw new Error("rkb init failed");
   const seeds = seedLessons(box, 4);
@@ -196,6 +216,11 @@ export async function killedWrites(kills: number, parallel: number, maxDelayMs =
   let x = seed;
   const rnd = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
   const kinds: Kind[] = ["add", "flag", "used", "note"];
+  // Kill points spread over how long a batch of writes takes on this machine now, so most kills
+  // land mid-write on a fast idle machine and on a loaded one alike (a fixed delay did not). The
+  // spread follows the load as it changes: shorter when few kills land mid-write, longer when all
+  // do (so some land late, in the commit).
+  let maxDelayMs = await typicalBatchWriteMs(box, seeds, parallel, kinds);
   const started = Date.now();
   let midWrite = 0;
   let undone = 0;
@@ -230,7 +255,11 @@ export async function killedWrites(kills: number, parallel: number, maxDelayMs =
         await proc.exited;
       });
     });
+    const midBefore = midWrite;
     await Promise.all(batch);
+    const share = (midWrite - midBefore) / batch.length;
+    if (share < 0.7) maxDelayMs *= 0.8;
+    else if (share > 0.9) maxDelayMs *= 1.2;
     if (existsSync(join(box.kb, ".git", "rkb-journal.json"))) undone++;
     if (existsSync(join(box.kb, ".git", "index.lock"))) indexLocks++;
     if (gitIn(box.kb, box.env, "status", "--porcelain", "--", "general").trim()) dirtyBefore++;

@@ -16,7 +16,7 @@ test("32 concurrent writers of every kind (add, note, used, flag) ×3 rounds: 0 
 }, 90_000);
 
 test("200 writes killed with SIGKILL at random points: 0 corrupt lessons, the next write always works, nothing left over", async () => {
-  const f = await killedWrites(200, 10, 250);
+  const f = await killedWrites(200, 10);
   expect(f.nextWriteFailures).toEqual([]);
   expect(f.check.corrupt).toBe(0);
   expect(f.check.lintErrors).toBe(0);
