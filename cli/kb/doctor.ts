@@ -8,7 +8,7 @@ import { lintKb } from "./lint.ts";
 import { resolvePlace } from "./place.ts";
 import { loadKb } from "./store.ts";
 import { lockPath } from "./write.ts";
-import { indexLock } from "./git-index.ts";
+import { gitLock } from "./git-index.ts";
 import { describeHolder, staleReason } from "../lock.ts";
 import type { PlaceOptions } from "./place.ts";
 import { claudePluginDir } from "../install/claude.ts";
@@ -115,7 +115,7 @@ export function kbChecks(root: string, env: NodeJS.ProcessEnv, cwd: string, plac
       ? { check: "uncommitted changes", status: "warn", detail: `${dirty} files`, fix: `review them with \`git -C ${root} status\` and commit or discard` }
       : ok("uncommitted changes", "none"),
   );
-  checks.push(writeLockCheck(root), indexLockCheck(root));
+  checks.push(writeLockCheck(root), gitLockCheck(root));
   const where = resolvePlace({ root, kb: loadKb(root), cwd, env, options: place });
   checks.push(
     ok(
@@ -190,19 +190,19 @@ function writeLockCheck(root: string): Check {
   return { check: "write lock", status: "ok", detail: `held by ${describeHolder(lock)}`, fix: "" };
 }
 
-function indexLockCheck(root: string): Check {
-  const lock = indexLock(root);
-  if (!lock) return ok("git index lock", "free");
+function gitLockCheck(root: string): Check {
+  const lock = gitLock(root);
+  if (!lock) return ok("git locks", "free");
   const held = `${Math.round(lock.ageMs / 1000)} s`;
   if (lock.stale)
     return {
-      check: "git index lock",
+      check: "git locks",
       status: "fail",
       detail: `${lock.path} is left over from a git process that is gone (${held} old); every write fails until it is removed`,
       fix: `rm ${lock.path}`,
     };
   return {
-    check: "git index lock",
+    check: "git locks",
     status: "warn",
     detail: `a git command is working in the knowledge base (${held})`,
     fix: "wait for it to finish; run `rkb doctor` again if it stays",

@@ -2,14 +2,15 @@ import { readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync
 import { join } from "node:path";
 import { RkbError } from "../output/errors.ts";
 import { git, gitFailure } from "./git.ts";
-import { findRepo } from "./repo.ts";
+import { findRepo, type Repo } from "./repo.ts";
 
-// git's own lock, `.git/index.lock`: git takes it for every change to the index and removes it when
-// done. One left by a git that was killed blocks every commit. rkb removes it only when its own
-// killed write left it (a person may be running git there otherwise); else it says so and names
-// the command that fixes it.
+// git's own locks: `.git/index.lock`, which git takes for every change to the index, and the ref
+// locks a commit takes (`HEAD.lock`, the branch's `refs/heads/<b>.lock`, `packed-refs.lock`); git
+// removes each when done. One left by a git that was killed blocks every commit. rkb removes one
+// only when its own killed write left it (a person may be running git there otherwise); else it
+// says so and names the command that fixes it.
 
-export interface IndexLock {
+export interface GitLock {
   path: string;
   ageMs: number;
   /** No git process works in the repository and the lock is older than any git command takes. */
@@ -23,19 +24,32 @@ const STALE_AFTER_MS = 10_000;
 /** Where running processes cannot be listed (no /proc), only the age tells. */
 const STALE_BLIND_MS = 120_000;
 
-export function indexLock(root: string): IndexLock | undefined {
+/** The first of git's locks that a commit needs and that is held now, if any. */
+export function gitLock(root: string): GitLock | undefined {
   const repo = findRepo(root);
   if (!repo) return undefined;
-  const path = join(repo.gitDir, "index.lock");
-  let ageMs: number;
-  try {
-    ageMs = Date.now() - statSync(path).mtimeMs;
-  } catch {
-    return undefined;
+  for (const path of commitLockPaths(repo)) {
+    let ageMs: number;
+    try {
+      ageMs = Date.now() - statSync(path).mtimeMs;
+    } catch {
+      continue;
+    }
+    const running = gitRunningIn(repo.top);
+    const stale = running === undefined ? ageMs > STALE_BLIND_MS : !running && ageMs > STALE_AFTER_MS;
+    return { path, ageMs, stale, gitRunning: running };
   }
-  const running = gitRunningIn(repo.top);
-  const stale = running === undefined ? ageMs > STALE_BLIND_MS : !running && ageMs > STALE_AFTER_MS;
-  return { path, ageMs, stale, gitRunning: running };
+  return undefined;
+}
+
+/** The lock files a commit on the current branch takes. */
+function commitLockPaths(repo: Repo): string[] {
+  const paths = [join(repo.gitDir, "index.lock"), join(repo.gitDir, "HEAD.lock"), join(repo.commonDir, "packed-refs.lock")];
+  try {
+    const ref = /^ref: (refs\/heads\/\S+)\s*$/.exec(readFileSync(join(repo.gitDir, "HEAD"), "utf8"))?.[1];
+    if (ref && !ref.split("/").includes("..")) paths.push(join(repo.commonDir, `${ref}.lock`));
+  } catch {}
+  return paths;
 }
 
 /** Whether a git process runs with its working folder inside top; undefined when processes cannot be listed. */
@@ -57,7 +71,7 @@ function gitRunningIn(top: string): boolean | undefined {
   return false;
 }
 
-export function staleIndexLockError(lock: IndexLock): RkbError {
+export function staleGitLockError(lock: GitLock): RkbError {
   return new RkbError(
     "locked",
     `${lock.path} is left over from a git process that is gone (${Math.round(lock.ageMs / 1000)} s old, no git runs there), so git cannot commit`,
@@ -66,20 +80,20 @@ export function staleIndexLockError(lock: IndexLock): RkbError {
 }
 
 /**
- * Waits for git to release its index lock; throws when it is stale or outlasts waitMs. The one lock
- * rkb removes itself is its own: `leftByKilledWrite` says the lock was taken by the git of an rkb
- * write that was killed (its whole process group, git included) and no git runs there now.
+ * Waits for git to release the locks a commit needs; throws when one is stale or outlasts waitMs.
+ * The one lock rkb removes itself is its own: `leftByKilledWrite` says the lock was taken by the git
+ * of an rkb write that was killed (its whole process group, git included) and no git runs there now.
  */
-export async function waitForGitIndex(root: string, waitMs: number, leftByKilledWrite: (lock: IndexLock) => boolean = () => false): Promise<void> {
+export async function waitForGitLocks(root: string, waitMs: number, leftByKilledWrite: (lock: GitLock) => boolean = () => false): Promise<void> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const lock = indexLock(root);
+    const lock = gitLock(root);
     if (!lock) return;
     if (lock.gitRunning === false && leftByKilledWrite(lock)) {
       rmSync(lock.path, { force: true });
       continue;
     }
-    if (lock.stale) throw staleIndexLockError(lock);
+    if (lock.stale) throw staleGitLockError(lock);
     if (Date.now() >= deadline) {
       throw new RkbError(
         "locked",
@@ -92,16 +106,16 @@ export async function waitForGitIndex(root: string, waitMs: number, leftByKilled
 }
 
 /**
- * Runs a git command that takes the index lock. The git child of a write killed with SIGKILL (not
- * its whole group) lives on and may take the lock just after the check before this write: then
+ * Runs a git command that takes the index or ref locks. The git child of a write killed with SIGKILL
+ * (not its whole group) lives on and may take a lock just after the check before this write: then
  * wait for it to finish and try again, instead of failing a write that has done nothing wrong.
  */
 export async function gitOnIndex(root: string, args: string[], env: NodeJS.ProcessEnv, waitMs: number): Promise<string> {
   for (let attempt = 1; ; attempt++) {
     const r = git(root, args, { env });
     if (r.ok) return r.stdout;
-    if (attempt >= 3 || !r.stderr.includes("index.lock")) throw gitFailure(root, args, r);
-    await waitForGitIndex(root, waitMs);
+    if (attempt >= 3 || !/\.lock'?: File exists/.test(r.stderr)) throw gitFailure(root, args, r);
+    await waitForGitLocks(root, waitMs);
   }
 }
 

@@ -41,13 +41,13 @@ export function closeJournal(root: string): void {
 }
 
 /**
- * Whether git's index lock was left by the git of a write killed half-way: a journal is still open
+ * Whether one of git's locks was left by the git of a write killed half-way: a journal is still open
  * (its write had started, and its process is gone, since the caller holds the write lock now) and
- * the index lock was taken after it. Call under the write lock.
+ * the lock was taken after it. Call under the write lock.
  */
-export function lockLeftByKilledWrite(root: string, indexLockPath: string): boolean {
+export function lockLeftByKilledWrite(root: string, lockPath: string): boolean {
   try {
-    return statSync(indexLockPath).mtimeMs >= statSync(journalPath(root)).mtimeMs - 1000;
+    return statSync(lockPath).mtimeMs >= statSync(journalPath(root)).mtimeMs - 1000;
   } catch {
     return false;
   }

@@ -7,7 +7,7 @@ import { requireWritableKb } from "./layout.ts";
 import type { Finding } from "./finding.ts";
 import { lintKb } from "./lint.ts";
 import { withLock } from "../lock.ts";
-import { gitOnIndex, waitForGitIndex } from "./git-index.ts";
+import { gitOnIndex, waitForGitLocks } from "./git-index.ts";
 import { lockLeftByKilledWrite, recoverKilledWrite } from "./journal.ts";
 import { lockPath, useRecordPaths } from "./write.ts";
 
@@ -57,7 +57,7 @@ export async function syncKb(root: string, env: NodeJS.ProcessEnv, remoteFlag?: 
   requireWritableKb(root);
   const config = loadKbConfig(root);
   return withLock(lockPath(root), { staleMs: config.lock.staleMs, waitMs: config.lock.waitMs, what: "the knowledge base" }, async () => {
-    await waitForGitIndex(root, config.lock.waitMs, (lock) => lockLeftByKilledWrite(root, lock.path));
+    await waitForGitLocks(root, config.lock.waitMs, (lock) => lockLeftByKilledWrite(root, lock.path));
     await recoverKilledWrite(root, env, config.lock.waitMs);
     const gitDir = join(root, ".git");
     if (["rebase-merge", "rebase-apply", "MERGE_HEAD"].some((f) => existsSync(join(gitDir, f)))) {

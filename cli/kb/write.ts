@@ -6,7 +6,7 @@ import { RkbError } from "../output/errors.ts";
 import { loadKbConfig, type KbConfig } from "./config.ts";
 import { burstQuestion, openGrace } from "./burst.ts";
 import { gitOrThrow } from "./git.ts";
-import { gitOnIndex, waitForGitIndex } from "./git-index.ts";
+import { gitOnIndex, waitForGitLocks } from "./git-index.ts";
 import { closeJournal, headCommit, lockLeftByKilledWrite, openJournal, recoverKilledWrite, rollBack, type Journal } from "./journal.ts";
 import { requireWritableKb } from "./layout.ts";
 import type { Finding } from "./finding.ts";
@@ -53,7 +53,7 @@ async function underWriteLock<T>(root: string, env: NodeJS.ProcessEnv, fn: (conf
   requireWritableKb(root);
   const config = loadKbConfig(root);
   return withLock(lockPath(root), { staleMs: config.lock.staleMs, waitMs: config.lock.waitMs, what: "the knowledge base" }, async () => {
-    await waitForGitIndex(root, config.lock.waitMs, (lock) => lockLeftByKilledWrite(root, lock.path));
+    await waitForGitLocks(root, config.lock.waitMs, (lock) => lockLeftByKilledWrite(root, lock.path));
     await recoverKilledWrite(root, env, config.lock.waitMs);
     return fn(config);
   });
