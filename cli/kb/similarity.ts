@@ -1,4 +1,4 @@
-import { lessonTerms, type SearchIndex } from "../search/index.ts";
+import { lessonTerms, termId, type SearchIndex } from "../search/index.ts";
 import type { Lesson } from "./lesson.ts";
 import type { FolderNote } from "./notes.ts";
 import { isCurrent } from "./schema.ts";
@@ -43,121 +43,222 @@ export interface SimilarPair<T extends Comparable> {
   b: T;
 }
 
-interface Vector {
-  /** Term ids, ascending. */
-  terms: Int32Array;
-  weights: Float64Array;
+/**
+ * The weighted term frequencies of the compared lessons, packed: lesson i holds the terms
+ * `terms[start[i] .. start[i + 1])` (ids ascending) with frequencies `tf[…]`. Term ids follow the
+ * terms' alphabetical order, so the measure breaks ties the same way whichever source built it.
+ */
+interface TermCounts {
+  termCount: number;
+  /** The id of a term, or -1 when no compared lesson holds it. */
+  termId(term: string): number;
+  start: Uint32Array;
+  terms: Uint32Array;
+  tf: Float64Array;
 }
 
+/**
+ * TF-IDF vectors of lessons and the search for similar ones. Items come in path order (the order
+ * pairs and ties are listed in); vectors are packed like TermCounts, holding only the kept terms.
+ */
 export class SimilarityIndex<T extends Comparable> {
-  private readonly termIds = new Map<string, number>();
-  private readonly df: number[] = [];
-  private readonly vectors: Vector[];
+  private readonly df: Uint32Array;
+  private readonly termId: (term: string) => number;
+  private readonly vecStart: Uint32Array;
+  private readonly vecTerms: Uint32Array;
+  private readonly vecWeights: Float64Array;
 
   constructor(
     readonly items: T[],
-    frequencies: Map<string, number>[],
+    counts: TermCounts,
   ) {
-    for (const tf of frequencies) {
-      for (const term of tf.keys()) {
-        let id = this.termIds.get(term);
-        if (id === undefined) this.termIds.set(term, (id = this.df.length)), this.df.push(0);
-        this.df[id]!++;
-      }
+    const n = items.length;
+    this.termId = counts.termId;
+    this.df = new Uint32Array(counts.termCount);
+    for (let p = 0; p < counts.start[n]!; p++) this.df[counts.terms[p]!]!++;
+    this.vecStart = new Uint32Array(n + 1);
+    this.vecTerms = new Uint32Array(n * KEPT_TERMS);
+    this.vecWeights = new Float64Array(n * KEPT_TERMS);
+    const scratch = new VectorScratch();
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      const v = this.vector(counts.terms.subarray(counts.start[i]!, counts.start[i + 1]!), counts.tf.subarray(counts.start[i]!, counts.start[i + 1]!), scratch);
+      this.vecTerms.set(v.terms, at);
+      this.vecWeights.set(v.weights, at);
+      at += v.terms.length;
+      this.vecStart[i + 1] = at;
     }
-    this.vectors = frequencies.map((tf) => this.vector(tf));
   }
 
-  private vector(tf: Map<string, number>): Vector {
+  /**
+   * A lesson's vector: weight = (1 + ln tf) · ln((1 + N) / (1 + df)), the KEPT_TERMS heaviest kept
+   * (ties: the term that sorts first), L2-normalized. Terms are ids ascending; -1 is a term no
+   * compared lesson holds: it counts in the norm but cannot match, so it is left out of the result.
+   */
+  private vector(terms: ArrayLike<number>, tf: ArrayLike<number>, scratch: VectorScratch): { terms: Uint32Array; weights: Float64Array } {
     const n = this.items.length;
-    const weighted: [number, number][] = [];
-    for (const [term, f] of tf) {
-      const id = this.termIds.get(term);
-      const w = (1 + Math.log(f)) * Math.log((1 + n) / (1 + (id === undefined ? 0 : this.df[id]!)));
-      // A term no indexed lesson has cannot match; it still counts in the norm.
-      if (w > 0) weighted.push([id ?? -1, w]);
+    const count = terms.length;
+    const weights = scratch.weights(count);
+    for (let k = 0; k < count; k++) {
+      const id = terms[k]!;
+      weights[k] = (1 + Math.log(tf[k]!)) * Math.log((1 + n) / (1 + (id < 0 ? 0 : this.df[id]!)));
     }
-    weighted.sort((x, y) => y[1] - x[1] || x[0] - y[0]);
-    const kept = weighted.slice(0, KEPT_TERMS);
-    const norm = Math.sqrt(kept.reduce((s, [, w]) => s + w * w, 0)) || 1;
-    const matchable = kept.filter(([id]) => id >= 0).sort((x, y) => x[0] - y[0]);
-    return { terms: Int32Array.from(matchable.map(([id]) => id)), weights: Float64Array.from(matchable.map(([, w]) => w / norm)) };
+    // The KEPT_TERMS heaviest positive weights, summed heaviest first (the norm does not depend on
+    // which of several equal weights is kept).
+    const sorted = scratch.sorted(count);
+    sorted.set(weights);
+    sorted.sort();
+    let norm = 0;
+    let kept = 0;
+    for (let k = count - 1; k >= 0 && kept < KEPT_TERMS && sorted[k]! > 0; k--, kept++) norm += sorted[k]! * sorted[k]!;
+    norm = Math.sqrt(norm) || 1;
+    const lightest = kept ? sorted[count - kept]! : Infinity;
+    // Weights above the lightest kept one are all kept; of those equal to it, the first terms.
+    let equalKept = kept;
+    for (let k = count - 1; k >= 0 && sorted[k]! > lightest; k--) equalKept--;
+    const outTerms = scratch.outTerms;
+    const outWeights = scratch.outWeights;
+    let out = 0;
+    for (let k = 0; k < count; k++) {
+      const w = weights[k]!;
+      if (w < lightest || w <= 0) continue;
+      if (w === lightest && equalKept-- <= 0) continue;
+      if (terms[k]! < 0) continue;
+      outTerms[out] = terms[k]!;
+      outWeights[out++] = w / norm;
+    }
+    return { terms: outTerms.subarray(0, out), weights: outWeights.subarray(0, out) };
   }
 
   /** Items at least `min` similar to a lesson's terms (itself included when indexed), most similar first. */
   similarTo(tf: Map<string, number>, min: number): { similarity: number; item: T }[] {
-    const v = this.vector(tf);
-    const out: { similarity: number; item: T }[] = [];
-    this.vectors.forEach((other, i) => {
-      const s = dot(v, other);
-      if (s >= min) out.push({ similarity: round(s), item: this.items[i]! });
-    });
-    return out.sort((x, y) => y.similarity - x.similarity || (x.item.path < y.item.path ? -1 : 1));
+    const query = [...tf].map(([term, f]) => ({ id: this.termId(term), f })).sort((x, y) => x.id - y.id);
+    const v = this.vector(
+      query.map((q) => q.id),
+      query.map((q) => q.f),
+      new VectorScratch(),
+    );
+    const out: { similarity: number; at: number }[] = [];
+    for (let i = 0; i < this.items.length; i++) {
+      const s = this.dot(v.terms, v.weights, 0, v.terms.length, i);
+      if (s >= min) out.push({ similarity: round(s), at: i });
+    }
+    return out.sort((x, y) => y.similarity - x.similarity || x.at - y.at).map(({ similarity, at }) => ({ similarity, item: this.items[at]! }));
   }
 
   /** Every pair at least `min` similar, most similar first (ties by path); `a` sorts before `b`. */
   pairs(min: number): SimilarPair<T>[] {
     const n = this.items.length;
-    const postDocs: number[][] = this.df.map(() => []);
-    const postWeights: number[][] = this.df.map(() => []);
-    const suffixNorm = new Float64Array(n);
-    const acc = new Float64Array(n);
-    const touched: number[] = [];
-    const out: SimilarPair<T>[] = [];
+    const { df, vecStart, vecTerms, vecWeights } = this;
     const bound = Math.max(min, 1e-9);
     const common = Math.max(COMMON_TERM_MIN, Math.ceil(n * COMMON_TERM_SHARE));
+    // Which terms each lesson indexes: it leaves out its most common terms while their norm stays
+    // below the threshold (suffixNorm bounds what a pair can gain from them), and terms in more
+    // than `common` lessons. Decided up front, so the postings are laid out once.
+    const indexed = new Uint8Array(vecTerms.length);
+    const suffixNorm = new Float64Array(n);
+    const postCount = new Uint32Array(df.length + 1);
+    const order = new Float64Array(KEPT_TERMS);
+    const limit = (bound * SUFFIX_SHARE) ** 2;
     for (let i = 0; i < n; i++) {
-      const v = this.vectors[i]!;
-      for (let k = 0; k < v.terms.length; k++) {
-        const docs = postDocs[v.terms[k]!]!;
-        const weights = postWeights[v.terms[k]!]!;
-        const w = v.weights[k]!;
-        for (let p = 0; p < docs.length; p++) {
-          const j = docs[p]!;
-          if (acc[j] === 0) touched.push(j);
-          acc[j]! += w * weights[p]!;
+      const from = vecStart[i]!;
+      const length = vecStart[i + 1]! - from;
+      // Most common first, ties in term order: one number per term sorts without a comparator.
+      const byCommonness = order.subarray(0, length);
+      for (let k = 0; k < length; k++) byCommonness[k] = (n - df[vecTerms[from + k]!]!) * KEPT_TERMS + k;
+      byCommonness.sort();
+      let left = 0;
+      let cut = 0;
+      for (; cut < length; cut++) {
+        const w = vecWeights[from + (byCommonness[cut]! % KEPT_TERMS)]!;
+        if (left + w * w >= limit) break;
+        left += w * w;
+      }
+      suffixNorm[i] = Math.sqrt(left);
+      for (let c = cut; c < length; c++) {
+        const p = from + (byCommonness[c]! % KEPT_TERMS);
+        if (df[vecTerms[p]!]! > common) continue;
+        indexed[p] = 1;
+        postCount[vecTerms[p]!]!++;
+      }
+    }
+    // Postings of each term, filled lesson by lesson: while lesson i is compared they hold the
+    // lessons before it.
+    const postStart = new Uint32Array(df.length + 1);
+    for (let t = 0; t < df.length; t++) postStart[t + 1] = postStart[t]! + postCount[t]!;
+    const postFill = postStart.slice(0, df.length);
+    const postDocs = new Uint32Array(postStart[df.length]!);
+    const postWeights = new Float64Array(postStart[df.length]!);
+    const acc = new Float64Array(n);
+    const touched = new Uint32Array(n);
+    const found: { similarity: number; a: number; b: number }[] = [];
+    for (let i = 0; i < n; i++) {
+      const from = vecStart[i]!;
+      const to = vecStart[i + 1]!;
+      let touchedCount = 0;
+      for (let k = from; k < to; k++) {
+        const t = vecTerms[k]!;
+        const w = vecWeights[k]!;
+        for (let p = postStart[t]!, end = postFill[t]!; p < end; p++) {
+          const j = postDocs[p]!;
+          if (acc[j] === 0) touched[touchedCount++] = j;
+          acc[j]! += w * postWeights[p]!;
         }
       }
-      for (const j of touched) {
+      for (let c = 0; c < touchedCount; c++) {
+        const j = touched[c]!;
         if (acc[j]! + suffixNorm[j]! >= min) {
-          const s = dot(v, this.vectors[j]!);
-          if (s >= min) {
-            const [a, b] = this.items[j]!.path < this.items[i]!.path ? [this.items[j]!, this.items[i]!] : [this.items[i]!, this.items[j]!];
-            out.push({ similarity: round(s), a, b });
-          }
+          const s = this.dot(vecTerms, vecWeights, from, to, j);
+          if (s >= min) found.push({ similarity: round(s), a: j, b: i });
         }
         acc[j] = 0;
       }
-      touched.length = 0;
-      // Leave the most common terms out of the index while their norm stays below the threshold.
-      const byCommonness = [...v.terms.keys()].sort((x, y) => this.df[v.terms[y]!]! - this.df[v.terms[x]!]!);
-      let left = 0;
-      let cut = 0;
-      while (cut < byCommonness.length && left + v.weights[byCommonness[cut]!]! ** 2 < (bound * SUFFIX_SHARE) ** 2)
-        left += v.weights[byCommonness[cut++]!]! ** 2;
-      suffixNorm[i] = Math.sqrt(left);
-      for (const k of byCommonness.slice(cut)) {
-        if (this.df[v.terms[k]!]! > common) continue;
-        postDocs[v.terms[k]!]!.push(i);
-        postWeights[v.terms[k]!]!.push(v.weights[k]!);
+      for (let k = from; k < to; k++) {
+        if (!indexed[k]) continue;
+        const t = vecTerms[k]!;
+        postDocs[postFill[t]!] = i;
+        postWeights[postFill[t]!++] = vecWeights[k]!;
       }
     }
-    return out.sort((x, y) => y.similarity - x.similarity || (x.a.path < y.a.path ? -1 : x.a.path > y.a.path ? 1 : x.b.path < y.b.path ? -1 : 1));
+    return found
+      .sort((x, y) => y.similarity - x.similarity || x.a - y.a || x.b - y.b)
+      .map(({ similarity, a, b }) => ({ similarity, a: this.items[a]!, b: this.items[b]! }));
+  }
+
+  /** The dot product of a vector (terms[from..to)) with item j's, at most 1. */
+  private dot(terms: Uint32Array, weights: Float64Array, from: number, to: number, j: number): number {
+    const { vecTerms, vecWeights } = this;
+    let s = 0;
+    let x = from;
+    let y = this.vecStart[j]!;
+    const end = this.vecStart[j + 1]!;
+    while (x < to && y < end) {
+      const a = terms[x]!;
+      const b = vecTerms[y]!;
+      if (a === b) s += weights[x++]! * vecWeights[y++]!;
+      else if (a < b) x++;
+      else y++;
+    }
+    return Math.min(1, s);
   }
 }
 
-function dot(x: Vector, y: Vector): number {
-  let s = 0;
-  let i = 0;
-  let j = 0;
-  while (i < x.terms.length && j < y.terms.length) {
-    const a = x.terms[i]!;
-    const b = y.terms[j]!;
-    if (a === b) s += x.weights[i++]! * y.weights[j++]!;
-    else if (a < b) i++;
-    else j++;
+/** Reused buffers for building vectors, grown to the longest lesson. */
+class VectorScratch {
+  private weightBuffer = new Float64Array(256);
+  private sortedBuffer = new Float64Array(256);
+  readonly outTerms = new Uint32Array(KEPT_TERMS);
+  readonly outWeights = new Float64Array(KEPT_TERMS);
+
+  weights(count: number): Float64Array {
+    if (count > this.weightBuffer.length) this.weightBuffer = new Float64Array(count * 2);
+    return this.weightBuffer.subarray(0, count);
   }
-  return Math.min(1, s);
+
+  sorted(count: number): Float64Array {
+    if (count > this.sortedBuffer.length) this.sortedBuffer = new Float64Array(count * 2);
+    return this.sortedBuffer.subarray(0, count);
+  }
 }
 
 function round(s: number): number {
@@ -167,32 +268,70 @@ function round(s: number): number {
 /** The similarity index of current (active or stale) lessons, from parsed lessons (lint). */
 export function lessonSimilarity(lessons: Lesson[], notes: FolderNote[]): SimilarityIndex<Lesson> {
   const byFolder = new Map(notes.map((n) => [n.folder, n]));
-  const current = lessons.filter((l) => isCurrent(l.status));
-  return new SimilarityIndex(
-    current,
-    current.map((l) => lessonTerms(l, byFolder).tf),
-  );
+  const current = lessons.filter((l) => isCurrent(l.status)).sort((a, b) => (a.path < b.path ? -1 : 1));
+  const frequencies = current.map((l) => lessonTerms(l, byFolder).tf);
+  const vocabulary = [...new Set(frequencies.flatMap((tf) => [...tf.keys()]))].sort();
+  const ids = new Map(vocabulary.map((term, id) => [term, id]));
+  const start = new Uint32Array(current.length + 1);
+  frequencies.forEach((tf, i) => (start[i + 1] = start[i]! + tf.size));
+  const terms = new Uint32Array(start[current.length]!);
+  const tf = new Float64Array(start[current.length]!);
+  frequencies.forEach((lessonTf, i) => {
+    const sorted = [...lessonTf].map(([term, f]) => [ids.get(term)!, f] as const).sort((x, y) => x[0] - y[0]);
+    sorted.forEach(([id, f], k) => ((terms[start[i]! + k] = id), (tf[start[i]! + k] = f)));
+  });
+  return new SimilarityIndex(current, { termCount: vocabulary.length, termId: (term) => ids.get(term) ?? -1, start, terms, tf });
 }
 
-/** The same index from the cached search index, without reading a lesson (dupes, add). */
+/**
+ * The same index from the cached search index, without reading a lesson (dupes, add): the term
+ * counts are the index's postings, turned around; a lesson's id, title and path are decoded only
+ * when it is shown.
+ */
 export function searchIndexSimilarity(index: SearchIndex): SimilarityIndex<Comparable> {
-  const docs: number[] = [];
-  for (let d = 0; d < index.size; d++) if (index.docCurrent[d]) docs.push(d);
-  const slot = new Map(docs.map((d, i) => [d, i]));
-  const frequencies = docs.map(() => new Map<string, number>());
-  index.terms.forEach((term, t) => {
+  const slot = new Int32Array(index.size).fill(-1);
+  const items: Comparable[] = [];
+  for (let d = 0; d < index.size; d++) {
+    if (!index.docCurrent[d]) continue;
+    slot[d] = items.length;
+    items.push(indexedItem(index, d));
+  }
+  const n = items.length;
+  const start = new Uint32Array(n + 1);
+  const termCount = index.terms.length;
+  for (let p = 0; p < index.postDocs.length; p++) {
+    const i = slot[index.postDocs[p]!]!;
+    if (i >= 0) start[i + 1]!++;
+  }
+  for (let i = 0; i < n; i++) start[i + 1]! += start[i]!;
+  const fill = start.slice(0, n);
+  const terms = new Uint32Array(start[n]!);
+  const tf = new Float64Array(start[n]!);
+  // Terms in vocabulary order, so each lesson's terms come out ascending.
+  for (let t = 0; t < termCount; t++) {
     for (let p = index.termStart[t]!; p < index.termStart[t + 1]!; p++) {
-      const i = slot.get(index.postDocs[p]!);
-      if (i !== undefined) frequencies[i]!.set(term, index.postTf[p]!);
+      const i = slot[index.postDocs[p]!]!;
+      if (i < 0) continue;
+      terms[fill[i]!] = t;
+      tf[fill[i]!++] = index.postTf[p]!;
     }
-  });
-  return new SimilarityIndex(
-    docs.map((d) => {
-      const l = index.lesson(d);
-      return { id: l.id, title: l.title, path: l.path };
-    }),
-    frequencies,
-  );
+  }
+  return new SimilarityIndex(items, { termCount, termId: (term) => termId(index, term), start, terms, tf });
+}
+
+/** A lesson of the search index that is decoded on first use: most compared lessons are never shown. */
+function indexedItem(index: SearchIndex, doc: number): Comparable {
+  return {
+    get id() {
+      return index.lesson(doc).id;
+    },
+    get title() {
+      return index.lesson(doc).title;
+    },
+    get path() {
+      return index.lesson(doc).path;
+    },
+  };
 }
 
 /** The weighted terms of a lesson, as the search index and the similarity measure read them. */
