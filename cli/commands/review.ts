@@ -1,10 +1,14 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { Type } from "typebox";
 import { loadKbConfig } from "../kb/config.ts";
-import { openKb } from "../kb/open.ts";
+import { requireReadableKb } from "../kb/layout.ts";
 import { lessonsUnder } from "../kb/overview.ts";
 import { reviewCandidates } from "../kb/review.ts";
 import { readUsage } from "../kb/usage.ts";
 import { RkbError } from "../output/errors.ts";
+import { indexedLessons, loadIndex } from "../search/index.ts";
+import { kbRoot } from "../settings.ts";
 import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({
@@ -20,10 +24,13 @@ export default defineCommand({
   ),
   cli: { positionals: ["folder"] },
   run(input, ctx) {
-    const { root, kb } = openKb(ctx, "read");
+    // From the cached search index, like dupes: no lesson is read when nothing changed since the last search.
+    const root = kbRoot(ctx.env);
+    requireReadableKb(root);
+    const all = indexedLessons(loadIndex(root, ctx.env));
     const folder = input.folder?.replace(/\/+$/, "");
-    const lessons = folder ? lessonsUnder(kb.lessons, folder) : kb.lessons;
-    if (folder && !lessons.length && !kb.files.some((f) => f.startsWith(folder + "/"))) {
+    const lessons = folder ? lessonsUnder(all, folder) : all;
+    if (folder && !lessons.length && !existsSync(join(root, folder))) {
       throw new RkbError("not_found", `no folder ${folder} in the knowledge base`, "run `rkb list` to see the folders");
     }
     const candidates = reviewCandidates(lessons, readUsage(root), loadKbConfig(root)).map(({ lesson, reasons, counts }) => ({

@@ -1,11 +1,12 @@
 import type { KbConfig } from "./config.ts";
-import type { Lesson } from "./lesson.ts";
-import { evidenceProblem, titleProblem } from "./quality.ts";
+import { evidenceTextProblem, titleProblem } from "./quality.ts";
 import { isCurrent } from "./schema.ts";
 import type { UsageCounts } from "./usage.ts";
 
 // `rkb review`: the current lessons that need a person's eye, each with its reasons. Read-only; one
 // pass over the lessons and the use records, so it stays linear in the size of the knowledge base.
+// It reads lessons as the search index holds them, so a review reads no lesson file while the
+// cached index is current.
 
 export type ReviewKind =
   | "flagged"
@@ -22,8 +23,22 @@ export interface ReviewReason {
   detail: string;
 }
 
-export interface ReviewCandidate {
-  lesson: Lesson;
+/** What review reads of a lesson: all of it in the search index (`IndexedLesson`). */
+export interface ReviewedLesson {
+  id: string;
+  type: string;
+  status: string;
+  title: string;
+  path: string;
+  verified: string;
+  /** `stale_reason`, when the lesson was flagged with one. */
+  staleReason?: string;
+  /** The Evidence section's text, when the lesson has one. */
+  evidence?: string;
+}
+
+export interface ReviewCandidate<L extends ReviewedLesson = ReviewedLesson> {
+  lesson: L;
   reasons: ReviewReason[];
   counts?: UsageCounts;
 }
@@ -34,12 +49,11 @@ const NEVER_HELPED_INJECTIONS = 5;
 const OFTEN_IRRELEVANT = 3;
 const DAY_MS = 86_400_000;
 
-export function reviewReasons(lesson: Lesson, counts: UsageCounts | undefined, config: Pick<KbConfig, "review">, now: Date): ReviewReason[] {
+export function reviewReasons(lesson: ReviewedLesson, counts: UsageCounts | undefined, config: Pick<KbConfig, "review">, now: Date): ReviewReason[] {
   const reasons: ReviewReason[] = [];
   const daysSince = (date: string) => Math.floor((now.getTime() - Date.parse(date)) / DAY_MS);
   if (lesson.status === "stale") {
-    const why = lesson.frontmatter.stale_reason;
-    reasons.push({ kind: "flagged", detail: `flagged stale${why ? `: ${String(why)}` : ""}` });
+    reasons.push({ kind: "flagged", detail: `flagged stale${lesson.staleReason ? `: ${lesson.staleReason}` : ""}` });
   }
   const verifiedDays = lesson.verified ? daysSince(lesson.verified) : NaN;
   if (verifiedDays > config.review.staleDays) {
@@ -65,7 +79,7 @@ export function reviewReasons(lesson: Lesson, counts: UsageCounts | undefined, c
         : `never injected or used, verified ${verifiedDays} days ago`,
     });
   }
-  const evidence = evidenceProblem(lesson);
+  const evidence = evidenceTextProblem(lesson.type, lesson.evidence);
   if (evidence) reasons.push({ kind: "missing_evidence", detail: evidence });
   const title = titleProblem(lesson);
   if (title) reasons.push({ kind: "vague_title", detail: title });
@@ -73,8 +87,13 @@ export function reviewReasons(lesson: Lesson, counts: UsageCounts | undefined, c
 }
 
 /** Current lessons with at least one reason, those with the most reasons first (ties by path). */
-export function reviewCandidates(lessons: Lesson[], usage: Map<string, UsageCounts>, config: Pick<KbConfig, "review">, now = new Date()): ReviewCandidate[] {
-  const out: ReviewCandidate[] = [];
+export function reviewCandidates<L extends ReviewedLesson>(
+  lessons: L[],
+  usage: Map<string, UsageCounts>,
+  config: Pick<KbConfig, "review">,
+  now = new Date(),
+): ReviewCandidate<L>[] {
+  const out: ReviewCandidate<L>[] = [];
   for (const lesson of lessons) {
     if (!isCurrent(lesson.status)) continue;
     const counts = usage.get(lesson.id);

@@ -44,6 +44,10 @@ export interface IndexedLesson {
   verifiedHow: string;
   /** `general`, `projects/<name>` or `systems/<name>`. */
   scope: string;
+  /** Why the lesson was flagged stale, when it says (`stale_reason`); for `rkb review`. */
+  staleReason?: string;
+  /** The Evidence section as written, when the lesson has one; for review's evidence check. */
+  evidence?: string;
 }
 
 export interface SearchIndex {
@@ -73,7 +77,7 @@ export interface SearchIndex {
   lesson(i: number): IndexedLesson;
 }
 
-const FORMAT = "rkb-search-index 3";
+const FORMAT = "rkb-search-index 4";
 const MAGIC = new TextEncoder().encode("RKBIDX1\n");
 
 /**
@@ -178,6 +182,8 @@ export function buildIndex(kb: Kb): SearchIndex {
     if (!scopes.includes(scope)) scopes.push(scope);
     docScope[i] = scopes.indexOf(scope);
     docCurrent[i] = isCurrent(lesson.status) ? 1 : 0;
+    const staleReason = lesson.frontmatter.stale_reason;
+    const evidence = lesson.sections.get("Evidence");
     meta.push({
       id: lesson.id,
       type: lesson.type,
@@ -190,6 +196,8 @@ export function buildIndex(kb: Kb): SearchIndex {
       verified: lesson.verified,
       verifiedHow: lesson.verifiedHow,
       scope,
+      ...(staleReason ? { staleReason: String(staleReason) } : {}),
+      ...(evidence !== undefined ? { evidence } : {}),
     });
   });
   const terms = [...postings.keys()].sort();

@@ -31,6 +31,8 @@ const STOP_WORDS = new Set(
 
 const JOINERS = /[_./:\-@]+/;
 const SPLIT = /[^A-Za-z0-9_./:\-@]+/;
+/** What SPLIT splits at, the other way round: one raw token. */
+const RAW_TOKEN = /[A-Za-z0-9_./:\-@]+/g;
 const TRIM = /^[_./:\-@]+|[_./:\-@]+$/g;
 const PLAIN = /^[A-Za-z0-9]?[a-z0-9]*$/;
 const VERSION = /^[vV]?\d+(?:[._-][0-9A-Za-z]+)+$/;
@@ -119,6 +121,19 @@ export function tokenize(text: string): string[] {
     out.push(...g.parts);
   }
   return out;
+}
+
+/**
+ * The terms of a text in order, as `tokenize` gives them, read only as far as the caller takes
+ * them: a check that needs the first few terms (lint's quality rules) does not analyse the rest.
+ */
+export function* lazyTerms(text: string): Generator<string> {
+  for (const match of text.matchAll(RAW_TOKEN)) {
+    const g = memoGroup(match[0]);
+    if (!g) continue;
+    if (g.whole) yield g.whole;
+    yield* g.parts;
+  }
 }
 
 /** The term of one plain lowercase word (`hangs` → hang), or undefined for a stop word: what tokenize gives for it, without the compound analysis. */
