@@ -1,7 +1,7 @@
 // The curation commands on real git knowledge bases with the compiled binary: dupes (and the same
 // measure in add and lint), review, log and changes, move/rename/label.
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gitIn, kbFromFixture, rkb, sandbox, writeFile, type Sandbox } from "../helpers.ts";
 
@@ -161,6 +161,37 @@ describe("rkb review", () => {
       ["general/zstd/vague.md", "quality/evidence"],
     ]);
     expect((await rkb(["review", "general/nothing"], { env: box.env })).exit).toBe(1);
+  });
+
+  test("a lesson changed in place, without rkb, is reviewed as it now reads (the cached index is not stale)", async () => {
+    const box = sandbox("rkb-review-in-place");
+    writeFile(join(box.kb, "kb.toml"), '[labels]\nsensitivity = ["public"]\n');
+    const good = "`zstd -19 big.tar` took 41 s and wrote 12 MB.";
+    const rel = "general/zstd/levels.md";
+    writeFile(join(box.kb, rel), lessonFile("1111111111", "zstd level 19 is slow but small", good, { verified: day(1) }));
+    writeFile(join(box.kb, "general/zstd/threads.md"), lessonFile("2222222222", "zstd threads flag is -T0 for all cores", good, { verified: day(1) }));
+    gitIn(box.kb, box.env, "init", "-q", "-b", "main");
+    gitIn(box.kb, box.env, "add", "-A");
+    gitIn(box.kb, box.env, "commit", "-q", "-m", "fixture");
+    const review = async () => {
+      const r = await rkb(["review", "--format", "json"], { env: box.env });
+      expect(r.exit).toBe(0);
+      return r.json().candidates.map((c: any) => [c.id, c.reasons.map((x: any) => `${x.kind}: ${x.detail}`)]);
+    };
+    expect(await review()).toEqual([]);
+    // review reads the search index cache, which this run left current.
+    expect(readdirSync(join(box.env.XDG_CACHE_HOME!, "rkb", "search")).some((f) => f.endsWith(".idx"))).toBe(true);
+
+    writeFile(join(box.kb, rel), lessonFile("1111111111", "zstd level 19 is slow but small", good, { verified: day(1), status: "stale" }));
+    expect(await review()).toEqual([["1111111111", ["flagged: flagged stale: gcc 14 changed the message"]]]);
+
+    writeFile(join(box.kb, rel), lessonFile("1111111111", "zstd level 19 is slow but small", "it works", { verified: day(1) }));
+    expect(await review()).toEqual([
+      ["1111111111", ['missing_evidence: the Evidence ("it works") does not show how you know; write the command you ran and what it printed, or where you read it']],
+    ]);
+
+    writeFile(join(box.kb, rel), lessonFile("1111111111", "Fix build error", good, { verified: day(1) }));
+    expect((await review()).map(([id, reasons]: [string, string[]]) => [id, reasons.map((r) => r.split(":")[0])])).toEqual([["1111111111", ["vague_title"]]]);
   });
 
   test("a knowledge base with nothing to review says so", async () => {
