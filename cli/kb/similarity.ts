@@ -53,7 +53,7 @@ interface TermCounts {
   /** The id of a term, or -1 when no compared lesson holds it. */
   termId(term: string): number;
   start: Uint32Array;
-  terms: Uint32Array;
+  terms: Int32Array;
   tf: Float64Array;
 }
 
@@ -63,9 +63,12 @@ interface TermCounts {
  */
 export class SimilarityIndex<T extends Comparable> {
   private readonly df: Uint32Array;
+  /** ln((1 + N) / (1 + df)) per term, and for a term no compared lesson holds. */
+  private readonly idf: Float64Array;
+  private readonly unseenIdf: number;
   private readonly termId: (term: string) => number;
   private readonly vecStart: Uint32Array;
-  private readonly vecTerms: Uint32Array;
+  private readonly vecTerms: Int32Array;
   private readonly vecWeights: Float64Array;
 
   constructor(
@@ -76,16 +79,16 @@ export class SimilarityIndex<T extends Comparable> {
     this.termId = counts.termId;
     this.df = new Uint32Array(counts.termCount);
     for (let p = 0; p < counts.start[n]!; p++) this.df[counts.terms[p]!]!++;
+    this.idf = new Float64Array(counts.termCount);
+    for (let t = 0; t < counts.termCount; t++) this.idf[t] = Math.log((1 + n) / (1 + this.df[t]!));
+    this.unseenIdf = Math.log(1 + n);
     this.vecStart = new Uint32Array(n + 1);
-    this.vecTerms = new Uint32Array(n * KEPT_TERMS);
+    this.vecTerms = new Int32Array(n * KEPT_TERMS);
     this.vecWeights = new Float64Array(n * KEPT_TERMS);
     const scratch = new VectorScratch();
     let at = 0;
     for (let i = 0; i < n; i++) {
-      const v = this.vector(counts.terms.subarray(counts.start[i]!, counts.start[i + 1]!), counts.tf.subarray(counts.start[i]!, counts.start[i + 1]!), scratch);
-      this.vecTerms.set(v.terms, at);
-      this.vecWeights.set(v.weights, at);
-      at += v.terms.length;
+      at += this.vector(counts.terms, counts.tf, counts.start[i]!, counts.start[i + 1]!, this.vecTerms, this.vecWeights, at, scratch);
       this.vecStart[i + 1] = at;
     }
   }
@@ -94,53 +97,70 @@ export class SimilarityIndex<T extends Comparable> {
    * A lesson's vector: weight = (1 + ln tf) · ln((1 + N) / (1 + df)), the KEPT_TERMS heaviest kept
    * (ties: the term that sorts first), L2-normalized. Terms are ids ascending; -1 is a term no
    * compared lesson holds: it counts in the norm but cannot match, so it is left out of the result.
+   * Reads terms/tf[from..to), writes the vector at outTerms/outWeights[at..], returns its length.
    */
-  private vector(terms: ArrayLike<number>, tf: ArrayLike<number>, scratch: VectorScratch): { terms: Uint32Array; weights: Float64Array } {
-    const n = this.items.length;
-    const count = terms.length;
+  private vector(
+    terms: Int32Array,
+    tf: Float64Array,
+    from: number,
+    to: number,
+    outTerms: Int32Array,
+    outWeights: Float64Array,
+    at: number,
+    scratch: VectorScratch,
+  ): number {
+    const count = to - from;
     const weights = scratch.weights(count);
     for (let k = 0; k < count; k++) {
-      const id = terms[k]!;
-      weights[k] = (1 + Math.log(tf[k]!)) * Math.log((1 + n) / (1 + (id < 0 ? 0 : this.df[id]!)));
+      const id = terms[from + k]!;
+      weights[k] = (1 + Math.log(tf[from + k]!)) * (id < 0 ? this.unseenIdf : this.idf[id]!);
     }
-    // The KEPT_TERMS heaviest positive weights, summed heaviest first (the norm does not depend on
-    // which of several equal weights is kept).
-    const sorted = scratch.sorted(count);
-    sorted.set(weights);
-    sorted.sort();
-    let norm = 0;
-    let kept = 0;
-    for (let k = count - 1; k >= 0 && kept < KEPT_TERMS && sorted[k]! > 0; k--, kept++) norm += sorted[k]! * sorted[k]!;
-    norm = Math.sqrt(norm) || 1;
-    const lightest = kept ? sorted[count - kept]! : Infinity;
+    // The lightest weight kept: of more than KEPT_TERMS positive weights, the KEPT_TERMS-th
+    // heaviest (found by selection: Bun's typed-array sort costs more than the rest of a vector).
+    const positive = scratch.selection(count);
+    let positives = 0;
+    for (let k = 0; k < count; k++) if (weights[k]! > 0) positive[positives++] = weights[k]!;
+    const lightest = positives > KEPT_TERMS ? nthSmallest(positive, positives, positives - KEPT_TERMS) : positives ? Number.MIN_VALUE : Infinity;
     // Weights above the lightest kept one are all kept; of those equal to it, the first terms.
-    let equalKept = kept;
-    for (let k = count - 1; k >= 0 && sorted[k]! > lightest; k--) equalKept--;
-    const outTerms = scratch.outTerms;
-    const outWeights = scratch.outWeights;
-    let out = 0;
+    let equalKept = Math.min(positives, KEPT_TERMS);
+    for (let k = 0; k < positives; k++) if (positive[k]! > lightest) equalKept--;
+    let norm = 0;
+    let left = equalKept;
     for (let k = 0; k < count; k++) {
       const w = weights[k]!;
-      if (w < lightest || w <= 0) continue;
+      if (w > lightest || (w === lightest && left-- > 0)) norm += w * w;
+    }
+    norm = Math.sqrt(norm) || 1;
+    let out = at;
+    for (let k = 0; k < count; k++) {
+      const w = weights[k]!;
+      if (w < lightest) continue;
       if (w === lightest && equalKept-- <= 0) continue;
-      if (terms[k]! < 0) continue;
-      outTerms[out] = terms[k]!;
+      if (terms[from + k]! < 0) continue;
+      outTerms[out] = terms[from + k]!;
       outWeights[out++] = w / norm;
     }
-    return { terms: outTerms.subarray(0, out), weights: outWeights.subarray(0, out) };
+    return out - at;
   }
 
   /** Items at least `min` similar to a lesson's terms (itself included when indexed), most similar first. */
   similarTo(tf: Map<string, number>, min: number): { similarity: number; item: T }[] {
     const query = [...tf].map(([term, f]) => ({ id: this.termId(term), f })).sort((x, y) => x.id - y.id);
-    const v = this.vector(
-      query.map((q) => q.id),
-      query.map((q) => q.f),
+    const terms = new Int32Array(KEPT_TERMS);
+    const weights = new Float64Array(KEPT_TERMS);
+    const length = this.vector(
+      Int32Array.from(query, (q) => q.id),
+      Float64Array.from(query, (q) => q.f),
+      0,
+      query.length,
+      terms,
+      weights,
+      0,
       new VectorScratch(),
     );
     const out: { similarity: number; at: number }[] = [];
     for (let i = 0; i < this.items.length; i++) {
-      const s = this.dot(v.terms, v.weights, 0, v.terms.length, i);
+      const s = this.dot(terms, weights, 0, length, i);
       if (s >= min) out.push({ similarity: round(s), at: i });
     }
     return out.sort((x, y) => y.similarity - x.similarity || x.at - y.at).map(({ similarity, at }) => ({ similarity, item: this.items[at]! }));
@@ -155,31 +175,30 @@ export class SimilarityIndex<T extends Comparable> {
     // Which terms each lesson indexes: it leaves out its most common terms while their norm stays
     // below the threshold (suffixNorm bounds what a pair can gain from them), and terms in more
     // than `common` lessons. Decided up front, so the postings are laid out once.
-    const indexed = new Uint8Array(vecTerms.length);
+    const indexed = new Uint8Array(vecTerms.length).fill(1);
     const suffixNorm = new Float64Array(n);
     const postCount = new Uint32Array(df.length + 1);
-    const order = new Float64Array(KEPT_TERMS);
     const limit = (bound * SUFFIX_SHARE) ** 2;
     for (let i = 0; i < n; i++) {
       const from = vecStart[i]!;
-      const length = vecStart[i + 1]! - from;
-      // Most common first, ties in term order: one number per term sorts without a comparator.
-      const byCommonness = order.subarray(0, length);
-      for (let k = 0; k < length; k++) byCommonness[k] = (n - df[vecTerms[from + k]!]!) * KEPT_TERMS + k;
-      byCommonness.sort();
+      const to = vecStart[i + 1]!;
+      // Most common first, ties in term order. Only a few terms fit under the limit, so they are
+      // picked one by one rather than sorting every vector.
       let left = 0;
-      let cut = 0;
-      for (; cut < length; cut++) {
-        const w = vecWeights[from + (byCommonness[cut]! % KEPT_TERMS)]!;
+      for (;;) {
+        let most = -1;
+        for (let k = from; k < to; k++) if (indexed[k] && (most < 0 || df[vecTerms[k]!]! > df[vecTerms[most]!]!)) most = k;
+        if (most < 0) break;
+        const w = vecWeights[most]!;
         if (left + w * w >= limit) break;
         left += w * w;
+        indexed[most] = 0;
       }
       suffixNorm[i] = Math.sqrt(left);
-      for (let c = cut; c < length; c++) {
-        const p = from + (byCommonness[c]! % KEPT_TERMS);
-        if (df[vecTerms[p]!]! > common) continue;
-        indexed[p] = 1;
-        postCount[vecTerms[p]!]!++;
+      for (let k = from; k < to; k++) {
+        if (!indexed[k]) continue;
+        if (df[vecTerms[k]!]! > common) indexed[k] = 0;
+        else postCount[vecTerms[k]!]!++;
       }
     }
     // Postings of each term, filled lesson by lesson: while lesson i is compared they hold the
@@ -226,7 +245,7 @@ export class SimilarityIndex<T extends Comparable> {
   }
 
   /** The dot product of a vector (terms[from..to)) with item j's, at most 1. */
-  private dot(terms: Uint32Array, weights: Float64Array, from: number, to: number, j: number): number {
+  private dot(terms: Int32Array, weights: Float64Array, from: number, to: number, j: number): number {
     const { vecTerms, vecWeights } = this;
     let s = 0;
     let x = from;
@@ -246,19 +265,41 @@ export class SimilarityIndex<T extends Comparable> {
 /** Reused buffers for building vectors, grown to the longest lesson. */
 class VectorScratch {
   private weightBuffer = new Float64Array(256);
-  private sortedBuffer = new Float64Array(256);
-  readonly outTerms = new Uint32Array(KEPT_TERMS);
-  readonly outWeights = new Float64Array(KEPT_TERMS);
+  private selectionBuffer = new Float64Array(256);
 
   weights(count: number): Float64Array {
     if (count > this.weightBuffer.length) this.weightBuffer = new Float64Array(count * 2);
     return this.weightBuffer.subarray(0, count);
   }
 
-  sorted(count: number): Float64Array {
-    if (count > this.sortedBuffer.length) this.sortedBuffer = new Float64Array(count * 2);
-    return this.sortedBuffer.subarray(0, count);
+  selection(count: number): Float64Array {
+    if (count > this.selectionBuffer.length) this.selectionBuffer = new Float64Array(count * 2);
+    return this.selectionBuffer;
   }
+}
+
+/** The value that would sit at `rank` (0-based) if values[0..length) were sorted ascending; reorders them. */
+function nthSmallest(values: Float64Array, length: number, rank: number): number {
+  let lo = 0;
+  let hi = length - 1;
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >>> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (values[i]! < pivot) i++;
+      while (values[j]! > pivot) j--;
+      if (i <= j) {
+        const t = values[i]!;
+        values[i++] = values[j]!;
+        values[j--] = t;
+      }
+    }
+    if (rank <= j) hi = j;
+    else if (rank >= i) lo = i;
+    else return values[rank]!;
+  }
+  return values[rank]!;
 }
 
 function round(s: number): number {
@@ -274,7 +315,7 @@ export function lessonSimilarity(lessons: Lesson[], notes: FolderNote[]): Simila
   const ids = new Map(vocabulary.map((term, id) => [term, id]));
   const start = new Uint32Array(current.length + 1);
   frequencies.forEach((tf, i) => (start[i + 1] = start[i]! + tf.size));
-  const terms = new Uint32Array(start[current.length]!);
+  const terms = new Int32Array(start[current.length]!);
   const tf = new Float64Array(start[current.length]!);
   frequencies.forEach((lessonTf, i) => {
     const sorted = [...lessonTf].map(([term, f]) => [ids.get(term)!, f] as const).sort((x, y) => x[0] - y[0]);
@@ -305,7 +346,7 @@ export function searchIndexSimilarity(index: SearchIndex): SimilarityIndex<Compa
   }
   for (let i = 0; i < n; i++) start[i + 1]! += start[i]!;
   const fill = start.slice(0, n);
-  const terms = new Uint32Array(start[n]!);
+  const terms = new Int32Array(start[n]!);
   const tf = new Float64Array(start[n]!);
   // Terms in vocabulary order, so each lesson's terms come out ascending.
   for (let t = 0; t < termCount; t++) {
