@@ -187,7 +187,10 @@ describe("rkb review", () => {
 
     writeFile(join(box.kb, rel), lessonFile("1111111111", "zstd level 19 is slow but small", "it works", { verified: day(1) }));
     expect(await review()).toEqual([
-      ["1111111111", ['missing_evidence: the Evidence ("it works") does not show how you know; write the command you ran and what it printed, or where you read it']],
+      [
+        "1111111111",
+        ['missing_evidence: the Evidence ("it works") does not show how you know; write the command you ran and what it printed, or where you read it'],
+      ],
     ]);
 
     writeFile(join(box.kb, rel), lessonFile("1111111111", "Fix build error", good, { verified: day(1) }));
