@@ -115,12 +115,13 @@ export class SimilarityIndex<T extends Comparable> {
       const id = terms[from + k]!;
       weights[k] = (1 + Math.log(tf[from + k]!)) * (id < 0 ? this.unseenIdf : this.idf[id]!);
     }
-    // The lightest weight kept: of more than KEPT_TERMS positive weights, the KEPT_TERMS-th
-    // heaviest (found by selection: Bun's typed-array sort costs more than the rest of a vector).
+    // The lightest weight kept: the KEPT_TERMS-th heaviest positive one, or the lightest positive
+    // one when there are fewer (a selection, not a sort: Bun sorts a typed array far slower).
     const positive = scratch.selection(count);
     let positives = 0;
-    for (let k = 0; k < count; k++) if (weights[k]! > 0) positive[positives++] = weights[k]!;
-    const lightest = positives > KEPT_TERMS ? nthSmallest(positive, positives, positives - KEPT_TERMS) : positives ? Number.MIN_VALUE : Infinity;
+    let lightest = Infinity;
+    for (let k = 0; k < count; k++) if (weights[k]! > 0) lightest = Math.min(lightest, (positive[positives++] = weights[k]!));
+    if (positives > KEPT_TERMS) lightest = nthSmallest(positive, positives, positives - KEPT_TERMS);
     // Weights above the lightest kept one are all kept; of those equal to it, the first terms.
     let equalKept = Math.min(positives, KEPT_TERMS);
     for (let k = 0; k < positives; k++) if (positive[k]! > lightest) equalKept--;
@@ -330,6 +331,7 @@ export function lessonSimilarity(lessons: Lesson[], notes: FolderNote[]): Simila
  * when it is shown.
  */
 export function searchIndexSimilarity(index: SearchIndex): SimilarityIndex<Comparable> {
+  // The index lists lessons in path order (buildIndex), the order the similarity index expects.
   const slot = new Int32Array(index.size).fill(-1);
   const items: Comparable[] = [];
   for (let d = 0; d < index.size; d++) {
