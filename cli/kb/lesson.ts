@@ -65,6 +65,20 @@ export function frontmatterKeyLines(yaml: string): Record<string, number> {
   return lines;
 }
 
+/** Throws on a top-level key written twice: YAML readers disagree on which one wins (Bun keeps the last, the Rust rkb refuses). */
+function refuseDuplicateKeys(yaml: string, path: string): void {
+  const seen = new Map<string, number>();
+  yaml.split("\n").forEach((line, i) => {
+    const key = /^([A-Za-z_][\w-]*)\s*:/.exec(line)?.[1];
+    if (key === undefined) return;
+    const first = seen.get(key);
+    if (first !== undefined) {
+      throw new LessonParseError(path, i + 2, `the frontmatter key \`${key}\` appears twice (lines ${first} and ${i + 2}); keep one of them`);
+    }
+    seen.set(key, i + 2);
+  });
+}
+
 const parses = (yaml: string): boolean => {
   try {
     Bun.YAML.parse(yaml);
@@ -131,7 +145,8 @@ export function parseYamlMap(yaml: string, path: string, firstLine: number): Rec
 export function refuseUnknownKeys(data: Record<string, YamlValue>, path: string, keyLines: Record<string, number>): void {
   for (const key of Object.keys(data)) {
     if (!(FRONTMATTER_KEYS as readonly string[]).includes(key)) {
-      throw new LessonParseError(path, keyLines[key] ?? 2, `unknown frontmatter key \`${key}\`; allowed keys: ${FRONTMATTER_KEYS.join(", ")}`);
+      const line = keyLines[key] ?? 2;
+      throw new LessonParseError(path, line, `unknown frontmatter key \`${key}\` on line ${line}; allowed keys: ${FRONTMATTER_KEYS.join(", ")}`);
     }
   }
 }
@@ -141,6 +156,7 @@ export function parseLesson(text: string, path: string): Lesson {
   const data = parseYamlMap(yaml, path, 2);
   const keyLines = frontmatterKeyLines(yaml);
   refuseUnknownKeys(data, path, keyLines);
+  refuseDuplicateKeys(yaml, path);
   // Ids are hex: an unquoted `id: 1234567890` or `12e4567890` is YAML's number, but the id as
   // written (the Rust rkb reads it the same way).
   for (const key of ["id", "superseded_by"]) {

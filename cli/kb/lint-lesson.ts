@@ -62,13 +62,44 @@ function sectionLine(lesson: Lesson, heading: string): number | undefined {
   return h ? lesson.bodyLine + h.line - 1 : undefined;
 }
 
+const oneOf = (values: readonly string[]) => values.map((v) => `\`${v}\``).join(", ");
+
+/** The fields every lesson must have, and the values each may take (the rest of the message is the same for all). */
+const REQUIRED_VALUES: { key: "type" | "status" | "verified" | "verified_how"; allowed: string; valid: (v: YamlValue) => boolean }[] = [
+  { key: "type", allowed: `a lesson type: one of ${oneOf(LESSON_TYPES)}`, valid: (v) => typeof v === "string" && isLessonType(v) },
+  { key: "status", allowed: `a status: one of ${oneOf(STATUSES)}`, valid: (v) => typeof v === "string" && (STATUSES as readonly string[]).includes(v) },
+  { key: "verified", allowed: "a real date written YYYY-MM-DD (e.g. 2026-01-15), the day the lesson was last confirmed", valid: isDate },
+  {
+    key: "verified_how",
+    allowed: `how the lesson was confirmed: one of ${oneOf(VERIFIED_HOW)}`,
+    valid: (v) => typeof v === "string" && (VERIFIED_HOW as readonly string[]).includes(v),
+  },
+];
+
+/**
+ * The first required field that is missing or holds a value the Rust rkb's reader refuses (an
+ * unknown type, status or verified_how; a date that is no date), by line; a missing field comes last.
+ */
+export function unreadableValue(lesson: Lesson): { line: number; message: string } | undefined {
+  const wrong = REQUIRED_VALUES.filter(({ key, valid }) => lesson.frontmatter[key] !== undefined && !valid(lesson.frontmatter[key]))
+    .map((field) => ({ field, line: lesson.keyLines[field.key] ?? 2 }))
+    .sort((a, b) => a.line - b.line)[0];
+  if (wrong) {
+    const { key, allowed } = wrong.field;
+    const value = lesson.frontmatter[key];
+    const written = typeof value === "string" ? value : JSON.stringify(value);
+    return { line: wrong.line, message: `\`${key}: ${written}\` on line ${wrong.line} is not allowed; \`${key}\` must be ${allowed}` };
+  }
+  const missing = REQUIRED_VALUES.find(({ key }) => lesson.frontmatter[key] === undefined);
+  if (missing) return { line: 2, message: `the frontmatter has no \`${missing.key}\`; add \`${missing.key}:\` with ${missing.allowed}` };
+  return undefined;
+}
+
 type Report = (rule: string, line: number | undefined, message: string, severity?: Finding["severity"]) => void;
 
 function frontmatterRules(lesson: Lesson, ctx: LessonRulesContext, report: Report): void {
   const fm = lesson.frontmatter;
   const keyLine = (key: string) => lesson.keyLines[key] ?? 2;
-  const oneOf = (values: readonly string[]) => values.map((v) => `\`${v}\``).join(", ");
-
   if (fm.schema === undefined) report("format/schema", 2, "add `schema: 1` as the first frontmatter line");
   else if (fm.schema !== 1) report("format/schema", keyLine("schema"), `\`schema\` must be 1, not ${JSON.stringify(fm.schema)}`);
 
@@ -76,21 +107,6 @@ function frontmatterRules(lesson: Lesson, ctx: LessonRulesContext, report: Repor
   else if (typeof fm.id !== "string")
     report("format/id", keyLine("id"), `YAML reads the id ${JSON.stringify(fm.id)} as a ${typeof fm.id}; quote it (\`id: "${fm.id}"\`)`);
   else if (!ID.test(fm.id)) report("format/id", keyLine("id"), `the id \`${fm.id}\` must be exactly 10 lowercase hex characters (0-9, a-f)`);
-
-  if (!isLessonType(lesson.type)) {
-    report(
-      "format/type",
-      fm.type === undefined ? 2 : keyLine("type"),
-      `${fm.type === undefined ? "add `type:`" : `\`type: ${lesson.type}\` is not a lesson type`}; use one of ${oneOf(LESSON_TYPES)}`,
-    );
-  }
-  if (!(STATUSES as readonly string[]).includes(lesson.status)) {
-    report(
-      "format/status",
-      fm.status === undefined ? 2 : keyLine("status"),
-      `${fm.status === undefined ? "add `status:`" : `\`status: ${lesson.status}\` is not a status`}; use one of ${oneOf(STATUSES)}`,
-    );
-  }
 
   const supersededBy = fm.superseded_by;
   if (lesson.status === "superseded" && (supersededBy === undefined || supersededBy === null || supersededBy === "")) {
@@ -116,18 +132,6 @@ function frontmatterRules(lesson: Lesson, ctx: LessonRulesContext, report: Repor
     );
   } else if (staleReason !== undefined && lesson.status !== "stale") {
     report("format/stale_reason", keyLine("stale_reason"), "`stale_reason` belongs only to `status: stale`; remove it or set that status");
-  }
-
-  if (fm.verified === undefined) report("format/verified", 2, "add `verified: YYYY-MM-DD`, the day the lesson was last confirmed");
-  else if (!isDate(fm.verified))
-    report("format/verified", keyLine("verified"), `\`verified\` must be a real date written YYYY-MM-DD, not ${JSON.stringify(fm.verified)}`);
-
-  if (!(VERIFIED_HOW as readonly string[]).includes(lesson.verifiedHow) || typeof fm.verified_how !== "string") {
-    report(
-      "format/verified_how",
-      fm.verified_how === undefined ? 2 : keyLine("verified_how"),
-      `${fm.verified_how === undefined ? "add `verified_how:`" : `\`verified_how: ${String(fm.verified_how)}\` is not allowed`}; use one of ${oneOf(VERIFIED_HOW)} (how the lesson was confirmed)`,
-    );
   }
 
   stringListRule(lesson, "tags", "format/tags", report, (tag) =>
@@ -324,7 +328,7 @@ function placementRules(lesson: Lesson, report: Report): void {
   }
 }
 
-function isDate(value: YamlValue): boolean {
+function isDate(value: YamlValue | undefined): boolean {
   if (typeof value !== "string") return false;
   const m = DATE.exec(value);
   if (!m) return false;

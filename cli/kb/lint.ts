@@ -7,7 +7,7 @@ import { gitOrThrow } from "./git.ts";
 import { findLeaks, leakOptions, secretMessage, type LeakOptions } from "./leak.ts";
 import { classify, FOLDER_NAME, lessonDepth, walkFiles } from "./layout.ts";
 import { frontmatterKeyLines, LessonParseError, parseLesson, serializeLesson, splitFrontmatter, type Lesson } from "./lesson.ts";
-import { labelFindings, lessonFindings, nestedLine } from "./lint-lesson.ts";
+import { labelFindings, lessonFindings, nestedLine, unreadableValue } from "./lint-lesson.ts";
 import type { Finding } from "./finding.ts";
 import { scanBody } from "./body.ts";
 import { lessonSimilarity, similarityTerms } from "./similarity.ts";
@@ -220,16 +220,21 @@ function readLesson(tree: Tree, rel: string, leaks: LeakOptions, report: Report 
     report?.(rel, undefined, "format/parse", `cannot read the file (${(e as Error).message}); check that it exists and is readable`);
     return undefined;
   }
+  let problem: { line: number; message: string } | undefined;
   try {
-    return parseLesson(text, rel);
+    const lesson = parseLesson(text, rel);
+    // A value the Rust rkb's reader refuses makes the file unreadable there: one `format/parse`, no other rule.
+    problem = unreadableValue(lesson);
+    if (!problem) return lesson;
   } catch (e) {
     if (!(e instanceof LessonParseError)) throw e;
-    if (report) {
-      report(rel, e.line, "format/parse", e.message);
-      leakFindings(rel, text, leaks, report);
-    }
-    return undefined;
+    problem = e;
   }
+  if (report) {
+    report(rel, problem.line, "format/parse", problem.message);
+    leakFindings(rel, text, leaks, report);
+  }
+  return undefined;
 }
 
 const NOTE_LISTS = ["aliases", "remotes", "hostname"];

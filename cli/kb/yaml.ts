@@ -51,13 +51,15 @@ export function emitEntry(key: string, value: YamlValue, indent = ""): string[] 
   return [`${indent}${k}: ${scalar(value)}`];
 }
 
-/** Finds flow-style collections (`[a, b]`, `{k: v}`) in frontmatter text: 1-based line numbers. */
+/** Finds non-empty flow-style collections (`[a, b]`, `{k: v}`) in frontmatter text: 1-based line numbers. */
 export function flowStyleLines(yamlText: string): number[] {
   const lines: number[] = [];
   yamlText.split("\n").forEach((line, i) => {
     // The value after `- ` or `key:`; the key part holds no space-only run to retry over.
     const value = /^[ \t]*(?:-[ \t]+|[^:#\s][^:#]*:[ \t]*)(.*)$/.exec(line)?.[1] ?? "";
-    if (/^[[{]/.test(value.trim())) lines.push(i + 1);
+    // An empty `[]` or `{}` has no items to put on lines of their own (the Rust rkb accepts `tags: []` too).
+    const trimmed = value.trim();
+    if (/^[[{]/.test(trimmed) && !/^(\[\s*\]|\{\s*\})(\s+#.*)?$/.test(trimmed)) lines.push(i + 1);
   });
   return lines;
 }

@@ -276,8 +276,8 @@ test("lint cuts a long message at 200 characters unless --full", async () => {
     ),
   );
   gitIn(box.kb, box.env, "init", "-q", "-b", "main");
-  const cut = (await rkb(["lint", "--format", "json"], { env: box.env })).json().findings.find((f: any) => f.rule === "format/verified_how");
+  const cut = (await rkb(["lint", "--format", "json"], { env: box.env })).json().findings.find((f: any) => f.rule === "format/parse");
   expect(cut.message).toMatch(/^.{200}\.\.\. \[\d+ chars; run `rkb lint --full` for all\]$/);
-  const full = (await rkb(["lint", "--full", "--format", "json"], { env: box.env })).json().findings.find((f: any) => f.rule === "format/verified_how");
+  const full = (await rkb(["lint", "--full", "--format", "json"], { env: box.env })).json().findings.find((f: any) => f.rule === "format/parse");
   expect(full.message).toContain(long);
 });

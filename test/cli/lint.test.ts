@@ -47,11 +47,14 @@ describe("rkb lint", () => {
   });
 
   test("human output: one line per finding with path:line, severity, rule and message, then the counts; exit 1", async () => {
-    const box = kbWith({ [LESSON]: BROKEN.replace("tags:\n  - git", "tags: [git]") });
+    // A lesson the Rust rkb cannot read gets one format/parse and no other rule, so the warning comes from a folder note.
+    const box = kbWith({ [LESSON]: BROKEN, "general/git/README.md": "---\naliases: [g]\n---\n# Git\n" });
     const r = await rkb(["lint"], { env: box.env });
     const lines = r.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(new RegExp(`^${LESSON}:4  error  format/type  \`type: gotcha\` is not a lesson type; use one of`));
-    expect(lines[1]).toStartWith(`${LESSON}:8  warning  format/flow-style  `);
+    expect(lines[0]).toStartWith("general/git/README.md:2  warning  format/flow-style  ");
+    expect(lines[1]).toMatch(
+      new RegExp(`^${LESSON}:4  error  format/parse  \`type: gotcha\` on line 4 is not allowed; \`type\` must be a lesson type: one of`),
+    );
     expect(lines.at(-1)).toBe("1 error, 1 warning");
     expect(r.exit).toBe(1);
   });
@@ -62,7 +65,7 @@ describe("rkb lint", () => {
     const data = r.json();
     expect(data.errors).toBe(1);
     expect(data.warnings).toBe(0);
-    expect(data.findings).toEqual([{ path: LESSON, line: 4, severity: "error", rule: "format/type", message: expect.stringContaining("pitfall") }]);
+    expect(data.findings).toEqual([{ path: LESSON, line: 4, severity: "error", rule: "format/parse", message: expect.stringContaining("pitfall") }]);
     expect(data.help.length).toBeGreaterThan(0);
     expect(data.fixed).toBeUndefined();
     expect(r.exit).toBe(1);
@@ -111,7 +114,7 @@ describe("rkb lint --staged", () => {
     git(box, "add", LESSON);
     writeFile(join(box.kb, LESSON), GOOD);
     const staged = await rkb(["lint", "--staged", "--format", "json"], { env: box.env });
-    expect(staged.json().findings.map((f: any) => [f.path, f.rule])).toEqual([[LESSON, "format/type"]]);
+    expect(staged.json().findings.map((f: any) => [f.path, f.rule])).toEqual([[LESSON, "format/parse"]]);
     expect(staged.exit).toBe(1);
     expect((await rkb(["lint"], { env: box.env })).exit).toBe(0);
     git(box, "add", LESSON);
@@ -128,7 +131,7 @@ describe("rkb lint --staged", () => {
     git(box, "add", LESSON);
     const refused = git(box, "commit", "-q", "-m", "add a lesson");
     expect(refused.exit).not.toBe(0);
-    expect(refused.output).toContain(`${LESSON}:4  error  format/type`);
+    expect(refused.output).toContain(`${LESSON}:4  error  format/parse`);
     writeFile(join(box.kb, LESSON), GOOD);
     git(box, "add", LESSON);
     expect(git(box, "commit", "-q", "-m", "add a lesson").exit).toBe(0);

@@ -129,12 +129,31 @@ describe("format", () => {
     expect(lintEdited("format/id", (t) => t.replace("0a1b2c3d4e", "12e4567890")).findings).toEqual([]);
   });
 
-  test("format/type, format/status and format/verified_how accept only their values", () => {
-    const text = GOOD.replace("type: pitfall", "type: gotcha").replace("status: active", "status: done").replace("verified_how: ran", "verified_how: guessed");
-    const findings = lint({ [LESSON]: text });
-    expect(byRule(findings, "format/type")).toEqual([expect.objectContaining({ line: 4 })]);
-    expect(byRule(findings, "format/status")).toEqual([expect.objectContaining({ line: 5 })]);
-    expect(byRule(findings, "format/verified_how")).toEqual([expect.objectContaining({ line: 7 })]);
+  test("format/parse: an unknown type, status or verified_how, named with its line and the allowed values; nothing else is judged", () => {
+    const cases: [string, string, number, string][] = [
+      ["type: pitfall", "type: gotcha", 4, "`pitfall`, `recipe`, `fact`, `decision`, `preference`"],
+      ["status: active", "status: done", 5, "`active`, `stale`, `superseded`, `archived`"],
+      ["verified_how: ran", "verified_how: guessed", 7, "`ran`, `read`, `told`, `checked`"],
+    ];
+    for (const [from, to, line, allowed] of cases) {
+      const findings = lint({ [LESSON]: GOOD.replace(from, to).replace("# CMake keeps", "# x\n\n# CMake keeps") });
+      expect(findings).toEqual([expect.objectContaining({ path: LESSON, line, severity: "error", rule: "format/parse" })]);
+      expect(findings[0]!.message).toContain(`\`${to}\` on line ${line}`);
+      expect(findings[0]!.message).toContain(allowed);
+    }
+    // Several wrong values: the first by line, as a reader stopping at it reports.
+    const all = lint({ [LESSON]: GOOD.replace("type: pitfall", "type: gotcha").replace("status: active", "status: done") });
+    expect(all.map((f) => [f.rule, f.line])).toEqual([["format/parse", 4]]);
+    // A missing required field is the same kind of error.
+    const missing = lint({ [LESSON]: GOOD.replace("type: pitfall\n", "") });
+    expect(missing).toEqual([expect.objectContaining({ rule: "format/parse", message: expect.stringContaining("no `type`") })]);
+  });
+
+  test("format/parse: a key written twice", () => {
+    const findings = lint({ [LESSON]: GOOD.replace("verified_how: ran", "verified_how: ran\ntype: fact") });
+    expect(findings).toEqual([
+      expect.objectContaining({ rule: "format/parse", line: 8, message: expect.stringContaining("`type` appears twice (lines 4 and 8)") }),
+    ]);
   });
 
   test("format/superseded_by: required by status superseded and allowed only with it", () => {
@@ -158,9 +177,23 @@ describe("format", () => {
     expect(lintEdited("format/stale_reason", (t) => t.replace("status: active", "status: stale\nstale_reason: gcc 14 changed it")).findings).toEqual([]);
   });
 
-  test("format/verified: a real YYYY-MM-DD date", () => {
-    expect(lintEdited("format/verified", (t) => t.replace("2026-01-15", "2026-02-30")).findings).toEqual([expect.objectContaining({ line: 6 })]);
-    expect(lintEdited("format/verified", (t) => t.replace("verified: 2026-01-15\n", "")).findings).toHaveLength(1);
+  test("format/parse: `verified` must be a real YYYY-MM-DD date", () => {
+    for (const date of ["2026-02-30", "2024-13-01", "24-1-1", "2026-1-15", "yesterday"]) {
+      const findings = lint({ [LESSON]: GOOD.replace("2026-01-15", date) });
+      expect(findings).toEqual([expect.objectContaining({ rule: "format/parse", line: 6 })]);
+      expect(findings[0]!.message).toContain(`\`verified: ${date}\` on line 6`);
+      expect(findings[0]!.message).toContain("YYYY-MM-DD");
+    }
+    expect(lint({ [LESSON]: GOOD.replace("2026-01-15", "2024-02-29") })).toEqual([]);
+    expect(lint({ [LESSON]: GOOD.replace("verified: 2026-01-15\n", "") })).toEqual([
+      expect.objectContaining({ rule: "format/parse", message: expect.stringContaining("no `verified`") }),
+    ]);
+  });
+
+  test("format/flow-style: not for an empty list or map (`tags: []`)", () => {
+    expect(lint({ [LESSON]: GOOD.replace("tags:\n  - cmake", "tags: []") })).toEqual([]);
+    expect(lint({ [LESSON]: GOOD.replace("tags:\n  - cmake", "tags: [ ]\nlabels: {}") })).toEqual([]);
+    expect(byRule(lint({ [LESSON]: GOOD.replace("tags:\n  - cmake", "tags: [cmake]") }), "format/flow-style")).toEqual([expect.objectContaining({ line: 8 })]);
   });
 
   test("format/tags: lowercase without whitespace, at the item's line", () => {
@@ -524,6 +557,6 @@ describe("lintStaged", () => {
     git("add", LESSON);
     writeFile(join(root, LESSON), GOOD);
     const findings = await lintStaged(root, { ...box.env, ...ENV });
-    expect(findings.map((f) => [f.path, f.rule])).toEqual([[LESSON, "format/type"]]);
+    expect(findings.map((f) => [f.path, f.rule])).toEqual([[LESSON, "format/parse"]]);
   });
 });
