@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { lessonsUnder, topicCounts } from "../kb/overview.ts";
+import { folderKind, folderTree, lessonsUnder, topicCounts, type FolderCount } from "../kb/overview.ts";
 import { RkbError } from "../output/errors.ts";
-import { indexedLessons } from "../search/index.ts";
+import { indexedLessons, type IndexedLesson } from "../search/index.ts";
 import { openSearch } from "../search/search.ts";
+import { isCurrent } from "../kb/schema.ts";
 import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 
@@ -11,8 +12,8 @@ const MARK: Record<string, string> = { pitfall: "!", recipe: ">", fact: "=", dec
 
 export default defineCommand({
   name: "list",
-  description: "Overview of the knowledge base, or the lessons of one folder",
-  examples: ["rkb list", "rkb list general/git", "rkb list projects/dftracer --toon"],
+  description: "Overview of the knowledge base (scopes, projects, systems and topics with their lesson counts), of one folder, or the lessons of one topic",
+  examples: ["rkb list", "rkb list projects/dftracer", "rkb list general/git --toon"],
   input: Type.Object(
     {
       folder: Type.Optional(Type.String({ description: "A scope, project, system or topic folder" })),
@@ -21,23 +22,26 @@ export default defineCommand({
   ),
   cli: { positionals: ["folder"] },
   run(input, ctx) {
+    // The search index holds every lesson's listing fields: no lesson file is read.
     const { index } = openSearch(ctx.env, ctx.cwd, ctx.place);
     const all = indexedLessons(index);
-    const folder = input.folder?.replace(/\/+$/, "");
-    if (!folder) {
-      const topics = topicCounts(all);
-      const total = all.length;
-      const human = [
-        `${total} lessons in ${topics.length} topics`,
-        ...topics.map((t) => `  ${t.folder.padEnd(40)} ${t.lessons}`),
-        "Next: rkb list <folder>",
-      ].join("\n");
-      return { data: { lessons: total, topics, help: ["rkb list <folder> --toon"] }, human };
+    const folder = input.folder?.replace(/^\.\//, "").replace(/\/+$/, "") || undefined;
+    const kind = folder === undefined ? undefined : folderKind(folder);
+    if (folder !== undefined && (kind === undefined || !existsSync(join(index.root, folder)))) {
+      throw new RkbError(
+        "not_found",
+        `no folder ${folder} in the knowledge base`,
+        "run `rkb list` to see the folders (general/<topic>, projects/<name>/<topic>, systems/<name>/<topic>)",
+      );
     }
-    const lessons = lessonsUnder(all, folder);
-    if (!lessons.length && !existsSync(join(index.root, folder))) {
-      throw new RkbError("not_found", `no folder ${folder} in the knowledge base`, "run `rkb list` to see the folders");
+    if (kind !== "topic") {
+      const tree = folderTree(all, folder);
+      const inFolder = folder ? lessonsUnder(all, folder) : all;
+      const topics = topicCounts(inFolder);
+      const data = { ...(folder ? { folder } : {}), lessons: inFolder.length, tree, topics, help: ["rkb list <folder> --toon"] };
+      return { data, human: treeText(tree, inFolder.length, folder, ctx.env) };
     }
+    const lessons = lessonsUnder(all, folder!);
     const rows = lessons.map((l) => ({
       id: l.id,
       type: l.type,
@@ -50,14 +54,53 @@ export default defineCommand({
         .join(" "),
       verified: l.verified,
     }));
-    const human = rows.length
-      ? rows
-          .map(
-            (r) =>
-              `${MARK[r.type] ?? "?"} ${r.id}  ${r.title}${r.status === "active" ? "" : `  (${r.status})`}${r.tags ? `  [${r.tags}]` : ""}${r.summary ? `\n    ${r.summary}` : ""}`,
-          )
-          .join("\n")
-      : `no lessons under ${folder}`;
-    return { data: { folder, lessons: rows, help: ["rkb show <id>"] }, human };
+    return { data: { folder, lessons: rows, help: ["rkb show <id>"] }, human: topicText(lessons, folder!, ctx.env) };
   },
 });
+
+function treeText(tree: FolderCount[], total: number, folder: string | undefined, env: NodeJS.ProcessEnv): string {
+  const depthOf = (path: string) => path.split("/").length - (folder ? folder.split("/").length : 1);
+  const width = Math.max(24, ...tree.map((row) => 2 * depthOf(row.folder) + row.folder.split("/").at(-1)!.length + 4));
+  const lines = tree.map((row) => {
+    const name = `${"  ".repeat(depthOf(row.folder))}${row.folder === folder ? row.folder : row.folder.split("/").at(-1)}/`;
+    return fit(`${name.padEnd(width)}${String(row.lessons).padStart(5)}`, env);
+  });
+  const example = tree.find((row) => row.kind === "topic")?.folder;
+  return [
+    `${total} lesson${total === 1 ? "" : "s"}${folder ? ` under ${folder}` : ""}`,
+    ...lines,
+    `Next: rkb list <folder>${example ? ` (e.g. rkb list ${example})` : ""}`,
+  ].join("\n");
+}
+
+/** A topic's lessons, grouped by first tag; archived and superseded ones last, under their own heading. */
+function topicText(lessons: IndexedLesson[], folder: string, env: NodeJS.ProcessEnv): string {
+  if (!lessons.length) return `no lessons in ${folder}`;
+  const check = utf8(env) ? "✓" : "v";
+  const lines = [`${lessons.length} lesson${lessons.length === 1 ? "" : "s"} in ${folder}`];
+  let group: string | undefined;
+  for (const l of lessons) {
+    const heading = isCurrent(l.status) ? l.tags[0] || "(no tag)" : "archived and superseded";
+    if (heading !== group) lines.push("", heading);
+    group = heading;
+    const mark = `${MARK[l.type] ?? "?"}${l.verifiedHow === "checked" ? check : " "}`;
+    const status = l.status === "active" ? "" : `  (${l.status})`;
+    lines.push(fit(`  ${mark} ${l.id}  ${l.title}${status}${l.tags.length ? `  [${l.tags.join(" ")}]` : ""}`, env));
+    if (l.summary) lines.push(fit(`       ${l.summary}`, env));
+  }
+  lines.push("", fit(`Marks: ! pitfall  > recipe  = fact  # decision  ~ preference  ${check} checked by rkb verify`, env), "Next: rkb show <id>");
+  return lines.join("\n");
+}
+
+/** Whether the terminal's locale is UTF-8 (else the check mark is written in ASCII). */
+function utf8(env: NodeJS.ProcessEnv): boolean {
+  const locale = env.LC_ALL || env.LC_CTYPE || env.LANG || "";
+  return /utf-?8/i.test(locale);
+}
+
+/** Cuts a line to the terminal width `COLUMNS` gives, when it gives one. */
+function fit(line: string, env: NodeJS.ProcessEnv): string {
+  const columns = Number(env.COLUMNS);
+  if (!Number.isInteger(columns) || columns < 20 || line.length <= columns) return line;
+  return utf8(env) ? `${line.slice(0, columns - 1)}…` : `${line.slice(0, columns - 3)}...`;
+}

@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { contentHash, parseLesson, summary } from "../kb/lesson.ts";
+import { folderCondition } from "../kb/layout.ts";
+import { contentHash, parseLesson, summary, type Lesson } from "../kb/lesson.ts";
 import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
-import { evaluateWhen } from "../kb/when.ts";
+import { evaluateWhen, factFlag, type WhenVerdict } from "../kb/when.ts";
 import { docOfId } from "../search/index.ts";
 import { openSearch } from "../search/search.ts";
 import { Type } from "typebox";
@@ -23,7 +24,8 @@ export default defineCommand({
     const doc = docOfId(index, input.id);
     const path = doc >= 0 ? index.lesson(doc).path : undefined;
     const lesson = path ? parseLesson(readFileSync(join(index.root, path), "utf8"), path) : findLesson(openKb(ctx, "read").kb, input.id);
-    const applies = evaluateWhen(lesson.when, place.facts, place);
+    // The folder is a condition too: a lesson in systems/tuolumne/ holds there, even with no `when.system`.
+    const applies = evaluateWhen({ ...folderCondition(lesson.path), ...lesson.when }, place.facts, place);
     const usage = uses.get(lesson.id) ?? { worked: 0, failed: 0, injected: 0, inferred: 0, irrelevant: 0 };
     const hash = contentHash(lesson.raw);
     const data = {
@@ -34,13 +36,34 @@ export default defineCommand({
       status: lesson.status,
       hash,
       summary: summary(lesson),
+      last_worked: usage.lastWorked ?? null,
+      last_failed: usage.lastFailed ?? null,
       usage,
       applies,
       frontmatter: lesson.frontmatter,
       body: lesson.body,
       help: [`rkb edit ${lesson.id} --base ${hash} < new-file.md`, `rkb used ${lesson.id} --worked`],
     };
-    const human = [`${lesson.path}  [${lesson.id}]  hash ${hash}  applies: ${applies.result}`, "", lesson.raw.trimEnd()].join("\n");
+    const human = [`${lesson.path}  [${lesson.id}]  hash ${hash}  applies: ${applies.result}`, appliesLine(applies, lesson), "", lesson.raw.trimEnd()].join(
+      "\n",
+    );
     return { data, human };
   },
 });
+
+/** Whether the lesson applies here, and why, in one line: the conditions that decided it, what they want and what this place has. */
+function appliesLine(applies: WhenVerdict, lesson: Lesson): string {
+  if (!applies.keys.length) return "Applies anywhere: it sits in general/ and has no `when` conditions.";
+  const deciding = applies.keys.filter((k) => k.result === applies.result);
+  const said = deciding.map((k) => {
+    const wants = Object.hasOwn(lesson.when, k.key)
+      ? `when.${k.key} wants ${k.want}`
+      : `its folder ${lesson.path.split("/").slice(0, 2).join("/")}/ wants ${k.key} ${k.want}`;
+    if (k.key === "since" || k.key === "until") return `${wants}: ${k.reason}`;
+    if (applies.result === "yes") return `${wants}, and here ${k.key} is ${k.have}`;
+    const here = k.have === null ? `rkb knows no ${k.key} here` : `here ${k.key} is ${k.have}`;
+    return `${wants}, ${here} (${factFlag(k.key)} sets it)`;
+  });
+  const verdict = { yes: "Applies here", no: "Does not apply here", unknown: "May not apply here" }[applies.result];
+  return `${verdict}: ${said.join("; ")}`;
+}

@@ -29,6 +29,17 @@ export function scopeFolder(when: Record<string, unknown>): string {
   return "general";
 }
 
+/**
+ * The condition a lesson's folder sets: a lesson in projects/<p>/ holds for project p, one in
+ * systems/<s>/ on system s (the reverse of scopeFolder); none for general/.
+ */
+export function folderCondition(path: string): Record<string, string> {
+  const [scope, name] = path.split("/");
+  if (scope === "projects" && name) return { project: name };
+  if (scope === "systems" && name) return { system: name };
+  return {};
+}
+
 export const FOLDER_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 /** Longest topic, project or system folder name rkb creates (a path part must stay well under 255 bytes). */
 export const MAX_FOLDER_NAME = 64;

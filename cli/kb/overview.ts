@@ -1,5 +1,5 @@
 import type { Lesson } from "./lesson.ts";
-import { isCurrent } from "./schema.ts";
+import { isCurrent, SCOPES } from "./schema.ts";
 import type { Place } from "./place.ts";
 
 // Counting and grouping lessons for status, context and list.
@@ -34,6 +34,52 @@ export function topicCounts(lessons: Listed[]): { folder: string; lessons: numbe
     counts.set(folder, (counts.get(folder) ?? 0) + 1);
   }
   return [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([folder, lessons]) => ({ folder, lessons }));
+}
+
+export type FolderKind = "scope" | "project" | "system" | "topic";
+
+export interface FolderCount {
+  folder: string;
+  kind: FolderKind;
+  lessons: number;
+}
+
+/** What a folder path names: a scope, a project or system folder, a topic, or nothing rkb lists. */
+export function folderKind(folder: string): FolderKind | undefined {
+  const parts = folder.split("/");
+  if (parts.some((part) => part === "" || part === "." || part === "..")) return undefined;
+  if (!(SCOPES as readonly string[]).includes(parts[0]!)) return undefined;
+  if (parts.length === 1) return "scope";
+  if (parts[0] === "general") return parts.length === 2 ? "topic" : undefined;
+  if (parts.length === 2) return parts[0] === "projects" ? "project" : "system";
+  return parts.length === 3 ? "topic" : undefined;
+}
+
+/**
+ * The folder tree under `folder` (the whole knowledge base when undefined) with the number of lessons
+ * in each: scopes → projects and systems → topics, depth first and sorted by name. The three scopes
+ * are always listed, empty or not.
+ */
+export function folderTree(lessons: Listed[], folder?: string): FolderCount[] {
+  const counts = new Map<string, number>(folder ? [] : SCOPES.map((scope) => [scope, 0]));
+  for (const l of lessons) {
+    const topic = topicOf(l);
+    const parts = topic.split("/");
+    // general/<t>: scope, topic; projects/<p>/<t>: scope, project, topic.
+    for (let depth = 1; depth <= parts.length; depth++) {
+      const path = parts.slice(0, depth).join("/");
+      counts.set(path, (counts.get(path) ?? 0) + 1);
+    }
+  }
+  return [...counts]
+    .filter(([path]) => !folder || path === folder || path.startsWith(`${folder}/`))
+    .map(([path, n]) => ({ folder: path, kind: folderKind(path)!, lessons: n }))
+    .filter((row) => row.kind !== undefined)
+    .sort((a, b) => {
+      // By parts, so projects/a/cmake stays under projects/a and before projects/a-b.
+      const [x, y] = [a.folder.replaceAll("/", "\0"), b.folder.replaceAll("/", "\0")];
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
 }
 
 /** Lessons of a folder: current ones first, then grouped by first tag, then by title. */

@@ -130,10 +130,7 @@ function checkOne(key: string, want: string, have: string | undefined, git?: Whe
     const yes = key === "since" ? ancestor : !ancestor;
     return { result: yes ? "yes" : "no", reason: ancestor ? `${want} is an ancestor of HEAD` : `${want} is not an ancestor of HEAD` };
   }
-  if (have === undefined) {
-    const how = key === "project" ? "--project <name>" : key === "system" ? "--system <name>" : `--with ${key}=<value>`;
-    return { result: "unknown", reason: `no fact \`${key}\` here; ${how} sets it` };
-  }
+  if (have === undefined) return { result: "unknown", reason: `no fact \`${key}\` here; ${factFlag(key)} sets it` };
   if (key === "path") {
     const ok = wildcardMatches(want, have);
     return { result: ok ? "yes" : "no", reason: ok ? `${have} matches ${want}` : `${have} does not match ${want}` };
@@ -148,6 +145,11 @@ function checkOne(key: string, want: string, have: string | undefined, git?: Whe
   }
   if (want.includes(":")) return rangeVerdict(want, have);
   return want === have ? { result: "yes", reason: `${key} is ${have}` } : { result: "no", reason: `${key} is ${have}, not ${want}` };
+}
+
+/** The flag that sets the fact a `when` key is checked against. */
+export function factFlag(key: string): string {
+  return key === "project" ? "--project <name>" : key === "system" ? "--system <name>" : `--with ${key}=<value>`;
 }
 
 function rangeVerdict(rangeText: string, haveText: string): Omit<KeyVerdict, "key" | "want" | "have"> {
