@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { initKb, cloneKb } from "../kb/init.ts";
 import { kbRoot } from "../settings.ts";
 import { RkbError } from "../output/errors.ts";
@@ -22,7 +23,14 @@ export default defineCommand({
       throw new RkbError("exists", `${root} is a file, not a folder`, "set RKB_HOME to a new folder");
     }
     if (existsSync(root) && readdirSync(root).length > 0) {
-      throw new RkbError("exists", `${root} already exists and is not empty`, "set RKB_HOME to a new folder, or use the knowledge base that is there");
+      // Refused before anything is written: the folder stays as it was.
+      if (existsSync(join(root, "kb.toml")) && existsSync(join(root, ".git")))
+        throw new RkbError("exists", `${root} is already a knowledge base`, "use it as it is (`rkb` shows what it holds), or set RKB_HOME to a new folder");
+      throw new RkbError(
+        "exists",
+        `${root} already exists and is not empty (and is no knowledge base: it has no kb.toml and .git); rkb left it as it was`,
+        "set RKB_HOME to a new or empty folder, or move the files out of this one",
+      );
     }
     if (input.clone) {
       cloneKb(root, input.clone, ctx.env, ctx.cwd);

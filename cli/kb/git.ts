@@ -10,13 +10,26 @@ export interface GitResult {
 }
 
 export function git(cwd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; stdin?: string } = {}): GitResult {
-  const proc = Bun.spawnSync(["git", ...args], {
-    cwd,
-    env: { ...(opts.env ?? process.env), GIT_TERMINAL_PROMPT: "0" },
-    stdin: opts.stdin !== undefined ? Buffer.from(opts.stdin) : "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const run = () =>
+    Bun.spawnSync(["git", ...args], {
+      cwd,
+      env: { ...(opts.env ?? process.env), GIT_TERMINAL_PROMPT: "0" },
+      stdin: opts.stdin !== undefined ? Buffer.from(opts.stdin) : "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+  let proc: ReturnType<typeof run>;
+  try {
+    proc = run();
+  } catch (e) {
+    // Bun throws when the program cannot be started at all (no git on PATH, cwd gone).
+    const missing = /not found/i.test((e as Error).message);
+    throw new RkbError(
+      "git",
+      `cannot run \`git ${args[0] ?? ""}\` in ${cwd}: ${(e as Error).message}`,
+      missing ? "install git and make sure it is on PATH (`git --version` should work)" : `check that ${cwd} is a folder you can enter`,
+    );
+  }
   return { ok: proc.exitCode === 0, stdout: proc.stdout.toString(), stderr: proc.stderr.toString(), code: proc.exitCode ?? 1 };
 }
 
