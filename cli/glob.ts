@@ -39,6 +39,18 @@ export function wildcardMatches(glob: string, value: string): boolean {
   }
 }
 
+/** Why a wildcard is broken (an unclosed `[`, a class that is empty or runs backwards), or undefined. */
+export function wildcardProblem(glob: string): string | undefined {
+  const open = glob.lastIndexOf("[");
+  if (open >= 0 && glob.indexOf("]", open) < 0) return `the \`[\` at character ${open + 1} is never closed with \`]\``;
+  try {
+    wildcardRegex(glob);
+    return undefined;
+  } catch {
+    return "a `[…]` class in it is empty or runs backwards (write `[a-z]`, not `[z-a]`)";
+  }
+}
+
 /** True when a path argument is a path glob rather than a file or folder name. */
 export function isPathGlob(path: string): boolean {
   return /[*?[{]/.test(path);

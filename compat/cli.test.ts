@@ -65,7 +65,12 @@ describe.skipIf(!existsSync(shared))("rkb on the Rust rkb's fixtures", () => {
     expect(Object.fromEntries(data.tree.map((row: any) => [row.folder, row.lessons]))).toEqual(Object.fromEntries(expected));
     for (const topic of data.topics) {
       const listed = (await rkb(["list", topic.folder, "--format", "json"], { env: box.env })).json();
-      expect(listed.lessons.map((l: any) => l.id).sort()).toEqual(files.filter((f) => f.path.startsWith(`${topic.folder}/`)).map((f) => f.id).sort());
+      expect(listed.lessons.map((l: any) => l.id).sort()).toEqual(
+        files
+          .filter((f) => f.path.startsWith(`${topic.folder}/`))
+          .map((f) => f.id)
+          .sort(),
+      );
     }
   });
 
@@ -93,7 +98,10 @@ describe.skipIf(!existsSync(shared))("rkb on the Rust rkb's fixtures", () => {
       expect.objectContaining({ key: "hdf5", result: "no" }),
     );
     // The system note's match_env places this machine on tuolumne without a flag.
-    expect((await rkb(["show", "2b81d05e77", "--format", "json", "--project", "dftracer"], { env: { ...box.env, LCSCHEDCLUSTER: "tuolumne" } })).json().applies.result).toBe("yes");
+    expect(
+      (await rkb(["show", "2b81d05e77", "--format", "json", "--project", "dftracer"], { env: { ...box.env, LCSCHEDCLUSTER: "tuolumne" } })).json().applies
+        .result,
+    ).toBe("yes");
     // lustre-needs-striping-for-large-files sits in systems/tuolumne/ with no `when`: its folder decides.
     const bare = await applies("c04e11a9f3", "--system", "hpc1");
     expect(bare).toMatchObject({ result: "no", keys: [{ key: "system", want: "tuolumne", have: "hpc1", result: "no" }] });

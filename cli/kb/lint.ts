@@ -3,7 +3,7 @@ import { join, posix } from "node:path";
 import { pathInside, writeAtomic } from "../fsutil.ts";
 import { RkbError } from "../output/errors.ts";
 import { ConfigError, DEFAULT_KB_TOML, parseKbToml, type KbConfig } from "./config.ts";
-import { gitOrThrow } from "./git.ts";
+import { git, gitOrThrow } from "./git.ts";
 import { findLeaks, leakOptions, secretMessage, type LeakOptions } from "./leak.ts";
 import { classify, FOLDER_NAME, lessonDepth, walkFiles } from "./layout.ts";
 import { frontmatterKeyLines, LessonParseError, parseLesson, serializeLesson, splitFrontmatter, type Lesson } from "./lesson.ts";
@@ -60,7 +60,40 @@ export function lessonErrors(root: string, rel: string, env: NodeJS.ProcessEnv =
 /** Lints what is staged in the git index at root: per-file rules for staged files, global rules on the whole index. */
 export async function lintStaged(root: string, env: NodeJS.ProcessEnv = process.env): Promise<Finding[]> {
   const staged = gitOrThrow(root, ["diff", "--cached", "--name-only", "-z", "--relative", "--diff-filter=ACMR"], { env }).split("\0").filter(Boolean);
-  return lintTree(indexTree(root, env), staged, env);
+  const tree = indexTree(root, env);
+  return [...lintTree(tree, staged, env), ...checkedByHand(root, tree, staged, env)].sort(byPlace);
+}
+
+/**
+ * `format/checked-by-hand`: only `rkb verify` may mark a lesson `verified_how: checked` (after its
+ * approved check passed), so a staged lesson that newly says so was edited by hand.
+ */
+function checkedByHand(root: string, tree: Tree, staged: string[], env: NodeJS.ProcessEnv): Finding[] {
+  const findings: Finding[] = [];
+  for (const rel of staged) {
+    if (classify(rel) !== "lesson") continue;
+    const lesson = parseOrUndefined(tree.text(rel), rel);
+    if (lesson?.verifiedHow !== "checked") continue;
+    const before = git(root, ["cat-file", "-p", `HEAD:${rel}`], { env });
+    if (before.ok && parseOrUndefined(before.stdout, rel)?.verifiedHow === "checked") continue;
+    findings.push({
+      path: rel,
+      line: lesson.keyLines.verified_how,
+      severity: "error",
+      rule: "format/checked-by-hand",
+      message: "`verified_how: checked` is set only by `rkb verify` when the lesson's approved Check passes; write `ran`, `read` or `told`",
+    });
+  }
+  return findings;
+}
+
+function parseOrUndefined(text: string, rel: string): Lesson | undefined {
+  try {
+    return parseLesson(text, rel);
+  } catch (e) {
+    if (e instanceof LessonParseError) return undefined;
+    throw e;
+  }
 }
 
 /** Rewrites flow-style frontmatter (`[a, b]`, `{k: v}`) of lessons and folder notes to block style; returns the fixed rel paths. */
@@ -168,7 +201,12 @@ function lintTree(tree: Tree, only: string[] | undefined, env: NodeJS.ProcessEnv
     );
   aliasFindings(tree.files, notes, report);
 
-  return findings.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : (a.line ?? 0) - (b.line ?? 0) || a.rule.localeCompare(b.rule)));
+  return findings.sort(byPlace);
+}
+
+/** Findings by path, then line, then rule. */
+function byPlace(a: Finding, b: Finding): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : (a.line ?? 0) - (b.line ?? 0) || a.rule.localeCompare(b.rule);
 }
 
 /** `content/near-duplicate`: once per similar pair, on the lesson whose path sorts first (of those linted). */

@@ -1,4 +1,4 @@
-import { wildcardMatches } from "../glob.ts";
+import { wildcardMatches, wildcardProblem } from "../glob.ts";
 import type { YamlValue } from "./yaml.ts";
 
 // Whether a lesson's `when` conditions hold at the current place. Each key is checked against the
@@ -113,8 +113,11 @@ export function isValidWhenValue(key: string, value: unknown): string | undefine
   if (typeof value === "number") return `\`when.${key}\` is the number ${value}; versions must be quoted strings, e.g. "${value}"`;
   if (typeof value !== "string") return `\`when.${key}\` must be a string or a list of strings`;
   if (!value.trim()) return `\`when.${key}\` is empty`;
-  if (key === "since" || key === "until") return /^[0-9a-f]{4,40}$/i.test(value) ? undefined : `\`when.${key}\` must be a commit id (4–40 hex characters)`;
-  if (key === "path") return undefined;
+  if (key === "since" || key === "until") return /^[0-9a-f]{7,40}$/i.test(value) ? undefined : `\`when.${key}\` must be a commit id (7–40 hex characters)`;
+  if (key === "path") {
+    const problem = wildcardProblem(value);
+    return problem ? `\`when.path\` is not a valid glob: ${problem}` : undefined;
+  }
   const at = value.indexOf("@");
   const range = at > 0 ? value.slice(at + 1) : value;
   if (at > 0 || value.includes(":")) {

@@ -541,6 +541,31 @@ describe("overrides and only", () => {
 });
 
 describe("lintStaged", () => {
+  test("format/checked-by-hand: a staged lesson that newly says `verified_how: checked`; not when HEAD said it already", async () => {
+    const box = sandbox("rkb-lint-staged");
+    const git = (...args: string[]) => {
+      const r = Bun.spawnSync(["git", ...args], { cwd: box.kb, env: box.env });
+      if (r.exitCode !== 0) throw new Error(r.stderr.toString());
+    };
+    writeFile(join(box.kb, "kb.toml"), DEFAULT_KB_TOML);
+    writeFile(join(box.kb, LESSON), GOOD);
+    git("init", "-q");
+    git("add", ".");
+    git("commit", "-q", "--no-verify", "-m", "init");
+    const checked = GOOD.replace("verified_how: ran", "verified_how: checked");
+    writeFile(join(box.kb, LESSON), checked);
+    git("add", LESSON);
+    const findings = await lintStaged(box.kb, { ...box.env, ...ENV });
+    expect(findings).toEqual([expect.objectContaining({ path: LESSON, line: 7, rule: "format/checked-by-hand", severity: "error" })]);
+    expect(findings[0]!.message).toContain("rkb verify");
+    git("commit", "-q", "--no-verify", "-m", "checked");
+    writeFile(join(box.kb, LESSON), checked.replace("The next configure found the library.", "The next configure found zlib."));
+    git("add", LESSON);
+    expect(await lintStaged(box.kb, { ...box.env, ...ENV })).toEqual([]);
+    // A whole-tree lint does not judge how the value came to be.
+    expect(lintKb(box.kb, { env: ENV })).toEqual([]);
+  });
+
   test("lints the index, not the working tree, and per-file rules only for staged files", async () => {
     const box = sandbox("rkb-lint-staged");
     const root = box.kb;

@@ -53,6 +53,12 @@ describe("isValidWhenValue", () => {
     expect(isValidWhenValue("hdf5", 1.14)).toContain("quoted");
     expect(isValidWhenValue("hdf5", "1.12::1.14")).toContain("range");
     expect(isValidWhenValue("since", "not a commit")).toContain("commit");
+    // The Rust rkb takes 7 to 40 hex characters: git's shortest abbreviation up to a full SHA-1.
+    expect(isValidWhenValue("since", "abc123")).toContain("7–40");
+    expect(isValidWhenValue("until", "abc1234")).toBeUndefined();
+    expect(isValidWhenValue("path", "src/[ab")).toContain("never closed");
+    expect(isValidWhenValue("path", "src/[z-a]/*.c")).toContain("backwards");
+    expect(isValidWhenValue("path", "src/**/*.[ch]")).toBeUndefined();
     expect(isValidWhenValue("hdf5", "1.12:1.14")).toBeUndefined();
     expect(isValidWhenValue("compiler", "gcc@12:")).toBeUndefined();
   });
