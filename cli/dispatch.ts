@@ -92,7 +92,12 @@ function splitCommand(argv: string[]): { name: string; rest: string[]; implicit:
 }
 
 function unknownCommand(name: string): RkbError {
-  const close = commandNames.filter((c) => editDistance(c, name) <= 2);
+  // The closest first: `lsit` is `list` (one swap), not `init` (two changes).
+  const close = commandNames
+    .map((c) => ({ c, d: editDistance(c, name) }))
+    .filter(({ d }) => d <= 2)
+    .sort((a, b) => a.d - b.d)
+    .map(({ c }) => c);
   return usageError(
     `\`${name}\` is not an rkb command`,
     close.length ? `did you mean \`rkb ${close[0]}\`? (\`rkb --help\` lists the commands)` : `run \`rkb --help\` for the commands`,

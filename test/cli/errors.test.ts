@@ -64,6 +64,8 @@ describe("errors are one record, with a fix, never a stack trace", () => {
     const cmd = await rkb(["serch", "x"], { env: box.env });
     expect(cmd.exit).toBe(2);
     expect(cmd.stderr).toContain("rkb search");
+    // The closest command is named, not the first one within reach: `lsit` is one swap from `list`, two changes from `init`.
+    expect((await rkb(["lsit"], { env: box.env })).stderr).toContain("did you mean `rkb list`?");
     expect((await rkb(["show"], { env: box.env })).exit).toBe(2);
     expect((await rkb(["flag", "3c0ffee001", "--reason"], { env: box.env })).exit).toBe(2);
     const w = await rkb(["show", "3c0ffee001", "--with", "hdf5", "--format", "json"], { env: box.env });
