@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { gitIn, rkb, sandbox, type Sandbox } from "../helpers.ts";
+import { BIN, gitIn, rkb, sandbox, type Sandbox } from "../helpers.ts";
 
 // A failed `rkb init` leaves nothing behind: the folders it made are gone, a folder that was there
 // is as it was, and the error says what to fix. Failures are forced with a fake git on PATH.
@@ -80,6 +80,26 @@ describe("a failed rkb init leaves nothing behind", () => {
     expect(r.json().error).toMatchObject({ code: "io", message: expect.stringContaining(home) });
     expect(r.json().error.fix).toContain("RKB_HOME");
     expect(readFileSync(join(box.dir, "a-file"), "utf8")).toBe("x\n");
+  });
+
+  test("a parent folder this user may not write: an io error saying permission denied, and nothing made", async () => {
+    // As root every permission check passes, so the binary runs as `nobody` there, from a folder it may enter.
+    const asRoot = process.getuid?.() === 0;
+    const box = sandbox("rkb-init", asRoot ? "/tmp" : undefined);
+    const bin = join(box.dir, "rkb");
+    cpSync(BIN, bin);
+    const readOnly = join(box.dir, "read-only");
+    mkdirSync(readOnly);
+    chmodSync(box.dir, 0o755);
+    chmodSync(readOnly, 0o555);
+    const home = join(readOnly, "kb");
+    const argv = asRoot ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", bin] : [bin];
+    const p = Bun.spawnSync([...argv, "init", "--format", "json"], { env: { ...box.env, RKB_HOME: home }, cwd: box.dir });
+    const error = JSON.parse(p.stdout.toString()).error;
+    expect(p.exitCode).toBe(1);
+    expect(error).toMatchObject({ code: "io", message: expect.stringContaining("permission denied") });
+    expect(error.fix).toContain("RKB_HOME");
+    expect(readdirSync(readOnly)).toEqual([]);
   });
 
   test("a non-empty folder that is no knowledge base is refused and left exactly as it was", async () => {
