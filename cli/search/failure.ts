@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { splitFrontmatter } from "../kb/lesson.ts";
 import type { Place, PlaceOptions } from "../kb/place.ts";
 import type { UsageCounts } from "../kb/usage.ts";
@@ -49,9 +49,66 @@ export const FAILURE_MIN_QUOTE_FOUND_OTHER_PROGRAM = 0.7;
 const MAX_KEY_LINES = 12;
 const MAX_LINE_TERMS = 40;
 
-/** A key error line without the parts that only add noise to a query (paths, hex ids, numbers). */
+/** A place in a file or input (`line 1:`, `column 7`): where the error is, not which error. */
+const LOCATION = /\b(?:line|column|col)\s+\d+/gi;
+
+/** A key error line without the parts that only add noise to a query (locations, paths, hex ids, numbers). */
 function withoutNoise(line: string): string {
-  return replaceVolatile(line, " ").replace(/\s+/g, " ").trim();
+  return replaceVolatile(line.replace(LOCATION, " "), " ").replace(/\s+/g, " ").trim();
+}
+
+/** Terminal colour and cursor codes (`ESC[1;31m`): how a tool paints its output, not what it says. */
+const ANSI = /\x1b\[[0-9;?]{0,32}[A-Za-z]/g;
+
+/**
+ * Prefixes a line gets from where it was logged, which say when and where, not what: a journal or
+ * syslog stamp (`Nov 02 11:03:44 web1 systemd[1]: `, its process kept as the line's speaker), an
+ * ISO time, klog's `E1128 10:02:11.123456 48213 memcache.go:265] `, and the box terraform draws
+ * round a message (`│ `). Each is anchored at the line's start.
+ */
+const LOG_PREFIXES: [RegExp, string][] = [
+  [/^[A-Z][a-z]{2} {1,2}\d{1,2} \d\d:\d\d:\d\d(?:\.\d+)? \S+ ([\w.@-]+)(?:\[\d+\])?: /, "$1: "],
+  [/^\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s+/, ""],
+  [/^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w.-]+:\d+\] /, ""],
+  [/^[│┃╷╵][ \t]?/, ""],
+];
+
+/**
+ * A sentence a tool wrapped over several lines: a line of at least this many characters that
+ * stops after a word or a comma, followed by one at the same indentation that starts with a plain
+ * lower-case word (not `collect2:` or `fatal:`, which start another message).
+ */
+const WRAP_MIN_CHARS = 50;
+
+function continuesOnNext(line: string, next: string): boolean {
+  const indent = (l: string) => l.length - l.trimStart().length;
+  return (
+    line.trim().length >= WRAP_MIN_CHARS &&
+    /[A-Za-z,]$/.test(line.trimEnd()) &&
+    /^[a-z][a-z'-]*(?:[\s,.]|$)/.test(next.trimStart()) &&
+    indent(line) === indent(next)
+  );
+}
+
+/** Lines with each wrapped sentence put back on one line, so a key line holds the whole message. */
+function joinWrapped(lines: string[]): string[] {
+  const out: string[] = [];
+  for (const line of lines) {
+    const prev = out[out.length - 1];
+    if (prev !== undefined && prev.length < MAX_FAILURE_LINE_CHARS && continuesOnNext(prev, line)) out[out.length - 1] = `${prev.trimEnd()} ${line.trim()}`;
+    else out.push(line);
+  }
+  return out;
+}
+
+function withoutLogPrefix(line: string): string {
+  for (const [prefix, by] of LOG_PREFIXES) line = line.replace(prefix, by);
+  return line;
+}
+
+/** An error as the rule reads it: without the harness's trailer, colour codes and log prefixes, wrapped sentences joined. */
+export function failureText(error: string): string {
+  return joinWrapped(stripHarnessTrailer(error).text.replace(ANSI, "").split("\n").map(withoutLogPrefix)).join("\n");
 }
 
 /**
@@ -64,10 +121,35 @@ const MAX_FAILURE_LINE_CHARS = 1_000;
 
 /** The key lines of an error, cleaned of noise, each once. */
 export function failureLines(error: string): string[] {
-  const lines = keyErrorLines(stripHarnessTrailer(error).text)
+  const lines = keyErrorLines(failureText(error))
     .slice(0, MAX_FAILURE_LINES)
-    .map((l) => withoutNoise(l.slice(0, MAX_FAILURE_LINE_CHARS)));
+    .flatMap((l) => {
+      const line = withoutNoise(l.slice(0, MAX_FAILURE_LINE_CHARS));
+      const cause = rootCause(line);
+      return cause ? [cause, line] : [line];
+    });
   return [...new Set(lines.filter((l) => tokenize(l).length > 0))];
+}
+
+/** A line chaining at least this many messages with `: ` and this many words is a chain of causes… */
+const CHAIN_MIN_CLAUSES = 3;
+const CHAIN_MIN_TERMS = 24;
+/** …whose last messages, up to this many words, are the root cause. */
+const ROOT_CAUSE_MAX_TERMS = 16;
+
+/**
+ * The root cause at the end of a long line that wraps each error in the one that caused it
+ * (Maven's "Failed to execute goal …: Could not resolve dependencies …: … : PKIX path building
+ * failed: …"; Go's and Java's chains read the same way): its last messages, read as a key line of
+ * their own before the whole line, which says mostly what was being done.
+ */
+function rootCause(line: string): string | undefined {
+  const clauses = line.split(": ");
+  if (clauses.length < CHAIN_MIN_CLAUSES || tokenize(line).length < CHAIN_MIN_TERMS) return undefined;
+  let from = clauses.length - 1;
+  let terms = tokenize(clauses[from]!).length;
+  while (from > 1 && terms + tokenize(clauses[from - 1]!).length <= ROOT_CAUSE_MAX_TERMS) terms += tokenize(clauses[--from]!).length;
+  return clauses.slice(from).join(": ");
 }
 
 /** The search query for a failed command: its program, then the words of the key error lines. */
@@ -97,6 +179,8 @@ function termSequence(line: string): string[] {
 function isCompound(term: string): boolean {
   return /[_:@-]/.test(term) || (term.includes(".") && !/^[^.]+\.[a-z][a-z0-9]{0,3}$/.test(term));
 }
+
+const isFileName = (term: string) => term.includes(".") && !isCompound(term);
 
 /** Severity labels name no failure: "CMake Error", "npm ERR!", "nginx: [emerg]" and "fatal: …" start many different ones. */
 const SEVERITY = new Set(tokenize("error errors err fatal warning warn failed failure emerg crit alert"));
@@ -140,6 +224,37 @@ function programFamily(name: string, has: (term: string) => boolean): boolean {
   return false;
 }
 
+const folderOf = (index: SearchIndex, doc: number) => dirname(index.lesson(doc).path);
+
+/** Lessons that must name a program before the folder most of them share says where it belongs. */
+const HOME_MIN_LESSONS = 2;
+const homes = new WeakMap<SearchIndex, Map<string, string | undefined>>();
+
+/**
+ * The folder where the knowledge base files a program's lessons: the one holding more than half of
+ * the lessons that name it (`psql` → postgres, `kubectl` → kubernetes). A lesson filed there is
+ * about that program's family, as one that names it is, even when it names the server or the
+ * language instead (PostgreSQL's "too many clients" printed by psql).
+ */
+function homeFolder(index: SearchIndex, name: string): string | undefined {
+  const known = homes.get(index) ?? new Map<string, string | undefined>();
+  homes.set(index, known);
+  if (known.has(name)) return known.get(name);
+  const counts = new Map<string, number>();
+  let naming = 0;
+  const terms = programTerms(name);
+  for (let doc = 0; doc < index.size; doc++) {
+    if (!terms.some((t) => termFrequency(index, t, doc) > 0)) continue;
+    naming++;
+    const folder = folderOf(index, doc);
+    counts.set(folder, (counts.get(folder) ?? 0) + 1);
+  }
+  let home: string | undefined;
+  for (const [folder, n] of counts) if (naming >= HOME_MIN_LESSONS && n * 2 > naming) home = folder;
+  known.set(name, home);
+  return home;
+}
+
 /** A lesson's title, the lines it quotes as written (its inline code and code blocks), and both cleaned of noise. */
 function lessonQuotes(index: SearchIndex, doc: number): { title: string; raw: string[]; quotes: string[] } {
   const lesson = index.lesson(doc);
@@ -150,12 +265,16 @@ function lessonQuotes(index: SearchIndex, doc: number): { title: string; raw: st
   } catch {
     // A lesson removed since the index was built quotes nothing.
   }
-  let fenced = false;
+  // A quoted block is read as an error is (failureText): its wrapped sentences joined.
+  let block: string[] | undefined;
   for (const line of body.split("\n")) {
-    if (/^\s*(`{3,}|~{3,})/.test(line)) fenced = !fenced;
-    else if (fenced) raw.push(line);
+    if (/^\s*(`{3,}|~{3,})/.test(line)) {
+      if (block) raw.push(...joinWrapped(block));
+      block = block ? undefined : [];
+    } else if (block) block.push(line);
     else for (const m of line.matchAll(/`([^`\n]+)`/g)) raw.push(m[1]!);
   }
+  if (block) raw.push(...joinWrapped(block));
   return { title: lesson.title, raw, quotes: raw.map(withoutNoise) };
 }
 
@@ -279,6 +398,8 @@ export interface FailureEvidence {
   /** Whether the lesson names one of them (absent: the knowledge base names none of them, so it tells nothing), and which. */
   programMatch?: boolean;
   namedProgram?: string;
+  /** When it names none: the program whose lessons the knowledge base files in the lesson's folder. */
+  filedWith?: { program: string; folder: string };
   /** The program the lesson's quoted line comes from, when the failure is not that program's. */
   otherSpeaker?: string;
   /** Where the quote and the error line share a frame but differ: the error's word and the lesson's in that place. */
@@ -316,7 +437,7 @@ function lineWords(index: SearchIndex, line: string, skip: Set<string>): LineWor
       if (skip.has(t) || terms.length >= MAX_LINE_TERMS) continue;
       terms.push(t);
       // A file name says where an error is, a quoted word what it is about this time: neither which error it is.
-      const plain = argument || (t.includes(".") && !isCompound(t));
+      const plain = argument || isFileName(t);
       weights.push(weightOf(index, t) * (plain ? ARGUMENT_WEIGHT : 1));
       args.push(plain);
     }
@@ -351,13 +472,19 @@ function distinctWeight(words: LineWords, among?: Set<string>): number {
 
 /** The evidence for one lesson against a failure (`lines`: its key lines, from `failureLines`). */
 export function failureEvidence(index: SearchIndex, hit: SearchHit, command: string, error: string, lines: string[]): FailureEvidence {
-  const programs = failurePrograms(command, keyErrorLines(stripHarnessTrailer(error).text));
+  const text = failureText(error);
+  const programs = failurePrograms(command, keyErrorLines(text));
   const skip = new Set([...SEVERITY, ...programs.flatMap(programTerms)]);
   const { title, raw, quotes } = lessonQuotes(index, hit.doc);
   const quoteWords = quotes.map((q) => lineWords(index, q, skip));
+  const known = programs.filter((p) => programFamily(p, (t) => docFrequency(index, t) > 0));
+  const named = known.find((p) => programFamily(p, (t) => termFrequency(index, t, hit.doc) > 0));
+  const filedWith = named ? undefined : known.find((p) => homeFolder(index, p) === folderOf(index, hit.doc));
+  const { minQuoted, minFound } = thresholds(known.length > 0 && named === undefined && filedWith === undefined);
   /** Every key line with a quote that shares most of it: a frame the two may fill differently. */
   const framed: [string, number][] = [];
-  let best = { score: 0, quoted: 0, found: 0, line: "", quote: "", raw: "", words: [] as string[] };
+  // The pair of key line and quote that says the most, among those that say enough when there are such.
+  let best = { passes: false, score: 0, quoted: 0, found: 0, line: "", quote: "", raw: "", words: [] as string[] };
   for (const line of lines.slice(0, MAX_KEY_LINES)) {
     const key = lineWords(index, line, skip);
     const total = weightAt(key, key.terms.keys());
@@ -365,18 +492,21 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, command: str
     quoteWords.forEach((q, qi) => {
       const covered = [...quotedPositions(key.terms, q.terms)].sort((a, b) => a - b);
       if (!covered.length) return;
-      const quoted = weightAt(key, covered) / total;
+      // A quoted word is discounted as the name of this run; one the lesson quotes too is part of the error ('start-limit-hit').
+      let restored = 0;
+      for (const i of covered) if (key.arguments[i] && !isFileName(key.terms[i]!)) restored += weightOf(index, key.terms[i]!) - key.weights[i]!;
+      const quoted = (weightAt(key, covered) + restored) / (total + restored);
       const held = new Set(covered.map((i) => key.terms[i]!));
       const quoteTotal = distinctWeight(q);
       const found = quoteTotal ? distinctWeight(q, held) / quoteTotal : 0;
       if (quoted >= FAILURE_MIN_QUOTED) framed.push([line, qi]);
-      if (quoted + found > best.score)
-        best = { score: quoted + found, quoted, found, line, quote: quotes[qi]!, raw: raw[qi]!, words: covered.map((i) => key.terms[i]!) };
+      const passes = quoted >= minQuoted && found >= minFound;
+      if (passes > best.passes || (passes === best.passes && quoted + found > best.score))
+        best = { passes, score: quoted + found, quoted, found, line, quote: quotes[qi]!, raw: raw[qi]!, words: covered.map((i) => key.terms[i]!) };
     });
   }
-  const failureCodes = errorCodes(error);
+  const failureCodes = errorCodes(text);
   const lessonCodes = errorCodes(raw.join("\n"));
-  const known = programs.filter((p) => programFamily(p, (t) => docFrequency(index, t) > 0));
   const evidence: FailureEvidence = {
     id: hit.lesson.id,
     relevance: hit.relevance ?? 0,
@@ -388,9 +518,9 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, command: str
     programs,
   };
   if (known.length) {
-    const named = known.find((p) => programFamily(p, (t) => termFrequency(index, t, hit.doc) > 0));
-    evidence.programMatch = named !== undefined;
+    evidence.programMatch = named !== undefined || filedWith !== undefined;
     if (named) evidence.namedProgram = named;
+    if (filedWith) evidence.filedWith = { program: filedWith, folder: folderOf(index, hit.doc) };
   }
   if (best.line) {
     const speaker = quoteSpeaker(best.raw);
@@ -398,7 +528,7 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, command: str
     if (speaker && titleTerms.has(speaker) && !programs.some((p) => sameProgram(p, speaker))) evidence.otherSpeaker = speaker;
     const programWords = new Set(programs.flatMap(programTerms));
     const lesson = { quoteTerms: new Set(quotes.flatMap(termSequence)), titleTerms };
-    const errorTerms = new Set(termSequence(stripHarnessTrailer(error).text));
+    const errorTerms = new Set(termSequence(text));
     for (const [line, qi] of framed) {
       const detail = differentDetail(index, lineWords(index, line, SEVERITY), lineWords(index, quotes[qi]!, SEVERITY), lesson, errorTerms, programWords);
       if (detail) {
@@ -410,6 +540,13 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, command: str
   return evidence;
 }
 
+/** How much of a key line a lesson must quote, and how much of its quote the error must hold. */
+function thresholds(otherProgram: boolean): { minQuoted: number; minFound: number } {
+  return otherProgram
+    ? { minQuoted: FAILURE_MIN_QUOTED_OTHER_PROGRAM, minFound: FAILURE_MIN_QUOTE_FOUND_OTHER_PROGRAM }
+    : { minQuoted: FAILURE_MIN_QUOTED, minFound: FAILURE_MIN_QUOTE_FOUND };
+}
+
 /** Why the evidence does not make the lesson injectable (undefined: it does). */
 export function failureVeto(e: FailureEvidence): string | undefined {
   if (e.codes.shared.length) return undefined;
@@ -419,8 +556,7 @@ export function failureVeto(e: FailureEvidence): string | undefined {
   if (e.otherSpeaker) return `${e.id} quotes what ${e.otherSpeaker} prints, the failure is ${e.programs.join(" or ")}'s`;
   if (e.detail) return `the error says "${e.detail.error}" where ${e.id} quotes "${e.detail.lesson}": the same message about another error`;
   const other = e.programMatch === false;
-  const minQuoted = other ? FAILURE_MIN_QUOTED_OTHER_PROGRAM : FAILURE_MIN_QUOTED;
-  const minFound = other ? FAILURE_MIN_QUOTE_FOUND_OTHER_PROGRAM : FAILURE_MIN_QUOTE_FOUND;
+  const { minQuoted, minFound } = thresholds(other);
   const about = other ? ` (it never names ${e.programs.join(" or ")})` : "";
   if (e.quotedShare < minQuoted) return `${e.id} quotes ${e.quotedShare.toFixed(2)} of an error line, needs ${minQuoted}${about}`;
   if (e.foundShare < minFound) return `the error holds ${e.foundShare.toFixed(2)} of what ${e.id} quotes, needs ${minFound}${about}`;
@@ -437,7 +573,7 @@ function injectReason(e: FailureEvidence): string {
   const said = [];
   if (e.codes.shared.length) said.push(`shares error code ${e.codes.shared.map((c) => c.toUpperCase()).join(", ")}`);
   if (e.line) said.push(`quotes ${Math.round(e.quotedShare * 100)}% of the error line "${clip(e.line)}"`);
-  return said.join(" and ") + (e.namedProgram ? ` and names ${e.namedProgram}` : "");
+  return said.join(" and ") + (e.namedProgram ? ` and names ${e.namedProgram}` : e.filedWith ? ` and is filed with ${e.filedWith.program}'s lessons` : "");
 }
 
 /** The evidence for one lesson in one line, for people. */
@@ -453,7 +589,9 @@ export function failureEvidenceLine(e: FailureEvidence): string {
       ? `${e.programs.join(", ")} unknown to the knowledge base`
       : e.namedProgram
         ? `names ${e.namedProgram}`
-        : `never names ${e.programs.join(" or ")}`,
+        : e.filedWith
+          ? `filed in ${e.filedWith.folder} with ${e.filedWith.program}'s lessons`
+          : `never names ${e.programs.join(" or ")}`,
   );
   const veto = failureVeto(e);
   parts.push(veto ? `not injectable: ${veto}` : "injectable");
