@@ -188,6 +188,13 @@ const SEVERITY = new Set(tokenize("error errors err fatal warning warn failed fa
 /** An error code names one error (`E0382`, `NU1101`, `EACCES`, `ERR_REQUIRE_ESM`, `203/EXEC`); read from the raw text, where case still tells. */
 const ERROR_CODE = /(?<![\w/-])(?:[A-Z]{1,8}\d{3,6}|E[A-Z]{4,}|ERR_[A-Z0-9_]+|\d{3}\/[A-Z]{3,})(?![\w/-])/g;
 
+/** System error names (POSIX errno, and getaddrinfo's as Node prints it): every program that touches a file, port or host reports them. */
+const ERRNO = new Set(
+  "eacces eaddrinuse eaddrnotavail eagain ebusy econnrefused econnreset eexist ehostunreach einval eio eisdir eloop emfile enametoolong enetunreach enfile enoent enomem enospc enotdir enotempty enotfound eperm epipe erofs etimedout exdev".split(
+    " ",
+  ),
+);
+
 export function errorCodes(text: string): string[] {
   const out = new Set<string>();
   for (const m of text.matchAll(ERROR_CODE)) if (!SEVERITY.has(m[0].toLowerCase())) out.add(m[0].toLowerCase());
@@ -549,8 +556,9 @@ function thresholds(otherProgram: boolean): { minQuoted: number; minFound: numbe
 
 /** Why the evidence does not make the lesson injectable (undefined: it does). */
 export function failureVeto(e: FailureEvidence): string | undefined {
-  if (e.codes.shared.length) return undefined;
-  if (e.codes.failure.length && e.codes.lesson.length)
+  // An errno is the system's verdict, which any program may report: shared, it proves the failure only when the lesson is about that program.
+  if (e.codes.shared.some((c) => !ERRNO.has(c)) || (e.codes.shared.length && e.programMatch === true)) return undefined;
+  if (e.codes.failure.length && e.codes.lesson.length && !e.codes.shared.length)
     return `${e.id} quotes error code ${e.codes.lesson.join(", ")}, the failure has ${e.codes.failure.join(", ")}`;
   if (!e.quoted.length) return `${e.id} quotes no part of the error`;
   if (e.otherSpeaker) return `${e.id} quotes what ${e.otherSpeaker} prints, the failure is ${e.programs.join(" or ")}'s`;

@@ -9,6 +9,7 @@ import {
   failurePrograms,
   failureEvidenceLine,
   failureQuery,
+  failureText,
   failureVeto,
   FAILURE_MIN_QUOTED,
   FAILURE_MIN_QUOTE_FOUND,
@@ -171,6 +172,16 @@ describe("failureVeto", () => {
     ["a whole-line quote of what another program prints, that program being the lesson's subject", { otherSpeaker: "nginx", programs: ["httpd"] }, false],
     ["a whole-line quote of the same frame with another detail in it", { detail: { error: "password", lesson: "peer" } }, false],
     [
+      "a shared errno, the lesson naming another program, and no quote",
+      { quoted: [], quotedShare: 0, foundShare: 0, programMatch: false, codes: { failure: ["eaddrinuse"], lesson: ["eaddrinuse"], shared: ["eaddrinuse"] } },
+      false,
+    ],
+    [
+      "a shared errno from the program the lesson is about",
+      { quoted: [], quotedShare: 0, foundShare: 0, codes: { failure: ["eacces"], lesson: ["eacces"], shared: ["eacces"] } },
+      true,
+    ],
+    [
       "a shared error code outweighs a different detail",
       { detail: { error: "password", lesson: "peer" }, codes: { failure: ["e0382"], lesson: ["e0382"], shared: ["e0382"] } },
       true,
@@ -265,4 +276,60 @@ describe("the same message frame with another detail is another error", () => {
     expect(failureVeto(e) === undefined).toBe(injects);
     if (!injects) expect(failureEvidenceLine(e)).toMatch(/not injectable: .*(where .* quotes|quotes what .* prints)/);
   });
+});
+
+describe("errors as tools print them", () => {
+  test("colour codes, journal, ISO and klog prefixes and terraform's box are not the message", () => {
+    const error = [
+      "\u001b[1m\u001b[31merror[E0382]\u001b[0m: borrow of moved value",
+      "Nov 02 11:03:44 web1 systemd[1]: api.service: Failed with result 'start-limit-hit'.",
+      "2026-11-02T11:03:44.120Z worker crashed",
+      "E1128 10:02:11.123456   48213 memcache.go:265] couldn't get current server API group list",
+      "│ Error: Invalid count argument",
+    ].join("\n");
+    expect(failureText(error).split("\n")).toEqual([
+      "error[E0382]: borrow of moved value",
+      "systemd: api.service: Failed with result 'start-limit-hit'.",
+      "worker crashed",
+      "couldn't get current server API group list",
+      "Error: Invalid count argument",
+    ]);
+  });
+  test("a wrapped sentence is one line; a new message, a stack frame or a quoted source line is not its continuation", () => {
+    const wrapped =
+      "The virtual environment was not created successfully because ensurepip is not\navailable.  On Debian/Ubuntu systems, you need to install the python3-venv";
+    expect(failureText(wrapped).split("\n")).toHaveLength(1);
+    for (const apart of [
+      "/usr/bin/ld: cannot find -lcuda: No such file or directory\ncollect2: error: ld returned 1 exit status",
+      "Error: listen EADDRINUSE: address already in use :::3000 by the old instance\n    at Server.setupListenHandle (node:net:1817:16)",
+      "Sources/App/Client.swift:2:8: error: no such module 'Alamofire'\nimport Alamofire",
+    ])
+      expect(failureText(apart).split("\n")).toHaveLength(2);
+  });
+  test("a location in a line is noise, as a path or a number", () => {
+    expect(failureLines("bash: line 1: ninja: command not found")).toEqual(["bash: : ninja: command not found"]);
+  });
+  test("a long chain of causes is read from its root cause first", () => {
+    const chain =
+      "[ERROR] Failed to execute goal on project orders: Could not resolve dependencies for project org.example:orders:jar:2.1.0: Failed to collect dependencies at com.google.guava:guava:jar:33.0.0-jre: Could not transfer artifact com.google.guava:guava:pom:33.0.0-jre from/to central: PKIX path building failed: unable to find valid certification path to requested target";
+    const [first, second] = failureLines(chain);
+    expect(first).toEndWith("PKIX path building failed: unable to find valid certification path to requested target");
+    expect(first).not.toContain("execute goal");
+    expect(second).toStartWith("[ERROR] Failed to execute goal");
+    expect(failureLines("error: cannot open file: No such file or directory")).toHaveLength(1);
+  });
+});
+
+test("a lesson filed where the knowledge base files the failing program's lessons is about that program", () => {
+  const kb = buildIndex(loadKb(join(import.meta.dir, "../fixtures/eval-kb")));
+  const doc = [...Array(kb.size).keys()].find((i) => kb.lesson(i).id === "5c00000054")!;
+  const hit = { lesson: kb.lesson(doc), doc, applies: "unknown" as const, applyKeys: [], relevance: 0.5 };
+  // The lesson is about the PostgreSQL server and never names psql; psql's lessons live in postgres/ beside it.
+  const error = 'psql: error: connection to server on socket "/var/run/postgresql/.s.PGSQL.5432" failed: FATAL:  sorry, too many clients already';
+  const e = failureEvidence(kb, hit, "psql -d appdb", error, failureLines(error));
+  expect(e.namedProgram).toBeUndefined();
+  expect(e.filedWith?.program).toBe("psql");
+  expect(e.programMatch).toBe(true);
+  expect(failureVeto(e)).toBeUndefined();
+  expect(failureEvidenceLine(e)).toContain("with psql's lessons");
 });
