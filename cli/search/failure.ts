@@ -208,10 +208,23 @@ export function errorCodes(text: string): string[] {
 export function failurePrograms(command: string, rawLines: string[]): string[] {
   const names = [program(command)];
   for (const line of rawLines) {
-    const m = /^(?:\S*\/)?([A-Za-z][\w.+-]*)(?::\s| ERR!)/.exec(line);
-    if (m) names.push(m[1]!);
+    const name = lineSpeaker(line);
+    if (name) names.push(name);
   }
   return [...new Set(names.map((n) => n.toLowerCase()).filter((n) => n && !SEVERITY.has(n)))];
+}
+
+/**
+ * The program a line comes from, when it starts with one (`nginx: [emerg] …`, `/usr/bin/ld: …`,
+ * `npm ERR! …`). Tools print their name as it is invoked, in lower case: a capitalised label
+ * (`Active:`, `Caused by:`, `DETAIL:`) is a field of the message, and an exception's class
+ * (`ModuleNotFoundError:`) or a severity names the error, not who printed it.
+ */
+function lineSpeaker(line: string): string | undefined {
+  const m = /^\s*(?:\S*\/)?([a-z][\w.+-]*)(?::\s| ERR!)/.exec(line);
+  const name = m?.[1];
+  if (!name || name.length < 2 || SEVERITY.has(name) || /(?:error|exception|warning)$/i.test(name)) return undefined;
+  return name;
 }
 
 /** The index terms a program name may appear as: `CMake` and `cmake` index differently (a compound keeps its whole form, a word is stemmed). */
@@ -372,14 +385,6 @@ function differentDetail(
   return undefined;
 }
 
-/** The program a quoted line comes from, when it starts with one (`nginx: [emerg] …`, `psql: error: …`); not an exception's class name. */
-function quoteSpeaker(rawQuote: string): string | undefined {
-  const m = /^\s*(?:\S*\/)?([a-z][\w.+-]*)(?::\s| ERR!)/.exec(rawQuote);
-  const name = m?.[1];
-  if (!name || name.length < 2 || SEVERITY.has(name) || /(?:error|exception|warning)$/i.test(name)) return undefined;
-  return name;
-}
-
 /** Whether two program names are one program or one family (`python` and `python3`, `gradle` and `gradlew`). */
 function sameProgram(a: string, b: string): boolean {
   return programFamily(a, (t) => t === b || programTerms(b).includes(t)) || programFamily(b, (t) => t === a || programTerms(a).includes(t));
@@ -530,7 +535,7 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, command: str
     if (filedWith) evidence.filedWith = { program: filedWith, folder: folderOf(index, hit.doc) };
   }
   if (best.line) {
-    const speaker = quoteSpeaker(best.raw);
+    const speaker = lineSpeaker(best.raw);
     const titleTerms = new Set(termSequence(title));
     if (speaker && titleTerms.has(speaker) && !programs.some((p) => sameProgram(p, speaker))) evidence.otherSpeaker = speaker;
     const programWords = new Set(programs.flatMap(programTerms));

@@ -533,9 +533,15 @@ export function keyErrorLines(errorText: string): string[] {
 const WORD = /\S+/g;
 const VOLATILE = [/\b0x[0-9a-f]+\b/gi, /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi, /\b\d+(?:[.:,]\d+)*\b/g];
 
+/** `C:\Users\ana\build.ps1`, `.\build.ps1`, `obj\Debug\App.dll`: a drive or `.` before a backslash, or two backslashes (one, as in `bash\r`, is an escape). */
+function isWindowsPath(word: string): boolean {
+  const first = word.indexOf("\\");
+  return first !== -1 && (/^\W?(?:[A-Za-z]:|\.{1,2})\\/.test(word) || word.indexOf("\\", first + 1) !== -1);
+}
+
 export function replaceVolatile(text: string, by: string): string {
-  // A path is a word holding a `/` (found word by word: `\S*\/\S*` retries from every character).
-  const withoutPaths = text.replace(WORD, (w) => (w.includes("/") ? by : w));
+  // A path is a word holding a `/`, or a Windows path (found word by word: `\S*\/\S*` retries from every character).
+  const withoutPaths = text.replace(WORD, (w) => (w.includes("/") || isWindowsPath(w) ? by : w));
   return VOLATILE.reduce((t, pattern) => t.replace(pattern, by), withoutPaths);
 }
 

@@ -306,6 +306,16 @@ describe("errors as tools print them", () => {
     ])
       expect(failureText(apart).split("\n")).toHaveLength(2);
   });
+  test("only a lower-case name before a colon is a program: not a field label, an exception class or a severity", () => {
+    expect(
+      failurePrograms("systemctl status api", [
+        "Active: failed (Result: start-limit-hit)",
+        "ModuleNotFoundError: No module named 'x'",
+        "Caused by: java.lang.IllegalStateException",
+        "psql: error: connection to server failed",
+      ]),
+    ).toEqual(["systemctl", "psql"]);
+  });
   test("a location in a line is noise, as a path or a number", () => {
     expect(failureLines("bash: line 1: ninja: command not found")).toEqual(["bash: : ninja: command not found"]);
   });

@@ -179,6 +179,12 @@ describe("failureSignature", () => {
     expect(a).toBe(b);
     expect(a).toMatch(/^[0-9a-f]{24}$/);
   });
+  test("a Windows path is a path; one escape, as in bash\\r, is not", () => {
+    const a = failureSignature("msbuild", 'error MSB3027: Could not copy "obj\\Debug\\net8.0\\App.dll" to C:\\src\\App\\bin\\App.dll.');
+    const b = failureSignature("msbuild", 'error MSB3027: Could not copy "obj\\Release\\net9.0\\Web.dll" to D:\\work\\Web\\bin\\Web.dll.');
+    expect(a).toBe(b);
+    expect(failureSignature("env", "/usr/bin/env: 'bash\\r': No such file")).not.toBe(failureSignature("env", "/usr/bin/env: 'ruby\\r': No such file"));
+  });
   test("another program or another error differs", () => {
     const base = failureSignature("cmake", "CMake Error: could not find ZLIB");
     expect(failureSignature("make", "CMake Error: could not find ZLIB")).not.toBe(base);
