@@ -108,7 +108,12 @@ function withoutLogPrefix(line: string): string {
 
 /** An error as the rule reads it: without the harness's trailer, colour codes and log prefixes, wrapped sentences joined. */
 export function failureText(error: string): string {
-  return joinWrapped(stripHarnessTrailer(error).text.replace(ANSI, "").split("\n").map(withoutLogPrefix)).join("\n");
+  return joinWrapped(plainQuotes(stripHarnessTrailer(error).text.replace(ANSI, "")).split("\n").map(withoutLogPrefix)).join("\n");
+}
+
+/** Typographic quotes as ASCII ones: GNU tools in a UTF-8 locale print ‘bash\r’ where a lesson may quote 'bash\r'. */
+function plainQuotes(text: string): string {
+  return text.replace(/[‘’‚‛]/g, "'").replace(/[“”„]/g, '"');
 }
 
 /**
@@ -295,11 +300,16 @@ function lessonQuotes(index: SearchIndex, doc: number): { title: string; raw: st
     else for (const m of line.matchAll(/`([^`\n]+)`/g)) raw.push(m[1]!);
   }
   if (block) raw.push(...joinWrapped(block));
-  return { title: lesson.title, raw, quotes: raw.map(withoutNoise) };
+  const plain = raw.map(plainQuotes);
+  return { title: lesson.title, raw: plain, quotes: plain.map(withoutNoise) };
 }
 
-/** Positions of `key` covered by a run of two or more terms that `quote` has in the same order, or by a compound both hold. */
-function quotedPositions(key: string[], quote: string[]): Set<number> {
+/**
+ * Positions of `key` covered by a run of two or more terms that `quote` has in the same order, by a
+ * compound both hold, or by a word of `variants` (what the lesson quotes anywhere) standing between
+ * two that match where the quote has another word.
+ */
+function quotedPositions(key: string[], quote: string[], variants?: Set<string>): Set<number> {
   const covered = new Set<number>();
   const quoteTerms = new Set(quote);
   let prev = new Uint16Array(quote.length + 1);
@@ -313,6 +323,13 @@ function quotedPositions(key: string[], quote: string[]): Set<number> {
     if (isCompound(key[i]!) && quoteTerms.has(key[i]!)) covered.add(i);
     prev = cur;
   }
+  // The lesson's own variant: one word between two that match, which the lesson quotes elsewhere ("Invalid count argument" with `for_each` in its cause).
+  if (variants)
+    for (let i = 1; i + 1 < key.length; i++) {
+      if (covered.has(i) || !variants.has(key[i]!)) continue;
+      for (let j = 1; j + 1 < quote.length; j++)
+        if (key[i - 1] === quote[j - 1] && key[i + 1] === quote[j + 1]) for (let k = i - 1; k <= i + 1; k++) covered.add(k);
+    }
   return covered;
 }
 
@@ -489,6 +506,7 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, command: str
   const skip = new Set([...SEVERITY, ...programs.flatMap(programTerms)]);
   const { title, raw, quotes } = lessonQuotes(index, hit.doc);
   const quoteWords = quotes.map((q) => lineWords(index, q, skip));
+  const quotedTerms = new Set(quoteWords.flatMap((q) => q.terms));
   const known = programs.filter((p) => programFamily(p, (t) => docFrequency(index, t) > 0));
   const named = known.find((p) => programFamily(p, (t) => termFrequency(index, t, hit.doc) > 0));
   const filedWith = named ? undefined : known.find((p) => homeFolder(index, p) === folderOf(index, hit.doc));
@@ -502,7 +520,7 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, command: str
     const total = weightAt(key, key.terms.keys());
     if (!total) continue;
     quoteWords.forEach((q, qi) => {
-      const covered = [...quotedPositions(key.terms, q.terms)].sort((a, b) => a - b);
+      const covered = [...quotedPositions(key.terms, q.terms, quotedTerms)].sort((a, b) => a - b);
       if (!covered.length) return;
       // A quoted word is discounted as the name of this run; one the lesson quotes too is part of the error ('start-limit-hit').
       let restored = 0;

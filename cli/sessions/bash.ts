@@ -496,8 +496,10 @@ export function isReadOnly(command: string): boolean {
   return reads;
 }
 
+// Words and phrases that say something went wrong, in the ways tools put it ("Can't operate",
+// "Disk quota exceeded", "Address already in use", "is not recognized", "does not exist").
 const KEY_LINE =
-  /error|fatal|failed|not found|undefined|cannot|could not|no such|invalid|unknown|unrecognized|unexpected|illegal|denied|refused|panicked|no matches/i;
+  /error|fatal|failed|not found|undefined|cannot|can't|could not|couldn't|unable to|no such|invalid|unknown|unrecognized|not recognized|unexpected|illegal|denied|refused|panicked|no matches|exceeded|timed out|already in use|not permitted|does not exist|doesn't exist|no space left|out of memory|segmentation fault|incompatible|unsupported/i;
 
 // Lines that only report that the errors above happened: the linker's exit status, make's
 // `*** … Error 1`, "could not compile … due to previous error", CMake's "errors occurred",

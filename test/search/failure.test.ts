@@ -316,6 +316,9 @@ describe("errors as tools print them", () => {
       ]),
     ).toEqual(["systemctl", "psql"]);
   });
+  test("typographic quotes read as ASCII ones", () => {
+    expect(failureText("/usr/bin/env: ‘bash\\r’: No such file or directory")).toBe("/usr/bin/env: 'bash\\r': No such file or directory");
+  });
   test("a location in a line is noise, as a path or a number", () => {
     expect(failureLines("bash: line 1: ninja: command not found")).toEqual(["bash: : ninja: command not found"]);
   });
@@ -328,6 +331,18 @@ describe("errors as tools print them", () => {
     expect(second).toStartWith("[ERROR] Failed to execute goal");
     expect(failureLines("error: cannot open file: No such file or directory")).toHaveLength(1);
   });
+});
+
+test("a lesson that quotes the error's variant elsewhere covers it", () => {
+  const kb = buildIndex(loadKb(join(import.meta.dir, "../fixtures/eval-kb")));
+  const judge = (error: string) => {
+    const doc = [...Array(kb.size).keys()].find((i) => kb.lesson(i).id === "5c00000045")!;
+    const hit = { lesson: kb.lesson(doc), doc, applies: "unknown" as const, applyKeys: [], relevance: 0.5 };
+    return failureEvidence(kb, hit, "terraform plan", error, failureLines(error));
+  };
+  // 5c00000045 quotes "Error: Invalid count argument" and names `for_each` in its cause; it never names `depends_on`.
+  expect(failureVeto(judge("Error: Invalid for_each argument"))).toBeUndefined();
+  expect(failureVeto(judge("Error: Invalid depends_on argument"))).toBeDefined();
 });
 
 test("a lesson filed where the knowledge base files the failing program's lessons is about that program", () => {

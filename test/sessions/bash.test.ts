@@ -167,6 +167,13 @@ describe("keyErrorLines", () => {
     "Permission denied",
     "thread 'main' panicked at src/x.rs",
     "zsh: no matches found: *.o",
+    "System has not been booted with systemd as init system (PID 1). Can't operate.",
+    "cp: error writing 'x': Disk quota exceeded",
+    "ssh: connect to host bastion port 22: Connection timed out",
+    "Address already in use - bind(2) for 0.0.0.0 port 3000",
+    "'python' is not recognized as an internal or external command,",
+    "Unit file backup.timer does not exist.",
+    "rm: cannot remove 'x': Operation not permitted",
   ])("%p is a key line", (line) => {
     expect(keyErrorLines(`noise\n${line}\nmore noise`)).toEqual([line]);
   });
