@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { splitFrontmatter } from "../kb/lesson.ts";
 import type { Place, PlaceOptions } from "../kb/place.ts";
 import type { UsageCounts } from "../kb/usage.ts";
-import { keyErrorLines, program, replaceVolatile, stripHarnessTrailer } from "../sessions/bash.ts";
+import { invocation, keyErrorLines, program, replaceVolatile, stripHarnessTrailer } from "../sessions/bash.ts";
 import { docFrequency, termFrequency, type SearchIndex } from "./index.ts";
 import { learnedHit } from "./learned.ts";
 import { idf } from "./rank.ts";
@@ -211,12 +211,85 @@ export function errorCodes(text: string): string[] {
  * before a colon or `ERR!` (`nginx:`, `/usr/bin/ld:`, `npm ERR!`, `go:`), lowercased, each once.
  */
 export function failurePrograms(command: string, rawLines: string[]): string[] {
-  const names = [program(command)];
+  const names = [program(command), launchedProgram(command)];
   for (const line of rawLines) {
     const name = lineSpeaker(line);
     if (name) names.push(name);
   }
   return [...new Set(names.map((n) => n.toLowerCase()).filter((n) => n && !SEVERITY.has(n)))];
+}
+
+/**
+ * Programs that run a command somewhere else (a container, a pod, another host): the words that
+ * launch (`exec`), the names that come before the command (a container, an image, a host), and
+ * the options that take a value. That command's errors come back through them, so it fails too.
+ */
+interface Launcher {
+  sub?: string[];
+  names: number;
+  valued: string[];
+  /** The command follows `--` (`kubectl exec pod -- psql`). */
+  afterDashes?: boolean;
+}
+
+const CONTAINER: Launcher = {
+  sub: ["exec", "run"],
+  names: 1,
+  valued: [
+    "-e",
+    "--env",
+    "--env-file",
+    "-u",
+    "--user",
+    "-w",
+    "--workdir",
+    "-v",
+    "--volume",
+    "--mount",
+    "-p",
+    "--publish",
+    "--name",
+    "--network",
+    "--entrypoint",
+    "-l",
+    "--label",
+    "--platform",
+    "-f",
+    "--file",
+    "--project-name",
+  ],
+};
+const IMAGE: Launcher = { sub: ["exec"], names: 1, valued: ["-B", "--bind", "--overlay", "-H", "--home", "--env", "--pwd"] };
+const LAUNCHERS = new Map<string, Launcher>([
+  ["docker", CONTAINER],
+  ["podman", CONTAINER],
+  ["apptainer", IMAGE],
+  ["singularity", IMAGE],
+  ["kubectl", { sub: ["exec"], names: 0, valued: [], afterDashes: true }],
+  ["ssh", { names: 1, valued: ["-i", "-p", "-l", "-o", "-J", "-F", "-L", "-R", "-D", "-W", "-b", "-c", "-E", "-e", "-m", "-O", "-Q", "-S", "-w", "-B"] }],
+]);
+
+/** The command a launcher runs elsewhere (`docker compose exec app systemctl status` → systemctl), if any. */
+export function launchedProgram(command: string): string {
+  const { program: name, args } = invocation(command);
+  const launcher = LAUNCHERS.get(name);
+  if (!launcher) return "";
+  let i = 0;
+  if (launcher.afterDashes) {
+    const dashes = args.indexOf("--");
+    return dashes < 0 ? "" : program(args.slice(dashes + 1).join(" "));
+  }
+  let sub = !launcher.sub;
+  let names = launcher.names;
+  for (; i < args.length; i++) {
+    const a = args[i]!;
+    if (a.startsWith("-")) {
+      if (launcher.valued.includes(a)) i++;
+    } else if (!sub) sub = launcher.sub!.includes(a);
+    else if (names > 0) names--;
+    else break;
+  }
+  return i < args.length ? program(args.slice(i).join(" ")) : "";
 }
 
 /**

@@ -319,6 +319,14 @@ describe("errors as tools print them", () => {
   test("typographic quotes read as ASCII ones", () => {
     expect(failureText("/usr/bin/env: ‘bash\\r’: No such file or directory")).toBe("/usr/bin/env: 'bash\\r': No such file or directory");
   });
+  test("a command run in a container, a pod or over ssh fails too", () => {
+    expect(failurePrograms("docker compose exec app systemctl status cron", [])).toEqual(["docker", "systemctl"]);
+    expect(failurePrograms("kubectl exec -it web-0 -- psql -U app", [])).toEqual(["kubectl", "psql"]);
+    expect(failurePrograms("ssh -p 2222 build01 'ninja -C build'", [])).toEqual(["ssh", "ninja"]);
+    expect(failurePrograms("docker run --rm -v /srv:/data alpine touch /data/probe", [])).toEqual(["docker", "touch"]);
+    expect(failurePrograms("ssh hpc-login2", [])).toEqual(["ssh"]);
+    expect(failurePrograms("kubectl get pods", [])).toEqual(["kubectl"]);
+  });
   test("a location in a line is noise, as a path or a number", () => {
     expect(failureLines("bash: line 1: ninja: command not found")).toEqual(["bash: : ninja: command not found"]);
   });
