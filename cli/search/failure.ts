@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { splitFrontmatter } from "../kb/lesson.ts";
+import { parseLesson } from "../kb/lesson.ts";
 import type { Place, PlaceOptions } from "../kb/place.ts";
 import type { UsageCounts } from "../kb/usage.ts";
 import { invocation, keyErrorLines, program, replaceVolatile, stripHarnessTrailer } from "../sessions/bash.ts";
@@ -353,15 +353,18 @@ function homeFolder(index: SearchIndex, name: string): string | undefined {
   return home;
 }
 
-/** A lesson's title, the lines it quotes as written (its inline code and code blocks), and both cleaned of noise. */
+/** A lesson's title, the lines it quotes as written (its queries, inline code and code blocks), and both cleaned of noise. */
 function lessonQuotes(index: SearchIndex, doc: number): { title: string; raw: string[]; quotes: string[] } {
   const lesson = index.lesson(doc);
   const raw: string[] = [];
   let body = "";
   try {
-    body = splitFrontmatter(readFileSync(join(index.root, lesson.path), "utf8"), lesson.path).body;
+    const parsed = parseLesson(readFileSync(join(index.root, lesson.path), "utf8"), lesson.path);
+    body = parsed.body;
+    // Its example queries say which errors it answers, as its quotes do.
+    raw.push(...parsed.queries);
   } catch {
-    // A lesson removed since the index was built quotes nothing.
+    // A lesson removed or broken since the index was built quotes nothing.
   }
   // A quoted block is read as an error is (failureText): its wrapped sentences joined.
   let block: string[] | undefined;

@@ -366,3 +366,15 @@ test("a lesson filed where the knowledge base files the failing program's lesson
   expect(failureVeto(e)).toBeUndefined();
   expect(failureEvidenceLine(e)).toContain("with psql's lessons");
 });
+
+test("a lesson's queries are quotes of the errors it answers", () => {
+  const { kb } = sandbox("rkb-query-quotes");
+  const lesson = (id: string, title: string, extra: string) =>
+    `---\nschema: 1\nid: ${id}\ntype: pitfall\nstatus: active\n${extra}verified: 2026-10-01\nverified_how: ran\n---\n\n# ${title}\n\n## Symptom\nThe deploy stops early.\n\n## Cause\nThe ${title.toLowerCase()}.\n\n## Fix\nFix it.\n\n## Evidence\nIt worked.\n`;
+  writeFile(join(kb, "general/deploy/quota.md"), lesson("3c0000cc01", "Release quota", "queries:\n  - release quota reached for the shipping project\n"));
+  for (const [i, topic] of ["git rebase conflicts", "python virtual environments", "ssh agent forwarding", "latex bibliography"].entries())
+    writeFile(join(kb, `general/misc/filler-${i}.md`), lesson(`3c0000dd0${i}`, `Notes on ${topic}`, ""));
+  const idx = buildIndex(loadKb(kb));
+  const d = decideFailureIn(idx, nowhere, new Map(), "shipit deploy", "shipit: error: release quota reached: 42 of 42 releases this week");
+  expect(d.lesson?.id).toBe("3c0000cc01");
+});
