@@ -341,7 +341,9 @@ function homeFolder(index: SearchIndex, name: string): string | undefined {
   const counts = new Map<string, number>();
   let naming = 0;
   const terms = programTerms(name);
-  for (let doc = 0; doc < index.size; doc++) {
+  // Most programs are named by no lesson or by one: no need to visit every lesson for them.
+  const enough = terms.reduce((n, t) => n + docFrequency(index, t), 0) >= HOME_MIN_LESSONS;
+  for (let doc = 0; enough && doc < index.size; doc++) {
     if (!terms.some((t) => termFrequency(index, t, doc) > 0)) continue;
     naming++;
     const folder = folderOf(index, doc);
