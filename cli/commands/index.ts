@@ -32,6 +32,7 @@ const table: Record<string, () => Promise<{ default: RkbCommand }>> = {
   review: () => import("./review.ts"),
   log: () => import("./log.ts"),
   changes: () => import("./changes.ts"),
+  import: () => import("./import.ts"),
 };
 
 export const commandNames = Object.keys(table);

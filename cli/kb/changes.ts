@@ -16,13 +16,14 @@ import {
   parseYamlMap,
   frontmatterKeyLines,
   refuseUnknownKeys,
+  idsAsWritten,
   type Frontmatter,
   type Lesson,
 } from "./lesson.ts";
 import { today } from "./open.ts";
-import { isCurrent } from "./schema.ts";
+import { isCurrent, LESSON_ID } from "./schema.ts";
 import { loadKbConfig } from "./config.ts";
-import { sameContent, searchIndexSimilarity, similarityTerms } from "./similarity.ts";
+import { contentKey, sameContent, searchIndexSimilarity, similarityTerms, type Comparable, type SimilarityIndex } from "./similarity.ts";
 import { loadIndex } from "../search/index.ts";
 import type { Kb } from "./store.ts";
 import type { Plan } from "./write.ts";
@@ -60,6 +61,22 @@ export interface AddInput {
   source: Record<string, string>;
   /** The environment, for where the search index cache lives (similar lessons come from it). */
   env?: NodeJS.ProcessEnv;
+  /** What errors call the text (default `<stdin>`), e.g. the file an import read it from. */
+  name?: string;
+  /** A lesson from elsewhere (`rkb import`): it may bring its schema, status and id (kept when free). */
+  imported?: boolean;
+  /** Lookups a batch of adds builds once instead of once per lesson (`rkb import`). */
+  batch?: AddBatch;
+}
+
+/** The knowledge base's lessons by content and its similarity index, for many adds in one plan. */
+export interface AddBatch {
+  byContent: Map<string, Lesson>;
+  similarity: SimilarityIndex<Comparable>;
+}
+
+export function addBatch(kb: Kb, env?: NodeJS.ProcessEnv): AddBatch {
+  return { byContent: new Map(kb.lessons.map((l) => [contentKey(l.body), l])), similarity: searchIndexSimilarity(loadIndex(kb.root, env)) };
 }
 
 /** Resolves a topic (`git`, `general/git`, or an alias from a topic note) to its folder under scope. */
@@ -134,6 +151,7 @@ export function planAdd(kb: Kb, input: AddInput): Plan<LessonWrite> {
 }
 
 function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
+  const name = input.name ?? "<stdin>";
   let fm: Record<string, YamlValue> = {};
   let body: string;
   let keyLines: Record<string, number> = Object.create(null);
@@ -142,14 +160,15 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
     if (body.includes("\0")) {
       throw new RkbError(
         "invalid_lesson",
-        `<stdin>:${body.slice(0, body.indexOf("\0")).split("\n").length}: the lesson holds a NUL byte`,
+        `${name}:${body.slice(0, body.indexOf("\0")).split("\n").length}: the lesson holds a NUL byte`,
         "remove it: a lesson is text, and git would take the file for binary; nothing was written",
       );
     }
     if (/^---\r?\n/.test(body)) {
-      const split = splitFrontmatter(body, "<stdin>");
-      fm = parseYamlMap(split.yaml, "<stdin>", 2);
+      const split = splitFrontmatter(body, name);
+      fm = parseYamlMap(split.yaml, name, 2);
       keyLines = frontmatterKeyLines(split.yaml);
+      idsAsWritten(fm, split.yaml);
       body = split.body;
     }
   } else {
@@ -157,10 +176,12 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
     body = input.lesson.body;
   }
   // Checked here, before the frontmatter is rebuilt from the known keys and would drop the others.
-  refuseUnknownKeys(fm, "<stdin>", keyLines);
-  for (const key of FORBIDDEN_ON_ADD) {
+  refuseUnknownKeys(fm, name, keyLines);
+  for (const key of input.imported ? [] : FORBIDDEN_ON_ADD) {
     if (key in fm) throw new RkbError("refused", `a new lesson must not set \`${key}\`; rkb sets it`, `remove \`${key}\` from the frontmatter`);
   }
+  if (fm.schema !== undefined && fm.schema !== 1)
+    throw new RkbError("refused", `the lesson has \`schema: ${fm.schema}\`; rkb reads schema 1`, "convert it to schema 1, or leave it out");
   if (fm.verified_how === "checked") throw new RkbError("refused", "`verified_how: checked` is set only by a passing check", "use ran, read or told");
   const type = String(fm.type ?? input.type ?? "");
   if (input.type && fm.type && fm.type !== input.type)
@@ -173,15 +194,21 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
   body = body.replace(/^\s*\n/, "\n");
   if (!body.startsWith("\n")) body = "\n" + body;
   if (!body.endsWith("\n")) body += "\n";
-  const id = newId((candidate) => kb.lessons.some((l) => l.id === candidate));
+  const taken = (candidate: string) => kb.lessons.some((l) => l.id === candidate);
+  const notes: string[] = [];
+  // An imported lesson keeps its id when no lesson has it, so links and `superseded_by` elsewhere still find it.
+  const own = input.imported && typeof fm.id === "string" && LESSON_ID.test(fm.id) ? fm.id : undefined;
+  const id = own && !taken(own) ? own : newId(taken);
+  if (own && id !== own) notes.push(`its id ${own} is taken by another lesson, so it gets the new id ${id}`);
   const meta = isMap(fm.meta) ? { ...fm.meta } : {};
-  meta.source = input.source;
+  // A lesson from elsewhere keeps where it was first written, if it says.
+  if (!(input.imported && isMap(meta.source))) meta.source = input.source;
   const frontmatter: Frontmatter = {
     ...fm,
     schema: 1,
     id,
     type,
-    status: "active",
+    status: input.imported && typeof fm.status === "string" ? fm.status : "active",
     verified: (fm.verified as string) ?? today(),
     verified_how: (fm.verified_how as string) ?? "ran",
     meta,
@@ -189,14 +216,13 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
   const text = serializeLesson(frontmatter, body);
   const lesson = parseLesson(text, "<new>");
   if (!lesson.title) throw new RkbError("invalid_lesson", "the lesson has no `# Title` line", "start the body with one `# Title` heading");
-  const notes: string[] = [];
   requireScopeNames(lesson.when);
   const scope = scopeFolder(lesson.when);
   const folder = topicFolder(kb, scope, input.topic, notes);
   const slug = slugify(lesson.title);
   let rel = `${folder}/${slug}.md`;
   for (let n = 2; kb.files.includes(rel); n++) rel = `${folder}/${slug}-${n}.md`;
-  const same = kb.lessons.find((l) => sameContent(l, lesson));
+  const same = input.batch ? input.batch.byContent.get(contentKey(lesson.body)) : kb.lessons.find((l) => sameContent(l, lesson));
   if (same) {
     throw new RkbError(
       "refused",
@@ -204,7 +230,7 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
       same.status === "archived" ? `bring it back with \`rkb unarchive ${same.id}\`` : `change that lesson with \`rkb edit ${same.id}\` instead`,
     );
   }
-  const similar = searchIndexSimilarity(loadIndex(kb.root, input.env))
+  const similar = (input.batch?.similarity ?? searchIndexSimilarity(loadIndex(kb.root, input.env)))
     .similarTo(similarityTerms(lesson, kb.notes), loadKbConfig(kb.root).dupesMinSimilarity)
     .slice(0, 3);
   for (const s of similar)

@@ -151,19 +151,25 @@ export function refuseUnknownKeys(data: Record<string, YamlValue>, path: string,
   }
 }
 
+/**
+ * Ids are hex: an unquoted `id: 1234567890` or `12e4567890` is YAML's number, but the id as
+ * written (the Rust rkb reads it the same way).
+ */
+export function idsAsWritten(data: Record<string, YamlValue>, yaml: string): void {
+  for (const key of ["id", "superseded_by"]) {
+    if (typeof data[key] !== "number") continue;
+    const written = new RegExp(`^${key}:[ \\t]*([0-9A-Za-z.+-]+)[ \\t]*(?:#.*)?$`, "m").exec(yaml);
+    if (written) data[key] = written[1]!;
+  }
+}
+
 export function parseLesson(text: string, path: string): Lesson {
   const { yaml, body, bodyLine } = splitFrontmatter(text, path);
   const data = parseYamlMap(yaml, path, 2);
   const keyLines = frontmatterKeyLines(yaml);
   refuseUnknownKeys(data, path, keyLines);
   refuseDuplicateKeys(yaml, path);
-  // Ids are hex: an unquoted `id: 1234567890` or `12e4567890` is YAML's number, but the id as
-  // written (the Rust rkb reads it the same way).
-  for (const key of ["id", "superseded_by"]) {
-    if (typeof data[key] !== "number") continue;
-    const written = new RegExp(`^${key}:[ \\t]*([0-9A-Za-z.+-]+)[ \\t]*(?:#.*)?$`, "m").exec(yaml);
-    if (written) data[key] = written[1]!;
-  }
+  idsAsWritten(data, yaml);
   const frontmatter: Frontmatter = {};
   for (const key of FRONTMATTER_KEYS) if (key in data) frontmatter[key] = data[key]!;
   const scan = scanBody(body);

@@ -2,7 +2,7 @@ import { isMap, isLessonType, type Lesson } from "./lesson.ts";
 import { lessonDepth, scopeFolder } from "./layout.ts";
 import type { Finding } from "./finding.ts";
 import { evidenceProblem, titleProblem } from "./quality.ts";
-import { LESSON_TYPES, REQUIRED_SECTIONS, STATUSES, STATUS_SECTIONS, VERIFIED_HOW, type LessonType, type Status } from "./schema.ts";
+import { LESSON_ID, LESSON_TYPES, REQUIRED_SECTIONS, STATUSES, STATUS_SECTIONS, VERIFIED_HOW, type LessonType, type Status } from "./schema.ts";
 import { isValidWhenValue } from "./when.ts";
 import type { YamlValue } from "./yaml.ts";
 
@@ -15,7 +15,6 @@ export interface LessonRulesContext {
   labels: Record<string, string[]>;
 }
 
-const ID = /^[0-9a-f]{10}$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const MAX_QUERIES = 8;
 const MAX_QUERY_CHARS = 200;
@@ -106,14 +105,14 @@ function frontmatterRules(lesson: Lesson, ctx: LessonRulesContext, report: Repor
   if (fm.id === undefined) report("format/id", 2, "add an `id:` of 10 lowercase hex characters (e.g. `id: 3f9a0c1b2d`) that no other lesson uses");
   else if (typeof fm.id !== "string")
     report("format/id", keyLine("id"), `YAML reads the id ${JSON.stringify(fm.id)} as a ${typeof fm.id}; quote it (\`id: "${fm.id}"\`)`);
-  else if (!ID.test(fm.id)) report("format/id", keyLine("id"), `the id \`${fm.id}\` must be exactly 10 lowercase hex characters (0-9, a-f)`);
+  else if (!LESSON_ID.test(fm.id)) report("format/id", keyLine("id"), `the id \`${fm.id}\` must be exactly 10 lowercase hex characters (0-9, a-f)`);
 
   const supersededBy = fm.superseded_by;
   if (lesson.status === "superseded" && (supersededBy === undefined || supersededBy === null || supersededBy === "")) {
     report("format/superseded_by", keyLine("status"), "a superseded lesson needs `superseded_by: <id>` naming the lesson that replaces it");
   } else if (supersededBy !== undefined && lesson.status !== "superseded") {
     report("format/superseded_by", keyLine("superseded_by"), "`superseded_by` belongs only to `status: superseded`; remove it or set that status");
-  } else if (supersededBy !== undefined && (typeof supersededBy !== "string" || !ID.test(supersededBy))) {
+  } else if (supersededBy !== undefined && (typeof supersededBy !== "string" || !LESSON_ID.test(supersededBy))) {
     report(
       "format/superseded_by",
       keyLine("superseded_by"),

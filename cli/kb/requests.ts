@@ -3,6 +3,7 @@ import { randomHex } from "../hash.ts";
 import { deleteRequestRow, liveRequestRows, saveRequestRow } from "../state.ts";
 import { RkbError } from "../output/errors.ts";
 import type { Change } from "./write.ts";
+import type { InboxEntry } from "../sessions/inbox.ts";
 
 // Writes that wait for the user: when an agent write needs a person's yes (the burst limit, archiving
 // a whole folder), the write is planned and checked, then kept here instead of made. The person allows
@@ -17,6 +18,8 @@ export interface StoredWrite {
   before: Record<string, string | null>;
   message: string;
   result: unknown;
+  /** Inbox items made after the commit (masked). */
+  inbox?: InboxEntry[];
 }
 
 export interface PendingRequest {

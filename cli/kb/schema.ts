@@ -14,6 +14,9 @@ export function isCurrent(status: string): boolean {
   return CURRENT_STATUSES.includes(status);
 }
 
+/** A lesson id: 10 lowercase hex characters. */
+export const LESSON_ID = /^[0-9a-f]{10}$/;
+
 export const VERIFIED_HOW = ["ran", "read", "told", "checked"] as const;
 
 /** Required H2 sections per type, in the order they must appear. */

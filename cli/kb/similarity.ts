@@ -384,6 +384,10 @@ export function similarityTerms(lesson: Lesson, notes: FolderNote[]): Map<string
 
 /** Whether two lessons say exactly the same: same title and body, whitespace and case aside. */
 export function sameContent(a: Pick<Lesson, "body">, b: Pick<Lesson, "body">): boolean {
-  const norm = (text: string) => text.replace(/\s+/g, " ").trim().toLowerCase();
-  return norm(a.body) === norm(b.body);
+  return contentKey(a.body) === contentKey(b.body);
+}
+
+/** A lesson body with whitespace and case evened out: equal keys are the same lesson. */
+export function contentKey(body: string): string {
+  return body.replace(/\s+/g, " ").trim().toLowerCase();
 }

@@ -14,6 +14,7 @@ import { refuseSecrets } from "./leak.ts";
 import { lintKb } from "./lint.ts";
 import { needsUser, saveRequest, type PendingRequest, type StoredWrite } from "./requests.ts";
 import { loadKb, type Kb } from "./store.ts";
+import type { InboxEntry } from "../sessions/inbox.ts";
 
 // The one write path: under the knowledge base's lock, undo a write that was killed half-way, plan
 // the change from the current files, check its paths stay inside, lint it, write atomically and
@@ -33,12 +34,16 @@ export interface Plan<R> {
   result: R;
   /** A write the user must allow first (e.g. archiving a whole folder): the question and the option that allows it. */
   ask?: { question: string; option: string };
+  /** Inbox items made after the commit (an import's plain notes), already masked; asked about with the write. */
+  inbox?: InboxEntry[];
 }
 
 export interface Written<R> {
   result: R;
   commit: string;
   diff: string[];
+  /** Ids of the plan's inbox items, in its order. */
+  inbox?: string[];
 }
 
 const DIFF_LINES = 80;
@@ -64,18 +69,27 @@ export async function transact<R>(root: string, env: NodeJS.ProcessEnv, plan: (k
     const planned = await plan(loadKb(root));
     // A plan with no changes (an edit to the same text) has nothing to lint or commit; `git commit`
     // with no paths would fail on an empty message.
-    if (!planned.changes.length) return { result: planned.result, commit: "", diff: [] };
+    if (!planned.changes.length) return { result: planned.result, commit: "", diff: [], inbox: await addInboxEntries(env, planned.inbox) };
     check(root, env, planned.changes, planned.message);
     // After the checks, so an invalid write never asks the user.
     const burst = burstQuestion(root, env, config);
     const ask = planned.ask ?? (burst ? { question: burst, option: "continue" } : undefined);
     if (ask) {
       const before = Object.fromEntries(planned.changes.map((c) => [c.rel, readIfExists(pathInside(root, c.rel)) ?? null]));
-      const write: StoredWrite = { root, changes: planned.changes, before, message: planned.message, result: planned.result };
+      const write: StoredWrite = { root, changes: planned.changes, before, message: planned.message, result: planned.result, inbox: planned.inbox };
       throw needsUser(saveRequest(env, { question: ask.question, options: [ask.option, "cancel"], write }));
     }
-    return applyAndCommit(root, env, planned, config.lock.waitMs);
+    const written = await applyAndCommit(root, env, planned, config.lock.waitMs);
+    return { ...written, inbox: await addInboxEntries(env, planned.inbox) };
   });
+}
+
+/** Makes a plan's inbox items, after its commit: a write that failed leaves none. */
+async function addInboxEntries(env: NodeJS.ProcessEnv, entries: InboxEntry[] | undefined): Promise<string[] | undefined> {
+  if (!entries?.length) return undefined;
+  // Loaded only here: most writes make no inbox item.
+  const { addItem } = await import("../sessions/inbox.ts");
+  return entries.map((e) => addItem(env, e.meta, e.body));
 }
 
 /** Makes a write the user allowed with `rkb confirm`, if its files are still as they were when it was asked. */
@@ -89,7 +103,8 @@ export async function applyAllowed(req: PendingRequest, choice: string, env: Nod
     }
     check(write.root, env, write.changes, write.message);
     if (choice === "continue") openGrace(write.root, env, req.session, config);
-    return applyAndCommit(write.root, env, { changes: write.changes, message: write.message, result: write.result }, config.lock.waitMs);
+    const written = await applyAndCommit(write.root, env, { changes: write.changes, message: write.message, result: write.result }, config.lock.waitMs);
+    return { ...written, inbox: await addInboxEntries(env, write.inbox) };
   });
 }
 

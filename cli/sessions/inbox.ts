@@ -15,6 +15,12 @@ import { recordDistilled } from "../state.ts";
 export type MetaValue = string | number | string[];
 export type InboxMeta = { kind: string; time: number } & Record<string, MetaValue | undefined>;
 
+/** An item to be made: its header and its body. */
+export interface InboxEntry {
+  meta: InboxMeta;
+  body: string;
+}
+
 export interface InboxItem {
   id: string;
   path: string;

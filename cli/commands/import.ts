@@ -1,0 +1,71 @@
+import { resolve } from "node:path";
+import { Type } from "typebox";
+import { isAgentWrite } from "../kb/burst.ts";
+import { planImport, readImportFolder, type ImportReport } from "../kb/import.ts";
+import { openKb, provenance } from "../kb/open.ts";
+import { transact } from "../kb/write.ts";
+import { harnessFromEnv, sessionFromEnv } from "../settings.ts";
+import { defineCommand } from "./_shared.ts";
+
+// `rkb import <folder>`: lessons and notes from elsewhere (kb/import decides). A person at the CLI
+// imports at once; an agent's import asks the person first (`rkb confirm … --choice "import all"`).
+
+export default defineCommand({
+  name: "import",
+  description: "Import a folder of Markdown: lessons are linted and added in one commit, other notes go to the inbox",
+  examples: [
+    "rkb import ~/notes --dry-run   # what would be added, noted and left out, and why",
+    "rkb import ~/notes",
+    "rkb import old-kb/ --topic misc   # lessons at the top of the folder go to the topic misc",
+  ],
+  input: Type.Object(
+    {
+      folder: Type.String({ description: "Folder of Markdown files; a lesson's topic is the name of the folder it is in" }),
+      topic: Type.Optional(Type.String({ description: "Topic of the lessons at the top of the folder" })),
+      dry_run: Type.Optional(Type.Boolean({ description: "Report what would be imported; write nothing" })),
+    },
+    { additionalProperties: false },
+  ),
+  cli: { positionals: ["folder"] },
+  async run(input, ctx) {
+    const dryRun = Boolean(input.dry_run);
+    const { root, kb } = openKb(ctx, dryRun ? "read" : "write");
+    const scanned = readImportFolder(resolve(ctx.cwd, input.folder), root);
+    const opts = {
+      topic: input.topic,
+      env: ctx.env,
+      source: provenance(ctx.env),
+      inboxMeta: { kind: "note", time: Math.floor(Date.now() / 1000), harness: harnessFromEnv(ctx.env), session: sessionFromEnv(ctx.env), priority: 2 },
+      ask: isAgentWrite(ctx.env),
+    };
+    if (dryRun) return report(planImport(kb, scanned, opts), { dryRun });
+    let planned: ImportReport | undefined;
+    const written = await transact(root, ctx.env, (current) => {
+      planned = planImport(current, scanned, opts);
+      return planned.plan;
+    });
+    const done = planned!;
+    return report(done, { commit: written.commit, inbox: written.inbox ?? [] });
+  },
+});
+
+function report(r: ImportReport, how: { dryRun?: boolean; commit?: string; inbox?: string[] }) {
+  const noted = r.noted.map((n, i) => ({ id: how.inbox?.[i] ?? "", source: n.source, title: n.title }));
+  const data = {
+    status: how.dryRun ? "dry_run" : "done",
+    ...(how.dryRun ? {} : { commit: how.commit ?? "" }),
+    added: r.added,
+    noted,
+    skipped: r.skipped,
+  };
+  const [add, note] = how.dryRun ? ["would add", "would note"] : ["added", "noted"];
+  const lines = [
+    ...r.added.flatMap((a) => [`${add} ${a.source} -> ${a.path} [${a.id}]`, ...a.notes.map((n) => `  note: ${n}`)]),
+    ...noted.map((n) => `${note} ${n.source}${n.id ? ` as inbox item ${n.id}` : ""}: ${n.title}`),
+    ...r.skipped.flatMap((s) => [`skipped ${s.source}: ${s.reason}`, ...(s.fix ? [`  fix: ${s.fix}`] : [])]),
+  ];
+  const summary = how.dryRun
+    ? `dry run: would add ${r.added.length} lessons, put ${noted.length} notes in the inbox, leave out ${r.skipped.length} files; nothing was written`
+    : `added ${r.added.length} lessons${how.commit ? ` in commit ${how.commit}` : ""}, put ${noted.length} notes in the inbox (distill them with /rkb-distill), left out ${r.skipped.length} files`;
+  return { data, human: [...lines, summary].join("\n") };
+}
