@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { Type } from "typebox";
 import { isAgentWrite } from "../kb/burst.ts";
-import { planImport, readImportFolder, type ImportReport } from "../kb/import.ts";
+import { counted, planImport, readImportFolder, type ImportReport } from "../kb/import.ts";
 import { openKb, provenance } from "../kb/open.ts";
 import { transact } from "../kb/write.ts";
 import { harnessFromEnv, sessionFromEnv } from "../settings.ts";
@@ -64,8 +64,9 @@ function report(r: ImportReport, how: { dryRun?: boolean; commit?: string; inbox
     ...noted.map((n) => `${note} ${n.source}${n.id ? ` as inbox item ${n.id}` : ""}: ${n.title}`),
     ...r.skipped.flatMap((s) => [`skipped ${s.source}: ${s.reason}`, ...(s.fix ? [`  fix: ${s.fix}`] : [])]),
   ];
+  const [lessons, notes, files] = [counted(r.added.length, "lesson"), counted(noted.length, "note"), counted(r.skipped.length, "file")];
   const summary = how.dryRun
-    ? `dry run: would add ${r.added.length} lessons, put ${noted.length} notes in the inbox, leave out ${r.skipped.length} files; nothing was written`
-    : `added ${r.added.length} lessons${how.commit ? ` in commit ${how.commit}` : ""}, put ${noted.length} notes in the inbox (distill them with /rkb-distill), left out ${r.skipped.length} files`;
+    ? `dry run: would add ${lessons}, put ${notes} in the inbox, leave out ${files}; nothing was written`
+    : `added ${lessons}${how.commit ? ` in commit ${how.commit}` : ""}, put ${notes} in the inbox (distill them with /rkb-distill), left out ${files}`;
   return { data, human: [...lines, summary].join("\n") };
 }

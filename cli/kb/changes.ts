@@ -67,6 +67,8 @@ export interface AddInput {
   imported?: boolean;
   /** Lookups a batch of adds builds once instead of once per lesson (`rkb import`). */
   batch?: AddBatch;
+  /** File name (without .md) to use instead of one made from the title, e.g. an imported file's own. */
+  slug?: string;
 }
 
 /** The knowledge base's lessons by content and its similarity index, for many adds in one plan. */
@@ -219,7 +221,7 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
   requireScopeNames(lesson.when);
   const scope = scopeFolder(lesson.when);
   const folder = topicFolder(kb, scope, input.topic, notes);
-  const slug = slugify(lesson.title);
+  const slug = input.slug ?? slugify(lesson.title);
   let rel = `${folder}/${slug}.md`;
   for (let n = 2; kb.files.includes(rel); n++) rel = `${folder}/${slug}-${n}.md`;
   const same = input.batch ? input.batch.byContent.get(contentKey(lesson.body)) : kb.lessons.find((l) => sameContent(l, lesson));

@@ -20,7 +20,7 @@ export interface KbChange {
   reason?: string;
 }
 
-const SUBJECT = /^(add|edit|flag|supersede|archive|unarchive|move|rename|label|verify)\(([^)]+)\): (.*?)(?: \[([0-9a-z]{10})\])?$/;
+const SUBJECT = /^(add|edit|flag|supersede|archive|unarchive|move|rename|label|verify|import)\(([^)]+)\): (.*?)(?: \[([0-9a-z]{10})\])?$/;
 const RECORD = "\x1e";
 const FIELD = "\x1f";
 /** Kinds whose reason lives in the lesson as written by that commit. */

@@ -128,7 +128,7 @@ export function readImportFolder(folder: string, kbRoot: string): Scanned {
     throw new RkbError(
       "not_found",
       `${shown(folder)} holds no Markdown file (.md) to import${skipped.length ? ` (${skipped.length} other entr${skipped.length === 1 ? "y" : "ies"})` : ""}`,
-      "name the folder that holds the notes or lessons as .md files; nothing was written",
+      "name the folder that holds the Markdown notes or lessons (.md files); nothing was written",
     );
   }
   return { folder: basename(real), files, skipped };
@@ -212,11 +212,11 @@ export function planImport(kb: Kb, scanned: Scanned, opts: ImportOptions): Impor
   const inbox = inboxNotes(notes, opts, skipped);
   const n = planned.length;
   const folder = scanned.folder;
-  const lessonCount = `${n} lesson${n === 1 ? "" : "s"}`;
+  const lessonCount = counted(n, "lesson");
   const listing = planned.map((p) => `${p.file.source} -> ${p.rel} [${p.write.id}]`).join("\n");
   // The sources are file names from elsewhere: masked like anything else rkb keeps.
   const message = maskSecrets(`import(${folder}): ${lessonCount}${listing ? `\n\n${listing}` : ""}`);
-  const noteCount = `${inbox.entries.length} note${inbox.entries.length === 1 ? "" : "s"}`;
+  const noteCount = counted(inbox.entries.length, "note");
   const plan: Plan<LessonWrite> = {
     changes: planned.map((p) => ({ rel: p.rel, text: p.text })),
     message,
@@ -227,7 +227,7 @@ export function planImport(kb: Kb, scanned: Scanned, opts: ImportOptions): Impor
       title: lessonCount,
       notes: [
         ...(inbox.entries.length ? [`${noteCount} put in the inbox, to distill with /rkb-distill`] : []),
-        ...(skipped.length ? [`${skipped.length} files left out; \`rkb import ${folder} --dry-run\` says why`] : []),
+        ...(skipped.length ? [`${counted(skipped.length, "file")} left out; \`rkb import <folder> --dry-run\` says why`] : []),
       ],
     },
     inbox: inbox.entries,
@@ -247,6 +247,10 @@ export function planImport(kb: Kb, scanned: Scanned, opts: ImportOptions): Impor
     skipped,
     plan,
   };
+}
+
+export function counted(n: number, thing: string): string {
+  return `${n} ${thing}${n === 1 ? "" : "s"}`;
 }
 
 /** Each lesson through planAdd, against the knowledge base as the lessons before it leave it. */
@@ -276,6 +280,8 @@ function planLessons(kb: Kb, files: ImportFile[], opts: ImportOptions, skipped: 
       continue;
     }
     try {
+      // A file keeps its name when it is one rkb would make, so links between imported lessons still resolve.
+      const name = basename(file.source, ".md");
       const { changes, result } = planAdd(view, {
         lesson: { text: file.text },
         topic,
@@ -284,6 +290,7 @@ function planLessons(kb: Kb, files: ImportFile[], opts: ImportOptions, skipped: 
         name: file.source,
         imported: true,
         batch,
+        slug: isFolderName(name) ? name : undefined,
       });
       const { rel, text } = changes[0]!;
       const lesson = parseLesson(text!, rel);
@@ -330,7 +337,7 @@ function lintedLessons(kb: Kb, planned: PlannedLesson[], env: NodeJS.ProcessEnv,
       skipped.push({
         source: p.file.source,
         reason: `${first.path}${first.line ? `:${first.line}` : ""}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ""}`,
-        fix: "fix the file and import again; `rkb import --dry-run` checks it without writing",
+        fix: "fix the file and import again; `rkb import <folder> --dry-run` checks it without writing",
         findings: shownFindings,
       });
       return false;
