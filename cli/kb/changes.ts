@@ -23,7 +23,7 @@ import {
 import { today } from "./open.ts";
 import { isCurrent, LESSON_ID } from "./schema.ts";
 import { loadKbConfig } from "./config.ts";
-import { contentKey, sameContent, searchIndexSimilarity, similarityTerms, type Comparable, type SimilarityIndex } from "./similarity.ts";
+import { contentKey, searchIndexSimilarity, similarityTerms, type Comparable, type SimilarityIndex } from "./similarity.ts";
 import { loadIndex } from "../search/index.ts";
 import type { Kb } from "./store.ts";
 import type { Plan } from "./write.ts";
@@ -65,24 +65,80 @@ export interface AddInput {
   name?: string;
   /** A lesson from elsewhere (`rkb import`): it may bring its schema, status and id (kept when free). */
   imported?: boolean;
-  /** Lookups a batch of adds builds once instead of once per lesson (`rkb import`). */
-  batch?: AddBatch;
+  /** The lookups of a batch of adds (`rkb import`), built once and kept current by the batch. */
+  batch?: AddLookups;
   /** File name (without .md) to use instead of one made from the title, e.g. an imported file's own. */
   slug?: string;
 }
 
-/** The knowledge base's lessons by content and its similarity index, for many adds in one plan. */
-export interface AddBatch {
-  byContent: Map<string, Lesson>;
-  similarity: SimilarityIndex<Comparable>;
-}
+/**
+ * What an add looks up in the knowledge base: lessons by content, ids, files, topic folders, similar
+ * lessons. Built once per plan; a batch of adds (`rkb import`) keeps one and tells it of each lesson
+ * it plans (`planned`), so n adds cost n lookups, not n scans of the knowledge base.
+ */
+export class AddLookups {
+  private readonly byContent = new Map<string, Lesson>();
+  private readonly ids = new Set<string>();
+  private readonly files: Set<string>;
+  private readonly topics = new Map<string, Set<string>>();
+  readonly similarity: SimilarityIndex<Comparable>;
+  readonly minSimilarity: number;
 
-export function addBatch(kb: Kb, env?: NodeJS.ProcessEnv): AddBatch {
-  return { byContent: new Map(kb.lessons.map((l) => [contentKey(l.body), l])), similarity: searchIndexSimilarity(loadIndex(kb.root, env)) };
+  constructor(
+    private readonly kb: Kb,
+    env?: NodeJS.ProcessEnv,
+  ) {
+    for (const l of kb.lessons) this.learn(l);
+    this.files = new Set(kb.files);
+    this.similarity = searchIndexSimilarity(loadIndex(kb.root, env));
+    this.minSimilarity = loadKbConfig(kb.root).dupesMinSimilarity;
+  }
+
+  private learn(lesson: Lesson): void {
+    const key = contentKey(lesson.body);
+    if (!this.byContent.has(key)) this.byContent.set(key, lesson);
+    this.ids.add(lesson.id);
+  }
+
+  sameContent(lesson: Lesson): Lesson | undefined {
+    return this.byContent.get(contentKey(lesson.body));
+  }
+
+  taken(id: string): boolean {
+    return this.ids.has(id);
+  }
+
+  hasFile(rel: string): boolean {
+    return this.files.has(rel);
+  }
+
+  /** The topic folders of a scope (`general/git`, `projects/p/cmake`). */
+  topicFolders(scope: string): Set<string> {
+    let folders = this.topics.get(scope);
+    if (!folders) {
+      const depth = lessonDepth(scope) - 1;
+      folders = new Set(
+        this.kb.files
+          .filter((f) => f.startsWith(scope + "/"))
+          .map((f) => f.split("/").slice(0, depth).join("/"))
+          .filter((f) => f.split("/").length === depth && !f.endsWith(".md")),
+      );
+      this.topics.set(scope, folders);
+    }
+    return folders;
+  }
+
+  /** Records a lesson the batch plans to write, so the next add sees it. */
+  planned(lesson: Lesson): void {
+    this.learn(lesson);
+    this.files.add(lesson.path);
+    const folder = lesson.path.slice(0, lesson.path.lastIndexOf("/"));
+    for (const [scope, folders] of this.topics) if (folder.startsWith(scope + "/")) folders.add(folder);
+  }
 }
 
 /** Resolves a topic (`git`, `general/git`, or an alias from a topic note) to its folder under scope. */
-function topicFolder(kb: Kb, scope: string, topic: string, notes: string[]): string {
+function topicFolder(kb: Kb, look: AddLookups, scope: string, topic: string, notes: string[]): string {
   const t = topic.replace(/\/+$/, "");
   if (t.includes("/")) {
     if (!t.split("/").every(isFolderName)) throw badTopic(t);
@@ -98,13 +154,10 @@ function topicFolder(kb: Kb, scope: string, topic: string, notes: string[]): str
   if (aliased) return aliased.folder;
   if (!isFolderName(t)) throw badTopic(t);
   const folder = `${scope}/${t}`;
-  const topicDepth = lessonDepth(scope) - 1;
-  const existing = [...new Set(kb.files.filter((f) => f.startsWith(scope + "/")).map((f) => f.split("/").slice(0, topicDepth).join("/")))].filter(
-    (f) => f.split("/").length === topicDepth && !f.endsWith(".md"),
-  );
-  if (!existing.includes(folder)) {
+  const existing = look.topicFolders(scope);
+  if (!existing.has(folder)) {
     notes.push(`created the folder ${folder}`);
-    const close = existing
+    const close = [...existing]
       .map((f) => f.split("/").pop()!)
       .filter((n) => editDistance(n, t) <= Math.max(1, Math.floor(t.length / 4)))
       .slice(0, 3);
@@ -196,7 +249,8 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
   body = body.replace(/^\s*\n/, "\n");
   if (!body.startsWith("\n")) body = "\n" + body;
   if (!body.endsWith("\n")) body += "\n";
-  const taken = (candidate: string) => kb.lessons.some((l) => l.id === candidate);
+  const look = input.batch ?? new AddLookups(kb, input.env);
+  const taken = (candidate: string) => look.taken(candidate);
   const notes: string[] = [];
   // An imported lesson keeps its id when no lesson has it, so links and `superseded_by` elsewhere still find it.
   const own = input.imported && typeof fm.id === "string" && LESSON_ID.test(fm.id) ? fm.id : undefined;
@@ -220,11 +274,11 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
   if (!lesson.title) throw new RkbError("invalid_lesson", "the lesson has no `# Title` line", "start the body with one `# Title` heading");
   requireScopeNames(lesson.when);
   const scope = scopeFolder(lesson.when);
-  const folder = topicFolder(kb, scope, input.topic, notes);
+  const folder = topicFolder(kb, look, scope, input.topic, notes);
   const slug = input.slug ?? slugify(lesson.title);
   let rel = `${folder}/${slug}.md`;
-  for (let n = 2; kb.files.includes(rel); n++) rel = `${folder}/${slug}-${n}.md`;
-  const same = input.batch ? input.batch.byContent.get(contentKey(lesson.body)) : kb.lessons.find((l) => sameContent(l, lesson));
+  for (let n = 2; look.hasFile(rel); n++) rel = `${folder}/${slug}-${n}.md`;
+  const same = look.sameContent(lesson);
   if (same) {
     throw new RkbError(
       "refused",
@@ -232,9 +286,7 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
       same.status === "archived" ? `bring it back with \`rkb unarchive ${same.id}\`` : `change that lesson with \`rkb edit ${same.id}\` instead`,
     );
   }
-  const similar = (input.batch?.similarity ?? searchIndexSimilarity(loadIndex(kb.root, input.env)))
-    .similarTo(similarityTerms(lesson, kb.notes), loadKbConfig(kb.root).dupesMinSimilarity)
-    .slice(0, 3);
+  const similar = look.similarity.similarTo(similarityTerms(lesson, kb.notes), look.minSimilarity).slice(0, 3);
   for (const s of similar)
     notes.push(
       `looks like ${s.item.id} "${s.item.title}" (${s.item.path}, similarity ${s.similarity}); consider merging them with \`rkb edit\` and \`rkb supersede\``,

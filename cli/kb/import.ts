@@ -4,12 +4,11 @@ import { shown } from "../fsutil.ts";
 import { RkbError } from "../output/errors.ts";
 import { listItems, type InboxEntry, type InboxMeta } from "../sessions/inbox.ts";
 import { maskSecrets } from "../sessions/secrets.ts";
-import { addBatch, planAdd, type LessonWrite } from "./changes.ts";
+import { AddLookups, planAdd, type LessonWrite } from "./changes.ts";
 import type { Finding } from "./finding.ts";
 import { isFolderName } from "./layout.ts";
 import { frontmatterKeyLines, parseLesson, splitFrontmatter } from "./lesson.ts";
 import { lintKb } from "./lint.ts";
-import { contentKey } from "./similarity.ts";
 import type { Kb } from "./store.ts";
 import type { Plan } from "./write.ts";
 
@@ -174,7 +173,7 @@ function readMarkdown(path: string): string | { reason: string; fix?: string } {
 }
 
 /** A lesson in `rkb add` form or the Rust rkb's: frontmatter that says its `type`. */
-function isLessonForm(text: string): boolean {
+export function isLessonForm(text: string): boolean {
   if (!/^---\r?\n/.test(text)) return false;
   try {
     return "type" in frontmatterKeyLines(splitFrontmatter(text, "").yaml);
@@ -256,8 +255,7 @@ export function counted(n: number, thing: string): string {
 /** Each lesson through planAdd, against the knowledge base as the lessons before it leave it. */
 function planLessons(kb: Kb, files: ImportFile[], opts: ImportOptions, skipped: Skipped[]): PlannedLesson[] {
   if (!files.length) return [];
-  const view: Kb = { ...kb, files: [...kb.files], lessons: [...kb.lessons] };
-  const batch = addBatch(kb, opts.env);
+  const batch = new AddLookups(kb, opts.env);
   const planned: PlannedLesson[] = [];
   for (const file of files) {
     const parts = file.source.split("/");
@@ -282,7 +280,7 @@ function planLessons(kb: Kb, files: ImportFile[], opts: ImportOptions, skipped: 
     try {
       // A file keeps its name when it is one rkb would make, so links between imported lessons still resolve.
       const name = basename(file.source, ".md");
-      const { changes, result } = planAdd(view, {
+      const { changes, result } = planAdd(kb, {
         lesson: { text: file.text },
         topic,
         source: opts.source,
@@ -293,10 +291,7 @@ function planLessons(kb: Kb, files: ImportFile[], opts: ImportOptions, skipped: 
         slug: isFolderName(name) ? name : undefined,
       });
       const { rel, text } = changes[0]!;
-      const lesson = parseLesson(text!, rel);
-      view.files.push(rel);
-      view.lessons.push(lesson);
-      batch.byContent.set(contentKey(lesson.body), lesson);
+      batch.planned(parseLesson(text!, rel));
       planned.push({ file, rel, text: text!, write: result });
     } catch (e) {
       if (!(e instanceof RkbError)) throw e;
@@ -378,8 +373,7 @@ function inboxNotes(files: ImportFile[], opts: ImportOptions, skipped: Skipped[]
       skipped.push({ source: file.source, reason: "empty" });
       continue;
     }
-    const { title, rest } = splitTitle(file);
-    const body = maskSecrets(`From ${file.source}: ${title}\n\n${rest}`).trimEnd();
+    const { title, body } = noteText(file);
     const already = seen.get(body);
     if (already) {
       skipped.push({ source: file.source, reason: already, fix: "`rkb inbox` lists the items" });
@@ -387,9 +381,15 @@ function inboxNotes(files: ImportFile[], opts: ImportOptions, skipped: Skipped[]
     }
     seen.set(body, `the same note as ${file.source}`);
     entries.push({ meta: { ...opts.inboxMeta }, body });
-    noted.push({ source: file.source, title: maskSecrets(title) });
+    noted.push({ source: file.source, title });
   }
   return { entries, noted };
+}
+
+/** A plain note as an inbox item's text, `From <path>: <title>` and the rest, masked; and its title (masked). */
+export function noteText(file: ImportFile): { title: string; body: string } {
+  const { title, rest } = splitTitle(file);
+  return { title: maskSecrets(title), body: maskSecrets(`From ${file.source}: ${title}\n\n${rest}`).trimEnd() };
 }
 
 /** The note's first `# ` heading (after any frontmatter) as its title, and the text without it; else the file name. */

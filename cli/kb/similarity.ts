@@ -382,12 +382,7 @@ export function similarityTerms(lesson: Lesson, notes: FolderNote[]): Map<string
   return lessonTerms(lesson, new Map(notes.map((n) => [n.folder, n]))).tf;
 }
 
-/** Whether two lessons say exactly the same: same title and body, whitespace and case aside. */
-export function sameContent(a: Pick<Lesson, "body">, b: Pick<Lesson, "body">): boolean {
-  return contentKey(a.body) === contentKey(b.body);
-}
-
-/** A lesson body with whitespace and case evened out: equal keys are the same lesson. */
+/** A lesson body with whitespace and case evened out: two lessons with equal keys say exactly the same (title and body). */
 export function contentKey(body: string): string {
   return body.replace(/\s+/g, " ").trim().toLowerCase();
 }

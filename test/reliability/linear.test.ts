@@ -17,7 +17,9 @@ import { userSignals } from "../../cli/sessions/signals.ts";
 import { failureLines, failureQuery } from "../../cli/search/failure.ts";
 import { tokenize } from "../../cli/search/tokenize.ts";
 import { defang } from "../../cli/output/frame.ts";
-import { kbFromFixture, rkb, sandbox } from "../helpers.ts";
+import { isLessonForm, noteText, planImport } from "../../cli/kb/import.ts";
+import { loadKb } from "../../cli/kb/store.ts";
+import { factLesson, kbFromFixture, rkb, sandbox } from "../helpers.ts";
 import { brokenFrontmatter, lessonLinking, lessonWithDataUri, MiB, run, RUNS, sessionWithLongLines, svg } from "./adversarial.ts";
 
 const BOUND_MS = 5_000;
@@ -136,6 +138,23 @@ describe("the work inside grows linearly (4× the input, under 8× the time)", (
     );
   });
 
+  test("rkb import: lessons and notes, 4× as many files", () => {
+    const box = sandbox();
+    kbFromFixture(box);
+    const opts = { env: box.env, source: { harness: "cli", date: "2026-01-01" }, inboxMeta: { kind: "note", time: 0 }, ask: false };
+    expectLinear(
+      "planImport",
+      (n) => {
+        const files = Array.from({ length: n }, (_, i) => [
+          { source: `topic-${i % 10}/lesson-${i}.md`, text: factLesson(`Fact ${i} about tool${i} and option${i * 7}`) },
+          { source: `notes/note-${i}.md`, text: `# Note ${i}\n\nremember widget${i} needs flag${i * 3}\n` },
+        ]).flat();
+        return () => planImport(loadKb(box.kb), { folder: "notes", files, skipped: [] }, opts);
+      },
+      150,
+    );
+  });
+
   test("runs of one character through every text path", () => {
     const opts = leakOptions({ usernames: ["alice"], paths: [], allow: [] }, { USER: "bob", HOME: "/home/bob" });
     const paths: Record<string, (s: string) => unknown> = {
@@ -167,6 +186,8 @@ describe("the work inside grows linearly (4× the input, under 8× the time)", (
         ),
       tokenize,
       defang,
+      importNote: (s) => noteText({ source: "notes/a.md", text: s }),
+      importLessonForm: (s) => isLessonForm(`---\n${s}`),
     };
     const slow: string[] = [];
     for (const [name, fn] of Object.entries(paths)) {
