@@ -20,7 +20,10 @@ export default defineCommand({
   ],
   input: Type.Object(
     {
-      folder: Type.String({ description: "Folder of Markdown files; a lesson's topic is the name of the folder it is in" }),
+      folder: Type.String({
+        description:
+          "Folder of Markdown files: one whose frontmatter has a `type` is a lesson (its topic is the folder it is in), any other a note for the inbox",
+      }),
       topic: Type.Optional(Type.String({ description: "Topic of the lessons at the top of the folder" })),
       dry_run: Type.Optional(Type.Boolean({ description: "Report what would be imported; write nothing" })),
     },

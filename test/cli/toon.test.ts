@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { decode } from "@toon-format/toon";
 import { join } from "node:path";
-import { comparable, kbFromFixture, ROOT, rkb, sandbox, twin, type Sandbox } from "../helpers.ts";
+import { comparable, kbFromFixture, ROOT, rkb, sandbox, twin, writeFile, type Sandbox } from "../helpers.ts";
 
 const LESSON = `---
 type: pitfall
@@ -58,6 +58,10 @@ describe("--toon decodes to the --format json data", () => {
   test("every command, including errors", async () => {
     const a = sandbox("rkb-toon");
     kbFromFixture(a);
+    // A folder to import, next to each twin's home (`../imp` from the cwd of both runs).
+    writeFile(join(a.dir, "imp", "make", "separator.md"), LESSON);
+    writeFile(join(a.dir, "imp", "idea.md"), "# Cache the build\n\nccache halves the rebuild time on orion.\n");
+    writeFile(join(a.dir, "imp", "photo.png"), "not Markdown");
     const b = twin(a);
     const session = join(ROOT, "test", "fixtures", "sessions", "pi-cmake-zlib.jsonl");
     const calls: Call[] = [
@@ -106,6 +110,8 @@ describe("--toon decodes to the --format json data", () => {
       { args: ["eval", "--self"] },
       { args: ["eval", "--replay", session] },
       { args: ["extract", session, "--dry-run"] },
+      { args: ["import", "../imp", "--dry-run"] },
+      { args: ["import", "../imp"] },
       { args: ["install", "pi"] },
       { args: ["sync"] },
       { args: ["show", "ffffffffff"] },
