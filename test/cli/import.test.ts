@@ -238,9 +238,44 @@ describe("rkb import", () => {
       expect(error.message).toContain(relative("/", dir));
       expect(error.fix).toContain("Markdown");
     }
+    // A folder that holds the knowledge base imports around it.
+    writeFile(join(box.dir, "idea.md"), "# Idea\n\nuse ccache\n");
+    const around = (await rkb(["import", box.dir, "--dry-run", "--format", "json"], { env: box.env })).json();
+    expect(reasonOf(around, "kb/")).toBe("the knowledge base itself");
+    expect(around.noted.map((n: any) => n.source)).toEqual(["idea.md"]);
     const inside = await rkb(["import", join(box.kb, "general"), "--format", "json"], { env: box.env });
     expect(inside.exit).toBe(1);
     expect(inside.json().error).toMatchObject({ code: "refused", message: expect.stringContaining("inside the knowledge base") });
     expect(gitIn(box.kb, box.env, "rev-list", "--count", "HEAD").trim()).toBe("1");
   });
+
+  test("an import killed with SIGKILL at any point leaves the knowledge base as before or after it; the next write works", async () => {
+    const lessons = 200;
+    const folder = join(sandbox("rkb-import-kill-src").dir, "many");
+    for (let i = 0; i < lessons; i++) writeFile(join(folder, `topic-${i % 10}`, `fact-${i}.md`), factLesson(`Fact number ${i} about tool${i}`));
+    const imported = (box: Sandbox) => readdirSync(box.kb, { recursive: true }).filter((p) => /^general\/topic-\d\/fact-\d+\.md$/.test(String(p))).length;
+    // How long a whole import takes here; kills land across that time.
+    const probe = await freshKb("rkb-import-kill");
+    const started = performance.now();
+    expect((await rkb(["import", folder], { env: probe.env })).exit).toBe(0);
+    const full = performance.now() - started;
+    expect(imported(probe)).toBe(lessons);
+    let midWrite = 0;
+    for (let k = 1; k <= 8; k++) {
+      const box = await freshKb("rkb-import-kill");
+      const proc = Bun.spawn([BIN, "import", folder], { env: box.env, cwd: box.home, stdout: "ignore", stderr: "ignore" });
+      await Bun.sleep((full * k) / 9);
+      if (proc.exitCode === null) midWrite++;
+      proc.kill("SIGKILL");
+      await proc.exited;
+      const next = await rkb(["add", "--topic", "after-kill", "--format", "json"], { env: box.env, stdin: factLesson("Written after the killed import") });
+      expect(next.exit).toBe(0);
+      expect([0, lessons]).toContain(imported(box));
+      expect(gitIn(box.kb, box.env, "status", "--porcelain")).toBe("");
+      expect(existsSync(join(box.kb, ".git", "rkb-journal.json"))).toBe(false);
+      expect((await rkb(["lint"], { env: box.env })).exit).toBe(0);
+    }
+    // Most kills landed while the import ran, or the test proves nothing.
+    expect(midWrite).toBeGreaterThanOrEqual(4);
+  }, 120_000);
 });
