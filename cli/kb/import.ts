@@ -75,13 +75,17 @@ export function readImportFolder(folder: string, kbRoot: string): Scanned {
     real = realpathSync(folder);
     if (!statSync(real).isDirectory()) throw new Error("not a folder");
   } catch {
-    throw new RkbError("not_found", `there is no folder ${shown(folder)} to import`, "name a folder of Markdown files, e.g. `rkb import ~/notes --dry-run`");
+    throw new RkbError(
+      "not_found",
+      `there is no folder ${shown(folder, 200)} to import`,
+      "name a folder of Markdown files, e.g. `rkb import ~/notes --dry-run`",
+    );
   }
   const kbReal = realpathSync(kbRoot);
   if (real === kbReal || real.startsWith(kbReal + sep)) {
     throw new RkbError(
       "refused",
-      `${shown(folder)} is inside the knowledge base; its lessons are already there`,
+      `${shown(folder, 200)} is inside the knowledge base; its lessons are already there`,
       "import from a folder outside the knowledge base; `rkb lint` checks the lessons already in it",
     );
   }
@@ -126,7 +130,7 @@ export function readImportFolder(folder: string, kbRoot: string): Scanned {
   if (!markdown) {
     throw new RkbError(
       "not_found",
-      `${shown(folder)} holds no Markdown file (.md) to import${skipped.length ? ` (${skipped.length} other entr${skipped.length === 1 ? "y" : "ies"})` : ""}`,
+      `${shown(folder, 200)} holds no Markdown file (.md) to import${skipped.length ? ` (${skipped.length} other entr${skipped.length === 1 ? "y" : "ies"})` : ""}`,
       "name the folder that holds the Markdown notes or lessons (.md files); nothing was written",
     );
   }
@@ -194,6 +198,9 @@ export interface ImportOptions {
   ask: boolean;
 }
 
+/** Lessons an import's commit message lists by name. */
+const MAX_LISTED = 100;
+
 interface PlannedLesson {
   file: ImportFile;
   rel: string;
@@ -210,11 +217,14 @@ export function planImport(kb: Kb, scanned: Scanned, opts: ImportOptions): Impor
   const planned = lintedLessons(kb, planLessons(kb, lessons, opts, skipped), opts.env, skipped);
   const inbox = inboxNotes(notes, opts, skipped);
   const n = planned.length;
-  const folder = scanned.folder;
+  // The folder's name as a commit subject and `rkb changes` read it: no parenthesis, no line break.
+  const folder = scanned.folder.replace(/[^\w.-]+/g, "-");
   const lessonCount = counted(n, "lesson");
-  const listing = planned.map((p) => `${p.file.source} -> ${p.rel} [${p.write.id}]`).join("\n");
+  // The commit message is one process argument (at most 128 KiB on Linux): a long import lists its first lessons.
+  const listed = planned.slice(0, MAX_LISTED).map((p) => `${shown(p.file.source, 200)} -> ${p.rel} [${p.write.id}]`);
+  if (n > MAX_LISTED) listed.push(`... and ${n - MAX_LISTED} more (\`git show --stat\` lists every file)`);
   // The sources are file names from elsewhere: masked like anything else rkb keeps.
-  const message = maskSecrets(`import(${folder}): ${lessonCount}${listing ? `\n\n${listing}` : ""}`);
+  const message = maskSecrets(`import(${folder}): ${lessonCount}${listed.length ? `\n\n${listed.join("\n")}` : ""}`);
   const noteCount = counted(inbox.entries.length, "note");
   const plan: Plan<LessonWrite> = {
     changes: planned.map((p) => ({ rel: p.rel, text: p.text })),
@@ -389,7 +399,7 @@ function inboxNotes(files: ImportFile[], opts: ImportOptions, skipped: Skipped[]
 /** A plain note as an inbox item's text, `From <path>: <title>` and the rest, masked; and its title (masked). */
 export function noteText(file: ImportFile): { title: string; body: string } {
   const { title, rest } = splitTitle(file);
-  return { title: maskSecrets(title), body: maskSecrets(`From ${file.source}: ${title}\n\n${rest}`).trimEnd() };
+  return { title: maskSecrets(title), body: maskSecrets(`From ${shown(file.source, 200)}: ${title}\n\n${rest}`).trimEnd() };
 }
 
 /** The note's first `# ` heading (after any frontmatter) as its title, and the text without it; else the file name. */
