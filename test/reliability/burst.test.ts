@@ -57,13 +57,14 @@ describe("the burst limit on agent writes", () => {
     const before = commits(box);
     const stopped = await addAs(box.agent, "One agent fact too many");
     expect(stopped.exit).toBe(3);
-    const err = stopped.json().error;
-    expect(err.code).toBe("needs_user");
-    expect(err.message).toContain("3 writes");
+    // As in the Rust rkb, the write's outcome, not an error record.
+    const err = stopped.json();
+    expect(err.status).toBe("needs_user");
+    expect(err.question).toContain("3 writes");
     expect(err.options).toEqual(["continue", "cancel"]);
     expect(err.request).toMatch(/^r-[0-9a-f]{6}$/);
     expect(err.next).toBe(`rkb confirm ${err.request} --choice "continue"`);
-    expect(err.fix).toContain("in their own terminal");
+    expect(err.help[0]).toContain("in their own terminal");
     expect(commits(box)).toBe(before);
     expect(readdirSync(join(box.kb, "general", "burst"))).toEqual(["first-agent-fact.md"]);
     expect(gitIn(box.kb, box.env, "status", "--porcelain")).toBe("");
@@ -79,7 +80,11 @@ describe("the burst limit on agent writes", () => {
       stdin: JSON.stringify({ type: "fact", title: "Through the tool", topic: "burst", statement: "It holds.", evidence: "Read it." }),
     });
     expect(tool.exit).toBe(3);
-    expect(tool.json().error.code).toBe("needs_user");
+    expect(tool.json().status).toBe("needs_user");
+    // People read the question, the options and the command that answers it, on stdout.
+    const human = await rkb(["add", "--topic", "burst"], { env: box.agent, stdin: factLesson("Asked in plain text") });
+    expect(human.exit).toBe(3);
+    expect(human.stdout).toMatch(/^Needs your decision:\n.*3 writes.*\nOptions: "continue", "cancel"\nAnswer with: rkb confirm r-[0-9a-f]{6} --choice "continue"\n$/);
     // An invalid write is refused for what it is, never asked about.
     const invalid = await rkb(["add", "--topic", "burst", "--format", "json"], { env: box.agent, stdin: "---\ntype: fact\n---\n\nno title\n" });
     expect(invalid.exit).toBe(1);
@@ -88,22 +93,22 @@ describe("the burst limit on agent writes", () => {
     expect((await addAs(box.env, "A person's fact")).exit).toBe(0);
   });
 
-  test("confirm: unknown or expired request, a choice not offered, no terminal are exit-2 errors; yes on the terminal writes and opens a grace window", async () => {
+  test("confirm: unknown or expired request, a choice not offered, no terminal are exit-1 errors (as in the Rust rkb); yes on the terminal writes and opens a grace window", async () => {
     const box = await kbBox();
     await addAs(box.agent, "First agent fact");
-    const req = (await addAs(box.agent, "Asked about")).json().error;
+    const req = (await addAs(box.agent, "Asked about")).json();
     const unknown = await rkb(["confirm", "r-000000", "--choice", "continue", "--format", "json"], { env: box.env });
-    expect(unknown.exit).toBe(2);
+    expect(unknown.exit).toBe(1);
     expect(unknown.json().error.code).toBe("expired");
     const traversal = await rkb(["confirm", "../../kb.toml", "--choice", "continue", "--format", "json"], { env: box.env });
-    expect(traversal.exit).toBe(2);
+    expect(traversal.exit).toBe(1);
     expect(traversal.json().error.code).toBe("expired");
     const bad = await rkb(["confirm", req.request, "--choice", "sure", "--format", "json"], { env: box.env });
-    expect(bad.exit).toBe(2);
+    expect(bad.exit).toBe(1);
     expect(bad.json().error.code).toBe("bad_choice");
     expect(bad.json().error.options).toEqual(["continue", "cancel"]);
     const noTerminal = await confirmWithoutTerminal(box, req.request, "continue");
-    expect(noTerminal.exit).toBe(2);
+    expect(noTerminal.exit).toBe(1);
     expect(noTerminal.json.error.code).toBe("needs_terminal");
     expect(noTerminal.json.error.fix).toContain(`rkb confirm ${req.request} --choice "continue"`);
     const refused = confirmOnTerminal(box, req.request, "continue", "no");
@@ -125,20 +130,20 @@ describe("the burst limit on agent writes", () => {
   test("cancel needs no terminal and writes nothing", async () => {
     const box = await kbBox();
     await addAs(box.agent, "First agent fact");
-    const req = (await addAs(box.agent, "Cancelled")).json().error;
+    const req = (await addAs(box.agent, "Cancelled")).json();
     const before = commits(box);
     const r = await confirmWithoutTerminal(box, req.request, "cancel");
     expect(r.exit).toBe(0);
     expect(r.json.status).toBe("cancelled");
     expect(commits(box)).toBe(before);
-    expect((await rkb(["confirm", req.request, "--choice", "cancel", "--format", "json"], { env: box.env })).exit).toBe(2);
+    expect((await rkb(["confirm", req.request, "--choice", "cancel", "--format", "json"], { env: box.env })).exit).toBe(1);
     // A request older than an hour has expired, and is removed.
-    const old = (await addAs(box.agent, "Asked too long ago")).json().error;
+    const old = (await addAs(box.agent, "Asked too long ago")).json();
     const db = new Database(join(box.home, ".local/state", "rkb", "cursors.sqlite"));
     db.query("UPDATE request SET created = created - 3601 WHERE id = ?").run(old.request);
     db.close();
     const expired = await rkb(["confirm", old.request, "--choice", "cancel", "--format", "json"], { env: box.env });
-    expect(expired.exit).toBe(2);
+    expect(expired.exit).toBe(1);
     expect(expired.json().error.code).toBe("expired");
     expect(requestRow(box, old.request)).toBeUndefined();
   });
@@ -152,8 +157,8 @@ describe("the burst limit on agent writes", () => {
     writeFileSync(join(folder, "r-0a0b0c.json"), rust);
     writeFileSync(join(folder, "r-1a1b1c.json"), JSON.stringify({ id: "r-1a1b1c", created: Date.now(), options: ["continue", "cancel"], write: {} }));
     await addAs(box.agent, "First agent fact");
-    const asked = (await addAs(box.agent, "Asked while the Rust rkb waits too")).json().error;
-    expect(asked.code).toBe("needs_user");
+    const asked = (await addAs(box.agent, "Asked while the Rust rkb waits too")).json();
+    expect(asked.status).toBe("needs_user");
     expect(readdirSync(folder)).toEqual(["r-0a0b0c.json"]);
     expect(readFileSync(join(folder, "r-0a0b0c.json"), "utf8")).toBe(rust);
     expect((await confirmWithoutTerminal(box, asked.request, "cancel")).json.status).toBe("cancelled");
@@ -173,8 +178,8 @@ test("archiving a whole folder asks first, then archives every lesson in one com
   const before = commits(box);
   const asked = await rkb(["archive", "general/old", "--reason", "the cluster was retired", "--format", "json"], { env: box.env });
   expect(asked.exit).toBe(3);
-  const err = asked.json().error;
-  expect(err.code).toBe("needs_user");
+  const err = asked.json();
+  expect(err.status).toBe("needs_user");
   expect(err.options).toEqual(["archive general/old", "cancel"]);
   expect(err.question).toContain("archive all 2 lessons under general/old");
   expect(commits(box)).toBe(before);
