@@ -208,8 +208,8 @@ describe("rkb import", () => {
     const state = join(box.home, ".local/state/rkb");
     const r = await rkb(["import", folder, "--format", "json"], { env: agent });
     expect(r.exit).toBe(3);
-    const err = r.json().error;
-    expect(err.code).toBe("needs_user");
+    const err = r.json();
+    expect(err.status).toBe("needs_user");
     expect(err.options).toEqual(["import all", "cancel"]);
     expect(err.question).toContain("import 6 lessons from notes into the knowledge base and put 2 notes in the inbox");
     expect(gitIn(box.kb, box.env, "rev-list", "--count", "HEAD").trim()).toBe("1");
