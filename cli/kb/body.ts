@@ -20,6 +20,8 @@ export interface Link {
   target: string;
   image: boolean;
   line: number;
+  /** 0-based offset of the target in its line (inside `<…>` when the link uses them), for rewriting it in place. */
+  column: number;
 }
 
 export interface Section {
@@ -44,7 +46,7 @@ const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)?.*$/;
 const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
 // Link text holds no `[`, a bare target no `(`, an angle target no `<`: each part then stops at the
 // next place a link could start, so a line of a million `[` or `](` is read in linear time.
-const LINK = /(!?)\[([^[\]]*)\]\(\s*(<[^<>]*>|[^()\s]+)(?:\s+"[^"]*")?\s*\)/g;
+const LINK = /(!?)\[([^[\]]*)\]\(\s*(<[^<>]*>|[^()\s]+)(?:\s+"[^"]*")?\s*\)/dg;
 
 export function scanBody(body: string): BodyScan {
   const lines = body.split(/\r?\n/);
@@ -104,8 +106,12 @@ export function scanBody(body: string): BodyScan {
     current?.lines.push(line);
     for (const m of stripCodeSpans(line).matchAll(LINK)) {
       let target = m[3]!;
-      if (target.startsWith("<") && target.endsWith(">")) target = target.slice(1, -1);
-      scan.links.push({ target, image: m[1] === "!", line: n });
+      let column = m.indices![3]![0];
+      if (target.startsWith("<") && target.endsWith(">")) {
+        target = target.slice(1, -1);
+        column++;
+      }
+      scan.links.push({ target, image: m[1] === "!", line: n, column });
     }
   });
   if (fence) scan.unclosedFence = fence.line;

@@ -116,13 +116,7 @@ export class AddLookups {
   topicFolders(scope: string): Set<string> {
     let folders = this.topics.get(scope);
     if (!folders) {
-      const depth = lessonDepth(scope) - 1;
-      folders = new Set(
-        this.kb.files
-          .filter((f) => f.startsWith(scope + "/"))
-          .map((f) => f.split("/").slice(0, depth).join("/"))
-          .filter((f) => f.split("/").length === depth && !f.endsWith(".md")),
-      );
+      folders = topicFoldersOf(this.kb.files, scope);
       this.topics.set(scope, folders);
     }
     return folders;
@@ -137,9 +131,21 @@ export class AddLookups {
   }
 }
 
+/** The topic folders of a scope (`general/git`, `projects/p/cmake`) among the knowledge base's files. */
+export function topicFoldersOf(files: string[], scope: string): Set<string> {
+  const depth = lessonDepth(scope) - 1;
+  return new Set(
+    files
+      .filter((f) => f.startsWith(scope + "/"))
+      .map((f) => f.split("/").slice(0, depth).join("/"))
+      .filter((f) => f.split("/").length === depth && !f.endsWith(".md")),
+  );
+}
+
 /** Resolves a topic (`git`, `general/git`, or an alias from a topic note) to its folder under scope. */
-function topicFolder(kb: Kb, look: AddLookups, scope: string, topic: string, notes: string[]): string {
+export function topicFolder(kb: Kb, look: Pick<AddLookups, "topicFolders">, scope: string, topic: string, notes: string[]): string {
   const t = topic.replace(/\/+$/, "");
+  let folder: string;
   if (t.includes("/")) {
     if (!t.split("/").every(isFolderName)) throw badTopic(t);
     if (!t.startsWith(scope + "/") || t.split("/").length !== scope.split("/").length + 1)
@@ -148,18 +154,20 @@ function topicFolder(kb: Kb, look: AddLookups, scope: string, topic: string, not
         `topic folder ${shown(t)} is not under ${scope}, where this lesson's \`when\` puts it`,
         `use --topic ${scope}/<topic> or just the topic name`,
       );
-    return t;
+    folder = t;
+  } else {
+    const aliased = kb.notes.find((n) => n.role === "topic" && n.folder.startsWith(scope + "/") && n.aliases.includes(t));
+    if (aliased) return aliased.folder;
+    if (!isFolderName(t)) throw badTopic(t);
+    folder = `${scope}/${t}`;
   }
-  const aliased = kb.notes.find((n) => n.role === "topic" && n.folder.startsWith(scope + "/") && n.aliases.includes(t));
-  if (aliased) return aliased.folder;
-  if (!isFolderName(t)) throw badTopic(t);
-  const folder = `${scope}/${t}`;
+  const name = folder.split("/").pop()!;
   const existing = look.topicFolders(scope);
   if (!existing.has(folder)) {
     notes.push(`created the folder ${folder}`);
     const close = [...existing]
       .map((f) => f.split("/").pop()!)
-      .filter((n) => editDistance(n, t) <= Math.max(1, Math.floor(t.length / 4)))
+      .filter((n) => editDistance(n, name) <= Math.max(1, Math.floor(name.length / 4)))
       .slice(0, 3);
     if (close.length)
       notes.push(`the topic is close to ${close.map((c) => `${scope}/${c}`).join(", ")}; use \`--topic\` with that name next time if it is the same topic`);

@@ -1,4 +1,4 @@
-import { rmSync, statSync } from "node:fs";
+import { readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { pathInside, readIfExists, removeEmptyFolders, removeLeftTemps, writeAtomic } from "../fsutil.ts";
 import { git } from "./git.ts";
@@ -14,6 +14,8 @@ export interface JournalEntry {
   rel: string;
   /** The file's text before the write, or null when it did not exist. */
   before: string | null;
+  /** Set when the file was not text (an image a move carries along): `before` holds its bytes in base64. */
+  encoding?: "base64";
 }
 
 export interface Journal {
@@ -30,6 +32,19 @@ function journalPath(root: string): string {
 
 export function headCommit(root: string, env: NodeJS.ProcessEnv): string {
   return git(root, ["rev-parse", "-q", "--verify", "HEAD"], { env }).stdout.trim();
+}
+
+/** What a file is before a write touches it: its text, its bytes in base64 when it is not UTF-8 text, or null when missing. */
+export function entryBefore(abs: string, rel: string): JournalEntry {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(abs);
+  } catch (e: any) {
+    if (e?.code === "ENOENT") return { rel, before: null };
+    throw e;
+  }
+  const text = bytes.toString("utf8");
+  return Buffer.from(text).equals(bytes) ? { rel, before: text } : { rel, before: bytes.toString("base64"), encoding: "base64" };
 }
 
 export function openJournal(root: string, journal: Journal): void {
@@ -55,10 +70,10 @@ export function lockLeftByKilledWrite(root: string, lockPath: string): boolean {
 
 /** Puts the files of a write back as they were and unstages them. */
 export function rollBack(root: string, env: NodeJS.ProcessEnv, journal: Journal): void {
-  for (const { rel, before } of journal.entries) {
+  for (const { rel, before, encoding } of journal.entries) {
     const abs = pathInside(root, rel);
     if (before === null) rmSync(abs, { force: true });
-    else writeAtomic(abs, before);
+    else writeAtomic(abs, encoding === "base64" ? Buffer.from(before, "base64") : before);
     removeLeftTemps(abs);
   }
   if (journal.entries.length) git(root, ["reset", "-q", "--", ...journal.entries.map((e) => e.rel)], { env });

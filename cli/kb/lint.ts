@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { join, posix } from "node:path";
+import { join } from "node:path";
 import { pathInside, writeAtomic } from "../fsutil.ts";
 import { RkbError } from "../output/errors.ts";
 import { ConfigError, DEFAULT_KB_TOML, parseKbToml, type KbConfig } from "./config.ts";
@@ -10,6 +10,7 @@ import { frontmatterKeyLines, LessonParseError, parseLesson, serializeLesson, sp
 import { labelFindings, lessonFindings, nestedLine, unreadableValue } from "./lint-lesson.ts";
 import type { Finding } from "./finding.ts";
 import { scanBody } from "./body.ts";
+import { resolveLink } from "./links.ts";
 import { lessonSimilarity, similarityTerms } from "./similarity.ts";
 import { parseNote, type FolderNote } from "./notes.ts";
 import { emitEntry, flowStyleLines, type YamlValue } from "./yaml.ts";
@@ -32,13 +33,13 @@ const ASSET_TYPES = ["png", "jpg", "jpeg", "webp", "svg"];
 const MAX_ASSET_BYTES = 1024 * 1024;
 
 /**
- * Lints the knowledge base at root. `overrides`: rel path → prospective text (or null = deleted),
+ * Lints the knowledge base at root. `overrides`: rel path → prospective text or bytes (or null = deleted),
  * used instead of the disk; `only`: run per-file rules only on these rel paths (global rules still
  * run on the whole tree).
  */
 export function lintKb(
   root: string,
-  opts: { overrides?: Map<string, string | null>; only?: string[]; env?: NodeJS.ProcessEnv; nearDuplicates?: boolean } = {},
+  opts: { overrides?: Map<string, string | Uint8Array | null>; only?: string[]; env?: NodeJS.ProcessEnv; nearDuplicates?: boolean } = {},
 ): Finding[] {
   return lintTree(diskTree(root, opts.overrides ?? new Map()), opts.only, opts.env ?? process.env, opts.nearDuplicates ?? true);
 }
@@ -349,22 +350,12 @@ interface ResolvedLink {
   line: number;
 }
 
-/** Relative links of a file, resolved against its folder; links with a scheme, `#…` or `/…` are not relative. */
+/** Relative links of a file, resolved against its folder. */
 function resolveLinks(from: string, links: { target: string; line: number }[], bodyLine: number): ResolvedLink[] {
   const resolved: ResolvedLink[] = [];
   for (const link of links) {
-    if (/^[a-z][a-z0-9+.-]*:/i.test(link.target) || link.target.startsWith("#") || link.target.startsWith("/")) continue;
-    const pathPart = link.target.split(/[#?]/)[0]!;
-    if (pathPart === "") continue;
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(pathPart);
-    } catch {
-      decoded = pathPart.replace(/%20/g, " ");
-    }
-    const joined = posix.normalize(posix.join(posix.dirname(from), decoded)).replace(/\/$/, "");
-    const leaves = joined === ".." || joined.startsWith("../");
-    resolved.push({ target: leaves ? null : joined === "." ? "" : joined, raw: link.target, line: bodyLine + link.line - 1 });
+    const target = resolveLink(from, link.target);
+    if (target !== undefined) resolved.push({ target, raw: link.target, line: bodyLine + link.line - 1 });
   }
   return resolved;
 }
@@ -514,7 +505,7 @@ function aliasFindings(files: string[], notes: { note: FolderNote; text: string 
   }
 }
 
-function diskTree(root: string, overrides: Map<string, string | null>): Tree {
+function diskTree(root: string, overrides: Map<string, string | Uint8Array | null>): Tree {
   const files = new Set(walkFiles(root));
   const folders = new Set<string>();
   for (const [rel, text] of overrides) {
@@ -524,10 +515,15 @@ function diskTree(root: string, overrides: Map<string, string | null>): Tree {
   for (const rel of files) for (let i = rel.indexOf("/"); i !== -1; i = rel.indexOf("/", i + 1)) folders.add(rel.slice(0, i));
   return {
     files: [...files].filter((rel) => !rel.split("/").some(hiddenPart)).sort(),
-    text: (rel) => overrides.get(rel) ?? readFileSync(join(root, rel), "utf8"),
+    text: (rel) => {
+      const content = overrides.get(rel);
+      if (content instanceof Uint8Array) return Buffer.from(content).toString("utf8");
+      return content ?? readFileSync(join(root, rel), "utf8");
+    },
     size: (rel) => {
-      const text = overrides.get(rel);
-      return typeof text === "string" ? Buffer.byteLength(text) : statSync(join(root, rel)).size;
+      const content = overrides.get(rel);
+      if (content instanceof Uint8Array) return content.length;
+      return typeof content === "string" ? Buffer.byteLength(content) : statSync(join(root, rel)).size;
     },
     exists: (rel) => files.has(rel) || folders.has(rel) || (!overrides.has(rel) && existsSync(join(root, rel))),
   };

@@ -1,13 +1,13 @@
 import { existsSync, lstatSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { missingFolders, pathInside, readIfExists, writeAtomic } from "../fsutil.ts";
+import { missingFolders, pathInside, readIfExists, removeEmptyFolders, writeAtomic } from "../fsutil.ts";
 import { withLock } from "../lock.ts";
 import { RkbError } from "../output/errors.ts";
 import { loadKbConfig, type KbConfig } from "./config.ts";
 import { burstQuestion, openGrace } from "./burst.ts";
 import { gitOrThrow } from "./git.ts";
 import { gitOnIndex, waitForGitLocks } from "./git-index.ts";
-import { closeJournal, headCommit, lockLeftByKilledWrite, openJournal, recoverKilledWrite, rollBack, type Journal } from "./journal.ts";
+import { closeJournal, entryBefore, headCommit, lockLeftByKilledWrite, openJournal, recoverKilledWrite, rollBack, type Journal } from "./journal.ts";
 import { requireWritableKb } from "./layout.ts";
 import type { Finding } from "./finding.ts";
 import { refuseSecrets } from "./leak.ts";
@@ -25,6 +25,13 @@ export interface Change {
   rel: string;
   /** New content, or null to delete. */
   text: string | null;
+  /** Set for a file that is not text (an image a move carries along): `text` holds its bytes in base64. */
+  encoding?: "base64";
+}
+
+/** What a change writes: text, bytes, or null to delete. */
+function content(c: Change): string | Uint8Array | null {
+  return c.text !== null && c.encoding === "base64" ? Buffer.from(c.text, "base64") : c.text;
 }
 
 export interface Plan<R> {
@@ -111,7 +118,7 @@ export async function applyAllowed(req: PendingRequest, choice: string, env: Nod
 /** Every path stays inside the knowledge base (checked before anything is created) and every lesson passes lint. */
 function check(root: string, env: NodeJS.ProcessEnv, changes: Change[], message: string): void {
   // git takes a file with a NUL byte for binary, and no process argument (the commit message) can hold one.
-  const nul = changes.find((c) => c.text?.includes("\0"));
+  const nul = changes.find((c) => c.encoding === undefined && c.text?.includes("\0"));
   if (nul || message.includes("\0"))
     throw new RkbError(
       "invalid_lesson",
@@ -119,7 +126,7 @@ function check(root: string, env: NodeJS.ProcessEnv, changes: Change[], message:
       "remove it: lessons and reasons are text; nothing was written",
     );
   for (const c of changes) pathInside(root, c.rel);
-  const overrides = new Map(changes.map((c) => [c.rel, c.text]));
+  const overrides = new Map(changes.map((c) => [c.rel, content(c)]));
   // Only errors stop a write, so the whole-tree comparison behind the near-duplicate warning is skipped.
   const errors = lintKb(root, { overrides, only: changes.filter((c) => c.text !== null).map((c) => c.rel), env, nearDuplicates: false }).filter(
     (f) => f.severity === "error" && overrides.has(f.path),
@@ -163,18 +170,30 @@ function listUsage(root: string): string[] {
   }
 }
 
+/** The folders that held the files a write deleted, outermost first (below the knowledge base's root). */
+function emptiedFolders(root: string, changes: Change[]): string[] {
+  const folders = new Set<string>();
+  for (const c of changes) {
+    if (c.text !== null) continue;
+    const parts = c.rel.split("/").slice(0, -1);
+    for (let i = 1; i <= parts.length; i++) folders.add(join(root, ...parts.slice(0, i)));
+  }
+  return [...folders].sort((a, b) => a.split("/").length - b.split("/").length);
+}
+
 async function applyAndCommit<R>(root: string, env: NodeJS.ProcessEnv, planned: Plan<R>, waitMs: number): Promise<Written<R>> {
   const journal: Journal = {
     head: headCommit(root, env),
-    entries: planned.changes.map((c) => ({ rel: c.rel, before: readIfExists(pathInside(root, c.rel)) ?? null })),
+    entries: planned.changes.map((c) => entryBefore(pathInside(root, c.rel), c.rel)),
     created: [...new Set(planned.changes.flatMap((c) => missingFolders(root, c.rel)))],
   };
   openJournal(root, journal);
   try {
     for (const c of planned.changes) {
       const abs = pathInside(root, c.rel);
-      if (c.text === null) rmSync(abs, { force: true });
-      else writeAtomic(abs, c.text);
+      const next = content(c);
+      if (next === null) rmSync(abs, { force: true });
+      else writeAtomic(abs, next);
     }
     // Exactly this write's paths, plus rkb's own use records: never anything else in the tree.
     const paths = [...planned.changes.map((c) => c.rel), ...useRecordPaths(root)];
@@ -186,6 +205,8 @@ async function applyAndCommit<R>(root: string, env: NodeJS.ProcessEnv, planned: 
     throw e;
   }
   closeJournal(root);
+  // A move leaves its old folders behind; an empty folder is nothing git keeps, so neither does rkb.
+  removeEmptyFolders(emptiedFolders(root, planned.changes));
   const commit = gitOrThrow(root, ["rev-parse", "--short", "HEAD"], { env }).trim();
   const show = gitOrThrow(root, ["show", "--format=%h %s", commit], { env }).split("\n");
   const diff = show.length > DIFF_LINES ? [...show.slice(0, DIFF_LINES), `... [${show.length} lines; run \`git -C ${root} show ${commit}\` for all]`] : show;

@@ -1,0 +1,29 @@
+import { Type } from "typebox";
+import type { LessonWrite } from "../kb/changes.ts";
+import { openKb } from "../kb/open.ts";
+import { planMove } from "../kb/relocate.ts";
+import { findLesson } from "../kb/store.ts";
+import { transact, type Written } from "../kb/write.ts";
+import { unchangedOutput, writtenOutput } from "../output/written.ts";
+import { defineCommand } from "./_shared.ts";
+
+export default defineCommand({
+  name: "move",
+  description: "Move a lesson (and its images) to another topic folder; links to it are rewritten",
+  examples: ["rkb move 7f3a9c2b41 build-tools", "rkb move 7f3a9c2b41 projects/imgtool/cmake"],
+  input: Type.Object(
+    {
+      id: Type.String({ description: "Lesson id" }),
+      topic: Type.String({ description: "Topic of the lesson's scope (a name or an alias), or a full topic folder such as general/rust" }),
+    },
+    { additionalProperties: false },
+  ),
+  cli: { positionals: ["id", "topic"] },
+  async run(input, ctx) {
+    const { root } = openKb(ctx, "write");
+    const written = await transact(root, ctx.env, (kb) => planMove(kb, findLesson(kb, input.id), input.topic));
+    const r = written.result;
+    if ("unchanged" in r) return unchangedOutput(r.id, r.path, r.message);
+    return writtenOutput(written as Written<LessonWrite>, [`rkb show ${input.id}`]);
+  },
+});
