@@ -28,6 +28,7 @@ export function planMove(kb: Kb, lesson: Lesson, topic: string): Plan<Relocated>
   const moved = relocation(kb, lesson, to, lesson.body);
   return {
     changes: moved.changes,
+    incidental: moved.incidental,
     message: `move(${folder}): ${lesson.title} [${lesson.id}]`,
     result: { action: "move", id: lesson.id, path: to, title: lesson.title, notes: [`moved from ${lesson.path}`, ...notes, ...moved.notes] },
   };
@@ -63,6 +64,7 @@ export function planRename(kb: Kb, lesson: Lesson, to: RenameTo): Plan<Relocated
   const notes = rel === lesson.path ? ["the file name stays: the new title gives the same one"] : [`renamed from ${lesson.path}`];
   return {
     changes: renamed.changes,
+    incidental: renamed.incidental,
     message: `rename(${posix.dirname(rel)}): ${title} [${lesson.id}]`,
     result: { action: "rename", id: lesson.id, path: rel, title, notes: [...notes, ...renamed.notes] },
   };
@@ -116,7 +118,7 @@ function taken(root: string, rel: string): boolean {
  * The changes that put a lesson (with `body` as its new body) at `to`: its file and assets moved,
  * and the links to them rewritten in every lesson and folder note.
  */
-function relocation(kb: Kb, lesson: Lesson, to: string, body: string): { changes: Change[]; notes: string[] } {
+function relocation(kb: Kb, lesson: Lesson, to: string, body: string): { changes: Change[]; notes: string[]; incidental: string[] } {
   const from = lesson.path;
   const [fromAssets, toAssets] = [assetsOf(from), assetsOf(to)];
   const moves = to !== from;
@@ -157,7 +159,7 @@ function relocation(kb: Kb, lesson: Lesson, to: string, body: string): { changes
     relinked.push(rel);
   }
   if (relinked.length) notes.push(`rewrote the links in ${relinked.join(", ")}`);
-  return { changes, notes };
+  return { changes, notes, incidental: relinked };
 }
 
 function bodyOf(text: string, rel: string): { prefix: string; body: string } | undefined {

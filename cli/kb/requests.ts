@@ -20,6 +20,8 @@ export interface StoredWrite {
   result: unknown;
   /** Inbox items made after the commit (masked). */
   inbox?: InboxEntry[];
+  /** Files the write changes only in passing (Plan.incidental). */
+  incidental?: string[];
 }
 
 export interface PendingRequest {

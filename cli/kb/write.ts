@@ -43,6 +43,8 @@ export interface Plan<R> {
   ask?: { question: string; option: string };
   /** Inbox items made after the commit (an import's plain notes), already masked; asked about with the write. */
   inbox?: InboxEntry[];
+  /** Files changed only in passing (a link rewritten by a move): errors they had before do not stop the write. */
+  incidental?: string[];
 }
 
 export interface Written<R> {
@@ -77,13 +79,21 @@ export async function transact<R>(root: string, env: NodeJS.ProcessEnv, plan: (k
     // A plan with no changes (an edit to the same text) has nothing to lint or commit; `git commit`
     // with no paths would fail on an empty message.
     if (!planned.changes.length) return { result: planned.result, commit: "", diff: [], inbox: await addInboxEntries(env, planned.inbox) };
-    check(root, env, planned.changes, planned.message);
+    check(root, env, planned.changes, planned.message, planned.incidental);
     // After the checks, so an invalid write never asks the user.
     const burst = burstQuestion(root, env, config);
     const ask = planned.ask ?? (burst ? { question: burst, option: "continue" } : undefined);
     if (ask) {
       const before = Object.fromEntries(planned.changes.map((c) => [c.rel, readIfExists(pathInside(root, c.rel)) ?? null]));
-      const write: StoredWrite = { root, changes: planned.changes, before, message: planned.message, result: planned.result, inbox: planned.inbox };
+      const write: StoredWrite = {
+        root,
+        changes: planned.changes,
+        before,
+        message: planned.message,
+        result: planned.result,
+        inbox: planned.inbox,
+        incidental: planned.incidental,
+      };
       throw needsUser(saveRequest(env, { question: ask.question, options: [ask.option, "cancel"], write }));
     }
     const written = await applyAndCommit(root, env, planned, config.lock.waitMs);
@@ -108,7 +118,7 @@ export async function applyAllowed(req: PendingRequest, choice: string, env: Nod
         throw new RkbError("conflict", `${c.rel} changed since the request was made`, "run the command again; nothing was written");
       }
     }
-    check(write.root, env, write.changes, write.message);
+    check(write.root, env, write.changes, write.message, write.incidental);
     if (choice === "continue") openGrace(write.root, env, req.session, config);
     const written = await applyAndCommit(write.root, env, { changes: write.changes, message: write.message, result: write.result }, config.lock.waitMs);
     return { ...written, inbox: await addInboxEntries(env, write.inbox) };
@@ -116,7 +126,7 @@ export async function applyAllowed(req: PendingRequest, choice: string, env: Nod
 }
 
 /** Every path stays inside the knowledge base (checked before anything is created) and every lesson passes lint. */
-function check(root: string, env: NodeJS.ProcessEnv, changes: Change[], message: string): void {
+function check(root: string, env: NodeJS.ProcessEnv, changes: Change[], message: string, incidental: string[] = []): void {
   // git takes a file with a NUL byte for binary, and no process argument (the commit message) can hold one.
   const nul = changes.find((c) => c.encoding === undefined && c.text?.includes("\0"));
   if (nul || message.includes("\0"))
@@ -128,8 +138,11 @@ function check(root: string, env: NodeJS.ProcessEnv, changes: Change[], message:
   for (const c of changes) pathInside(root, c.rel);
   const overrides = new Map(changes.map((c) => [c.rel, content(c)]));
   // Only errors stop a write, so the whole-tree comparison behind the near-duplicate warning is skipped.
-  const errors = lintKb(root, { overrides, only: changes.filter((c) => c.text !== null).map((c) => c.rel), env, nearDuplicates: false }).filter(
-    (f) => f.severity === "error" && overrides.has(f.path),
+  const lint = (opts: { overrides?: typeof overrides; only: string[] }) =>
+    lintKb(root, { ...opts, env, nearDuplicates: false }).filter((f) => f.severity === "error" && overrides.has(f.path));
+  const had = new Set(incidental.length ? lint({ only: incidental }).map((f) => `${f.path}\0${f.rule}\0${f.message}`) : []);
+  const errors = lint({ overrides, only: changes.filter((c) => c.text !== null).map((c) => c.rel) }).filter(
+    (f) => !had.has(`${f.path}\0${f.rule}\0${f.message}`),
   );
   if (errors.length) throw invalid(errors);
   refuseSecrets(message, "the commit message");
