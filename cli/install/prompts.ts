@@ -35,7 +35,7 @@ Items or focus from the user: ${ARGUMENTS_TOKEN}`;
 const CURATE = `Curate rkb, the user's lessons-learned knowledge base: improve a few lessons, one careful change at a time.
 
 1. Find up to 5 candidates with \`rkb dupes --toon\` (pairs of lessons that say the same thing) and \`rkb review --signals --toon\` (stale, failing, never helpful, unused lessons, vague titles, missing evidence, each with its reasons). Read each with rkb_show.
-2. For each candidate choose one action and give the reason: merge duplicates (extend the better one with rkb_edit so it keeps every fact, then run \`rkb supersede <other> --by <keeper> --reason "…"\`), sharpen a weak lesson (clearer title, tags, queries, exact error text) with rkb_edit, flag a wrong or outdated one with rkb_flag, or archive one that no longer helps anyone with \`rkb archive <id> --reason "…"\`.
+2. For each candidate choose one action and give the reason: merge duplicates (extend the better one with rkb_edit so it keeps every fact, then run \`rkb supersede <other> --by <keeper> --reason "…"\`), sharpen a weak lesson (clearer tags, queries, exact error text) with rkb_edit, give it a clearer title with \`rkb rename <id> "<new title>"\` (the file name follows, links to it are kept), move one filed under the wrong topic with \`rkb move <id> <topic>\`, flag a wrong or outdated one with rkb_flag, or archive one that no longer helps anyone with \`rkb archive <id> --reason "…"\`.
 3. Do not remove knowledge you cannot show is wrong, and do not rewrite a lesson's meaning.
 4. Report one line per lesson: its id, the action and the reason.
 

@@ -1,4 +1,4 @@
-import { lstatSync, readFileSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join, posix } from "node:path";
 import { pathInside, shown } from "../fsutil.ts";
 import { RkbError, usageError } from "../output/errors.ts";
@@ -104,11 +104,14 @@ function retitled(lesson: Lesson, title: string): string {
 
 const assetsOf = (rel: string) => rel.replace(/\.md$/, ".assets");
 
-/** Whether anything (a file, a folder, a link) is at rel; a symlink is not followed. */
+/**
+ * Whether anything (a file, a link, a folder with something in it) is at rel; a symlink is not
+ * followed. An empty folder is free: git does not keep one, and a move killed after its commit may
+ * leave its old folders behind.
+ */
 function taken(root: string, rel: string): boolean {
   try {
-    lstatSync(join(root, rel));
-    return true;
+    return !lstatSync(join(root, rel)).isDirectory() || readdirSync(join(root, rel)).length > 0;
   } catch {
     return false;
   }
