@@ -55,6 +55,12 @@ export function planRename(kb: Kb, lesson: Lesson, to: RenameTo): Plan<Relocated
   } else {
     title = (to.title ?? "").replace(/\s+/g, " ").trim();
     if (!title) throw usageError("`rkb rename` needs the new title", 'e.g. rkb rename 7f3a9c2b41 "CMake needs ZLIB_ROOT for zlib in /opt"');
+    // The Rust rkb's `rename <id> <slug>` must not turn a file name into the title.
+    if (FOLDER_NAME.test(title) && title.includes("-"))
+      throw usageError(
+        `${shown(title)} looks like a file name, not a title`,
+        `to rename only the file, run \`rkb rename ${lesson.id} --slug ${title}\`; to change the title, give it in words`,
+      );
     body = retitled(lesson, title);
     slug = slugify(title);
   }

@@ -138,11 +138,24 @@ function check(root: string, env: NodeJS.ProcessEnv, changes: Change[], message:
   for (const c of changes) pathInside(root, c.rel);
   const overrides = new Map(changes.map((c) => [c.rel, content(c)]));
   // Only errors stop a write, so the whole-tree comparison behind the near-duplicate warning is skipped.
-  const lint = (opts: { overrides?: typeof overrides; only: string[] }) =>
-    lintKb(root, { ...opts, env, nearDuplicates: false }).filter((f) => f.severity === "error" && overrides.has(f.path));
-  const had = new Set(incidental.length ? lint({ only: incidental }).map((f) => `${f.path}\0${f.rule}\0${f.message}`) : []);
-  const errors = lint({ overrides, only: changes.filter((c) => c.text !== null).map((c) => c.rel) }).filter(
-    (f) => !had.has(`${f.path}\0${f.rule}\0${f.message}`),
+  const lintErrors = (opts: { overrides?: typeof overrides; only: string[] }) =>
+    lintKb(root, { ...opts, env, nearDuplicates: false }).filter((f) => f.severity === "error");
+  const key = (f: Finding) => `${f.path}\0${f.rule}\0${f.message}`;
+  const had = new Set(incidental.length ? lintErrors({ only: incidental }).map(key) : []);
+  // The files written are judged, and the folders the write creates (a topic named like another topic's alias).
+  const created = new Set(
+    changes
+      .filter((c) => c.text !== null)
+      .flatMap((c) =>
+        c.rel
+          .split("/")
+          .slice(0, -1)
+          .map((_, i, parts) => parts.slice(0, i + 1).join("/")),
+      )
+      .filter((folder) => !existsSync(join(root, folder))),
+  );
+  const errors = lintErrors({ overrides, only: changes.filter((c) => c.text !== null).map((c) => c.rel) }).filter(
+    (f) => (overrides.has(f.path) || created.has(f.path)) && !had.has(key(f)),
   );
   if (errors.length) throw invalid(errors);
   refuseSecrets(message, "the commit message");

@@ -142,6 +142,13 @@ describe("rkb move", () => {
     expect(existsSync(join(box.kb, "general/cmake"))).toBe(false);
     await unchangedTree();
 
+    // A new topic folder named like another topic's alias (cpp's `cxx`) breaks lint's alias rule.
+    const alias = await json(box, ["move", "3c0ffee001", "general/cxx"]);
+    expect(alias.exit).toBe(1);
+    expect(alias.json().error.findings.map((f: { path: string; rule: string }) => [f.path, f.rule])).toEqual([["general/cxx", "layout/alias"]]);
+    expect(existsSync(join(box.kb, "general/cxx"))).toBe(false);
+    await unchangedTree();
+
     for (const escape of ["../../x", "general/../../x", "/tmp/x", "general/a/b"]) {
       const r = await json(box, ["move", "3c0ffee001", escape]);
       expect(r.exit).toBe(2);
@@ -235,6 +242,10 @@ describe("rkb rename", () => {
     const same = await json(box, ["rename", "3c0ffee001", "--slug", "rebase-needs-clean-tree"]);
     expect(same.exit).toBe(0);
     expect(same.json().status).toBe("unchanged");
+    // The Rust rkb's `rename <id> <slug>`: a file name is not taken for a title.
+    const rustStyle = await json(box, ["rename", "3c0ffee001", "rebase-clean-tree"]);
+    expect(rustStyle.exit).toBe(2);
+    expect(rustStyle.json().error.fix).toContain("rkb rename 3c0ffee001 --slug rebase-clean-tree");
     for (const args of [["--slug", "Not_A_Slug"], ["--slug", "a--b"], [], ["A title", "--slug", "a-slug"]]) {
       const bad = await json(box, ["rename", "3c0ffee001", ...args]);
       expect(bad.exit).toBe(2);
