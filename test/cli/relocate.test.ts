@@ -149,8 +149,8 @@ describe("rkb move", () => {
     expect(existsSync(join(box.kb, "general/cxx"))).toBe(false);
     await unchangedTree();
 
-    for (const escape of ["../../x", "general/../../x", "/tmp/x", "general/a/b"]) {
-      const r = await json(box, ["move", "3c0ffee001", escape]);
+    for (const away of ["../../x", "general/../../x", "/tmp/x", "general/a/b"]) {
+      const r = await json(box, ["move", "3c0ffee001", away]);
       expect(r.exit).toBe(2);
       expect(r.json().error.code).toBe("usage");
     }
