@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseLesson } from "../../cli/kb/lesson.ts";
 import { scanBody, firstSentence } from "../../cli/kb/body.ts";
+import { rewriteLinks } from "../../cli/kb/links.ts";
 import { findLeaks, leakOptions } from "../../cli/kb/leak.ts";
 import { flowStyleLines } from "../../cli/kb/yaml.ts";
 import { failureSignature, keyErrorLines, stripHarnessTrailer } from "../../cli/sessions/bash.ts";
@@ -154,6 +155,20 @@ describe("the work inside grows linearly (4× the input, under 8× the time)", (
       150,
     );
   });
+
+  test("a line of links to a moved lesson: rewriting them", () => {
+    expectLinear(
+      "rewriteLinks",
+      (links) => {
+        const body = "# Links\n\n" + "[v](../cpp/missing-vtable.md#a) ".repeat(links) + "\n";
+        return () =>
+          rewriteLinks(body, "general/git/a.md", "general/git/a.md", (t) =>
+            t === "general/cpp/missing-vtable.md" ? "general/git/missing-vtable.md" : undefined,
+          );
+      },
+      10_000,
+    );
+  }, 30_000);
 
   test("runs of one character through every text path", () => {
     const opts = leakOptions({ usernames: ["alice"], paths: [], allow: [] }, { USER: "bob", HOME: "/home/bob" });
