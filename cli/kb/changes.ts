@@ -42,12 +42,15 @@ export interface LessonWrite {
 
 const FORBIDDEN_ON_ADD = ["id", "schema", "status", "superseded_by", "stale_reason"];
 
+/** Longest file name (without `.md`) rkb gives a lesson. */
+export const MAX_SLUG = 60;
+
 export function slugify(title: string): string {
   const words = title.toLowerCase().match(/[a-z0-9]+/g) ?? [];
   let slug = "";
   for (const w of words) {
     const next = slug ? `${slug}-${w}` : w;
-    if (next.length > 60) break;
+    if (next.length > MAX_SLUG) break;
     slug = next;
   }
   return slug || "lesson";

@@ -2,7 +2,7 @@ import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join, posix } from "node:path";
 import { pathInside, shown } from "../fsutil.ts";
 import { RkbError, usageError } from "../output/errors.ts";
-import { slugify, topicFolder, topicFoldersOf, type LessonWrite } from "./changes.ts";
+import { MAX_SLUG, slugify, topicFolder, topicFoldersOf, type LessonWrite } from "./changes.ts";
 import { classify, FOLDER_NAME, isFolderName, lessonDepth } from "./layout.ts";
 import { LessonParseError, splitFrontmatter, type Lesson } from "./lesson.ts";
 import { rewriteLinks } from "./links.ts";
@@ -46,10 +46,10 @@ export function planRename(kb: Kb, lesson: Lesson, to: RenameTo): Plan<Relocated
   let body = lesson.body;
   let slug: string;
   if (to.slug !== undefined) {
-    if (!FOLDER_NAME.test(to.slug) || to.slug.length > 200)
+    if (!FOLDER_NAME.test(to.slug) || to.slug.length > MAX_SLUG)
       throw usageError(
         `${shown(to.slug)} is not a file name rkb gives a lesson`,
-        "use lowercase letters and digits joined by single dashes, e.g. --slug cmake-needs-zlib-root",
+        `use lowercase letters and digits joined by single dashes, at most ${MAX_SLUG} characters, e.g. --slug cmake-needs-zlib-root`,
       );
     slug = to.slug;
   } else {
