@@ -27,6 +27,14 @@ test("moves killed with SIGKILL at random points leave the knowledge base as bef
   const where = () => (existsSync(join(box.kb, `${places.cpp}.md`)) ? "cpp" : "git");
   let x = 7;
   const rnd = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+  // Kill points spread over how long a move takes on this machine now (the last unkilled one), so
+  // most kills land mid-write on an idle machine and on a loaded one alike.
+  const timedMove = async (topic: string) => {
+    const t = performance.now();
+    const r = await rkb(["move", "3c0ffee002", topic, "--format", "json"], { env: box.env });
+    return { r, ms: performance.now() - t };
+  };
+  let spreadMs = (await timedMove("git")).ms;
   let midWrite = 0;
   let undone = 0;
   const failures: string[] = [];
@@ -35,7 +43,7 @@ test("moves killed with SIGKILL at random points leave the knowledge base as bef
       const group = (round + k) % 2 === 1;
       const args = ["move", "3c0ffee002", where() === "cpp" ? "git" : "cpp"];
       const proc = Bun.spawn(group ? ["setsid", BIN, ...args] : [BIN, ...args], { env: box.env, stdout: "ignore", stderr: "ignore" });
-      await Bun.sleep(rnd() * 90);
+      await Bun.sleep(rnd() * spreadMs);
       if (proc.exitCode === null) {
         midWrite++;
         try {
@@ -48,7 +56,8 @@ test("moves killed with SIGKILL at random points leave the knowledge base as bef
     if (existsSync(join(box.kb, ".git", "rkb-journal.json"))) undone++;
     // Whatever the kills left, HEAD names where the lesson is; the next move undoes the rest first.
     const at = gitIn(box.kb, box.env, "ls-tree", "--name-only", "HEAD", "--", `${places.cpp}.md`).trim() ? "cpp" : "git";
-    const next = await rkb(["move", "3c0ffee002", at === "cpp" ? "git" : "cpp", "--format", "json"], { env: box.env });
+    const { r: next, ms } = await timedMove(at === "cpp" ? "git" : "cpp");
+    spreadMs = ms;
     if (next.exit !== 0) failures.push((next.stdout + next.stderr).slice(0, 300));
     const now = where();
     const other = now === "cpp" ? "git" : "cpp";
