@@ -55,10 +55,10 @@ describe("rkb label", () => {
     const start = head(b);
     const asked = await json(b, ["label", "3c0ffee001", "sensitivity=public"]);
     expect(asked.exit).toBe(3);
-    const err = asked.json().error;
-    expect(err.code).toBe("needs_user");
+    const err = asked.json();
+    expect(err.status).toBe("needs_user");
     expect(err.options).toEqual(["loosen sensitivity to public", "cancel"]);
-    expect(err.message).toContain("public instead of internal");
+    expect(err.question).toContain("public instead of internal");
     expect(head(b)).toBe(start);
     expect(status(b)).toBe("");
     const confirmed = confirmOnTerminal(b, err.request, "loosen sensitivity to public", "yes");
@@ -70,7 +70,7 @@ describe("rkb label", () => {
     expect((await json(b, ["label", "3c0ffee001", "sensitivity=confidential"])).exit).toBe(0);
     const unset = await json(b, ["label", "3c0ffee001", "sensitivity", "--unset"]);
     expect(unset.exit).toBe(3);
-    expect(unset.json().error.options[0]).toBe("loosen sensitivity to internal");
+    expect(unset.json().options[0]).toBe("loosen sensitivity to internal");
     expect(status(b)).toBe("");
   });
 
@@ -93,12 +93,12 @@ describe("rkb label", () => {
     // Unsetting the folder's stricter label loosens its lessons: it asks; after cancel nothing changed.
     const unset = await json(b, ["label", "general/git", "sensitivity", "--unset"]);
     expect(unset.exit).toBe(3);
-    const cancel = await json(b, ["confirm", unset.json().error.request, "--choice", "cancel"]);
+    const cancel = await json(b, ["confirm", unset.json().request, "--choice", "cancel"]);
     expect(cancel.json().status).toBe("cancelled");
     expect(read(b, "general/git/README.md")).toContain("confidential");
     const done = confirmOnTerminal(
       b,
-      (await json(b, ["label", "general/git", "sensitivity", "--unset"])).json().error.request,
+      (await json(b, ["label", "general/git", "sensitivity", "--unset"])).json().request,
       "loosen sensitivity to internal",
       "yes",
     );

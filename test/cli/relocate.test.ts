@@ -189,7 +189,7 @@ describe("rkb move", () => {
     const start = head(box);
     const r = await json(box, ["move", "3c0ffee002", "git"], { ...box.env, RKB_HARNESS: "pi", RKB_SESSION: "s-1" });
     expect(r.exit).toBe(3);
-    expect(r.json().error).toMatchObject({ code: "needs_user", options: ["continue", "cancel"] });
+    expect(r.json()).toMatchObject({ status: "needs_user", options: ["continue", "cancel"] });
     expect(head(box)).toBe(start);
     expect(status(box)).toBe("");
   });

@@ -84,7 +84,9 @@ describe("the burst limit on agent writes", () => {
     // People read the question, the options and the command that answers it, on stdout.
     const human = await rkb(["add", "--topic", "burst"], { env: box.agent, stdin: factLesson("Asked in plain text") });
     expect(human.exit).toBe(3);
-    expect(human.stdout).toMatch(/^Needs your decision:\n.*3 writes.*\nOptions: "continue", "cancel"\nAnswer with: rkb confirm r-[0-9a-f]{6} --choice "continue"\n$/);
+    expect(human.stdout).toMatch(
+      /^Needs your decision:\n.*3 writes.*\nOptions: "continue", "cancel"\nAnswer with: rkb confirm r-[0-9a-f]{6} --choice "continue"\n$/,
+    );
     // An invalid write is refused for what it is, never asked about.
     const invalid = await rkb(["add", "--topic", "burst", "--format", "json"], { env: box.agent, stdin: "---\ntype: fact\n---\n\nno title\n" });
     expect(invalid.exit).toBe(1);
