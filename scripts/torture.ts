@@ -43,7 +43,7 @@ const section = [
   "",
   `Lost: ${c.lost}; failed commands: ${c.failed.length}; git fsck clean: ${yes(c.check.fsckClean)}; clean tree: ${yes(c.check.status === "")}; lessons that do not parse: ${c.check.corrupt}; lint errors: ${c.check.lintErrors}.`,
   "",
-  `**Killed writes**: ${kills} writes (\`add\`, \`flag\`, \`used\`, \`note\` in turn), ${parallel} at a time, each sent SIGKILL after a random 0–250 ms (every other batch: its whole process group, git included), in ${(k.ms / 1000).toFixed(1)} s; after each batch one more write must work with no cleanup.`,
+  `**Killed writes**: ${kills} writes (\`add\`, \`flag\`, \`used\`, \`note\` in turn), ${parallel} at a time, each sent SIGKILL at a random point within the median time of a batch of writes measured first, the spread then kept so 70–90% of kills land mid-write (every other batch: its whole process group, git included), in ${(k.ms / 1000).toFixed(1)} s; after each batch one more write must work with no cleanup.`,
   "",
   "| | |",
   "|---|---:|",
