@@ -93,13 +93,7 @@ export function createExclusive(path: string, content: string, mode = 0o644, opt
 export function removeLeftTemps(path: string): void {
   const dir = dirname(path);
   const base = basename(path);
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of namesIn(dir)) {
     const pid = tempWriterPid(base, name);
     if (pid !== undefined && !processAlive(pid)) rmSync(join(dir, name), { force: true });
   }
@@ -112,6 +106,15 @@ function tempWriterPid(base: string, name: string): number | undefined {
   else if (name.startsWith(`${base}.`) && name.endsWith(".lock")) rest = name.slice(base.length + 1, -5);
   const m = rest === undefined ? null : /^(\d+)\.[0-9a-f]+$/.exec(rest);
   return m ? Number(m[1]) : undefined;
+}
+
+/** The names in a folder; none when it is missing or cannot be read. */
+export function namesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 /** Whether a process with this pid exists (one we may not signal counts: it exists). */

@@ -1,6 +1,7 @@
 import { Database } from "bun:sqlite";
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { namesIn } from "./fsutil.ts";
 import { sha256Hex } from "./hash.ts";
 import { stateDir } from "./settings.ts";
 import { maskSecrets } from "./sessions/secrets.ts";
@@ -123,13 +124,7 @@ function migrate(db: Database, dir: string, from: number): void {
  */
 function removeOwnRequestFiles(dir: string): void {
   const folder = join(dir, "requests");
-  let names: string[];
-  try {
-    names = readdirSync(folder);
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of namesIn(folder)) {
     if (!/^r-[0-9a-f]{6}\.json$/.test(name)) continue;
     try {
       if ("write" in JSON.parse(readFileSync(join(folder, name), "utf8"))) rmSync(join(folder, name), { force: true });

@@ -1,7 +1,7 @@
 import { randomHex } from "../hash.ts";
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { writeAtomic } from "../fsutil.ts";
+import { namesIn, writeAtomic } from "../fsutil.ts";
 import { isPlainSafe } from "../kb/yaml.ts";
 import { RkbError } from "../output/errors.ts";
 import { stateDir } from "../settings.ts";
@@ -107,14 +107,8 @@ export function readItem(env: NodeJS.ProcessEnv, id: string): InboxItem {
 /** Every item, newest first (ties by id so the order is stable). */
 export function listItems(env: NodeJS.ProcessEnv): InboxItem[] {
   const dir = inboxDir(env);
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
   const items: InboxItem[] = [];
-  for (const name of names) {
+  for (const name of namesIn(dir)) {
     const id = name.slice(0, -3);
     if (!name.endsWith(".md") || !ID.test(id)) continue;
     try {
