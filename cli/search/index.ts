@@ -8,7 +8,7 @@ import { loadKb, type Kb } from "../kb/store.ts";
 import type { YamlValue } from "../kb/yaml.ts";
 import { cacheDir } from "../settings.ts";
 import { kbSignature } from "./signature.ts";
-import { tokenize } from "./tokenize.ts";
+import { rawTokens, termsOfToken, tokenize } from "./tokenize.ts";
 
 // The search index: per term, which lessons hold it and how strongly (term frequency weighted by
 // the field it occurs in). Building it means parsing every lesson, so it is cached in one binary
@@ -147,37 +147,124 @@ export function lessonFields(lesson: Lesson, notes: Map<string, FolderNote>): { 
   return out;
 }
 
-/** The weighted terms of one lesson, and its length (the number of terms, unweighted). */
-export function lessonTerms(lesson: Lesson, notes: Map<string, FolderNote>): { tf: Map<string, number>; length: number } {
-  const tf = new Map<string, number>();
-  let length = 0;
-  for (const { field, text } of lessonFields(lesson, notes)) {
-    for (const term of tokenize(text)) {
-      tf.set(term, (tf.get(term) ?? 0) + FIELD_WEIGHTS[field]);
-      length++;
+/**
+ * Counts the weighted terms of one lesson at a time. Building the index reads every word of every
+ * lesson, and most of them are the same few thousand words: each distinct raw token is analysed
+ * once and its terms numbered, so counting a word is a lookup and an add into a typed array rather
+ * than string map updates. The token memo is dropped when it grows past a bound (flat memory on any
+ * input); term numbers live as long as the counter.
+ */
+class TermCounter {
+  readonly terms: string[] = [];
+  private readonly numbers = new Map<string, number>();
+  private tokens = new Map<string, number[]>();
+  /** Per term number: its weight in the current lesson (0 when the lesson does not hold it). */
+  weights = new Float64Array(1024);
+  /** The term numbers the current lesson holds, in the order first met. */
+  readonly held: number[] = [];
+  /** The current lesson's number of terms, unweighted. */
+  length = 0;
+
+  /** Adds a lesson's searched fields, each term weighted by its field. */
+  addLesson(lesson: Lesson, notes: Map<string, FolderNote>): void {
+    for (const { field, text } of lessonFields(lesson, notes)) this.add(text, FIELD_WEIGHTS[field]);
+  }
+
+  private add(text: string, weight: number): void {
+    for (const raw of rawTokens(text)) {
+      if (!raw) continue;
+      let numbers = this.tokens.get(raw);
+      if (!numbers) {
+        if (this.tokens.size >= TOKEN_MEMO_LIMIT) this.tokens = new Map();
+        numbers = termsOfToken(raw).map((t) => this.number(t));
+        this.tokens.set(raw, numbers);
+      }
+      for (const n of numbers) {
+        if (this.weights[n] === 0) this.held.push(n);
+        this.weights[n] += weight;
+      }
+      this.length += numbers.length;
     }
   }
+
+  private number(term: string): number {
+    let n = this.numbers.get(term);
+    if (n === undefined) {
+      n = this.terms.length;
+      this.numbers.set(term, n);
+      this.terms.push(term);
+      if (n >= this.weights.length) {
+        const grown = new Float64Array(this.weights.length * 2);
+        grown.set(this.weights);
+        this.weights = grown;
+      }
+    }
+    return n;
+  }
+
+  /** Starts the next lesson. */
+  clear(): void {
+    for (const n of this.held) this.weights[n] = 0;
+    this.held.length = 0;
+    this.length = 0;
+  }
+}
+
+const TOKEN_MEMO_LIMIT = 50_000;
+/** A counter for lessonTerms, renewed once it has numbered this many terms. */
+const SHARED_COUNTER_TERMS = 200_000;
+let shared: TermCounter | undefined;
+
+/** The weighted terms of one lesson, and its length (the number of terms, unweighted). */
+export function lessonTerms(lesson: Lesson, notes: Map<string, FolderNote>): { tf: Map<string, number>; length: number } {
+  if (!shared || shared.terms.length > SHARED_COUNTER_TERMS) shared = new TermCounter();
+  shared.addLesson(lesson, notes);
+  const tf = new Map<string, number>();
+  for (const n of shared.held) tf.set(shared.terms[n]!, shared.weights[n]!);
+  const { length } = shared;
+  shared.clear();
   return { tf, length };
+}
+
+/** Growable parallel arrays of postings (term number, lesson, weight), in lesson order. */
+class PostingList {
+  count = 0;
+  terms = new Uint32Array(1 << 16);
+  docs = new Uint32Array(1 << 16);
+  weights = new Float32Array(1 << 16);
+
+  push(term: number, doc: number, weight: number): void {
+    if (this.count === this.terms.length) {
+      const grow = <T extends Uint32Array | Float32Array>(a: T, make: (n: number) => T): T => {
+        const b = make(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.terms = grow(this.terms, (n) => new Uint32Array(n));
+      this.docs = grow(this.docs, (n) => new Uint32Array(n));
+      this.weights = grow(this.weights, (n) => new Float32Array(n));
+    }
+    this.terms[this.count] = term;
+    this.docs[this.count] = doc;
+    this.weights[this.count++] = weight;
+  }
 }
 
 export function buildIndex(kb: Kb): SearchIndex {
   const notes = new Map(kb.notes.map((n) => [n.folder, n]));
   const lessons = [...kb.lessons].sort((a, b) => (a.path < b.path ? -1 : 1));
-  const postings = new Map<string, { docs: number[]; tf: number[] }>();
+  const counter = new TermCounter();
+  const found = new PostingList();
   const lengths = new Float32Array(lessons.length);
   const scopes: string[] = [];
   const docScope = new Uint32Array(lessons.length);
   const docCurrent = new Uint32Array(lessons.length);
   const meta: IndexedLesson[] = [];
   lessons.forEach((lesson, i) => {
-    const { tf, length } = lessonTerms(lesson, notes);
-    lengths[i] = length;
-    for (const [term, weight] of tf) {
-      let p = postings.get(term);
-      if (!p) postings.set(term, (p = { docs: [], tf: [] }));
-      p.docs.push(i);
-      p.tf.push(weight);
-    }
+    counter.addLesson(lesson, notes);
+    lengths[i] = counter.length;
+    for (const n of counter.held) found.push(n, i, counter.weights[n]!);
+    counter.clear();
     const scope = scopeOf(lesson.path);
     if (!scopes.includes(scope)) scopes.push(scope);
     docScope[i] = scopes.indexOf(scope);
@@ -200,21 +287,21 @@ export function buildIndex(kb: Kb): SearchIndex {
       ...(evidence !== undefined ? { evidence } : {}),
     });
   });
-  const terms = [...postings.keys()].sort();
+  // The vocabulary sorted; postings grouped by term in one counting pass, each term's lessons staying in order.
+  const terms = [...counter.terms].sort();
+  const placeOf = new Map(terms.map((t, i) => [t, i]));
+  const place = Uint32Array.from(counter.terms, (t) => placeOf.get(t)!);
   const termStart = new Uint32Array(terms.length + 1);
-  let total = 0;
-  terms.forEach((t, i) => {
-    termStart[i] = total;
-    total += postings.get(t)!.docs.length;
-  });
-  termStart[terms.length] = total;
-  const postDocs = new Uint32Array(total);
-  const postTf = new Float32Array(total);
-  terms.forEach((t, i) => {
-    const p = postings.get(t)!;
-    postDocs.set(p.docs, termStart[i]);
-    postTf.set(p.tf, termStart[i]);
-  });
+  for (let p = 0; p < found.count; p++) termStart[place[found.terms[p]!]! + 1]!++;
+  for (let t = 0; t < terms.length; t++) termStart[t + 1]! += termStart[t]!;
+  const next = termStart.slice(0, terms.length);
+  const postDocs = new Uint32Array(found.count);
+  const postTf = new Float32Array(found.count);
+  for (let p = 0; p < found.count; p++) {
+    const at = next[place[found.terms[p]!]!]!++;
+    postDocs[at] = found.docs[p]!;
+    postTf[at] = found.weights[p]!;
+  }
   const sum = lengths.reduce((a, b) => a + b, 0);
   const titleOrder = new Uint32Array(lessons.length);
   lessons

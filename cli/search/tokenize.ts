@@ -113,6 +113,18 @@ export function tokenGroups(text: string): TokenGroup[] {
   return out;
 }
 
+/** The raw tokens of a text (empty strings among them are skipped by the callers): `termsOfToken` reads each. */
+export function rawTokens(text: string): string[] {
+  return text.split(SPLIT);
+}
+
+/** The terms of one raw token, as tokenize gives them (whole form, then parts); a new array. */
+export function termsOfToken(raw: string): string[] {
+  const g = memoGroup(raw);
+  if (!g) return [];
+  return g.whole ? [g.whole, ...g.parts] : [...g.parts];
+}
+
 /** All terms of a text in order (whole forms, then parts, per token). */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
