@@ -64,6 +64,8 @@ export interface SearchIndex {
   scopes: string[];
   /** Sorted vocabulary; the postings of terms[i] are postDocs/postTf[termStart[i] .. termStart[i+1]). */
   terms: string[];
+  /** The vocabulary as one text, a term per line: what a regular expression scans (typo candidates). */
+  vocabulary: string;
   termStart: Uint32Array;
   postDocs: Uint32Array;
   postTf: Float32Array;
@@ -318,6 +320,7 @@ export function buildIndex(kb: Kb): SearchIndex {
     titleOrder,
     scopes,
     terms,
+    vocabulary: terms.join("\n"),
     termStart,
     postDocs,
     postTf,
@@ -434,7 +437,7 @@ const decoder = new TextDecoder();
 const align4 = (n: number) => (n + 3) & ~3;
 
 export function encodeIndex(index: SearchIndex, signature: string): Uint8Array {
-  const termsBlob = encoder.encode(index.terms.join("\n"));
+  const termsBlob = encoder.encode(index.vocabulary);
   const docLines: Uint8Array[] = [];
   const docOffsets = new Uint32Array(index.size + 1);
   let docsBytes = 0;
@@ -528,7 +531,8 @@ export function decodeIndex(bytes: Uint8Array, root: string, signature: string):
   const header = JSON.parse(decoder.decode(bytes.subarray(at, at + headerLength))) as Header;
   if (header.format !== FORMAT || header.signature !== signature || header.root !== root) return undefined;
   at += headerLength;
-  const terms = header.termCount ? decoder.decode(bytes.subarray(at, at + header.termsBytes)).split("\n") : [];
+  const vocabulary = decoder.decode(bytes.subarray(at, at + header.termsBytes));
+  const terms = header.termCount ? vocabulary.split("\n") : [];
   at += header.termsBytes;
   const docsAt = at;
   at = align4(at + header.docsBytes);
@@ -558,6 +562,7 @@ export function decodeIndex(bytes: Uint8Array, root: string, signature: string):
     titleOrder,
     scopes: header.scopes,
     terms,
+    vocabulary,
     termStart,
     postDocs,
     postTf,

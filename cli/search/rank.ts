@@ -50,12 +50,22 @@ export function idf(index: SearchIndex, df: number): number {
 /**
  * Known terms that an unknown one probably means: a misspelling (distance 1 for 4–7 characters,
  * 2 from 8 on) or an abbreviation (`repo` → repository, counted as distance 1). None below 4 letters.
+ * Comparing the word with every known term costs more than the rest of a search in a fresh process,
+ * so one native scan of the vocabulary picks the terms worth comparing: cut into 2k + 1 pieces, a
+ * word keeps at least one piece whole in any term within distance k (an edit touches at most two
+ * pieces, a swap across a cut both), and an abbreviated term holds the whole word.
  */
 function typoCandidates(index: SearchIndex, term: string): string[] {
   if (term.length < 4 || !/^[a-z]+$/.test(term)) return [];
   const max = term.length >= 8 ? 2 : 1;
   const found: { term: string; distance: number }[] = [];
-  for (const candidate of index.terms) {
+  const text = index.vocabulary;
+  const pieces = new RegExp(cutInto(term, 2 * max + 1).join("|"), "g");
+  for (let match = pieces.exec(text); match; match = pieces.exec(text)) {
+    const start = text.lastIndexOf("\n", match.index) + 1;
+    const end = text.indexOf("\n", match.index) + 1 || text.length + 1;
+    pieces.lastIndex = end;
+    const candidate = text.slice(start, end - 1);
     if (candidate.length > term.length + 1 && candidate.startsWith(term) && /^[a-z]+$/.test(candidate)) {
       found.push({ term: candidate, distance: 1 });
       continue;
@@ -66,6 +76,13 @@ function typoCandidates(index: SearchIndex, term: string): string[] {
   }
   found.sort((a, b) => a.distance - b.distance || (a.term < b.term ? -1 : 1));
   return found.slice(0, MAX_TYPO_CANDIDATES).map((f) => f.term);
+}
+
+/** A word cut into n pieces of (nearly) equal length, in order. */
+function cutInto(word: string, n: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push(word.slice(Math.floor((i * word.length) / n), Math.floor(((i + 1) * word.length) / n)));
+  return out;
 }
 
 /** The query's terms and weights: known words, compound parts, typo stand-ins and folder aliases. */
@@ -149,6 +166,22 @@ export function rank(index: SearchIndex, query: ParsedQuery, opts: RankOptions =
   const lead = new Float64Array(index.size);
   const weighted = new Float64Array(index.size);
   for (const group of groups.values()) {
+    if (group.length === 1) {
+      // A word alone (most of them): each lesson holds it once, so it is scored as its postings are
+      // read, with the same arithmetic as a group (lead w, weighted w × tf).
+      const id = termId(index, group[0]!.term);
+      const from = index.termStart[id]!;
+      const to = index.termStart[id + 1]!;
+      const w = group[0]!.weight * idf(index, to - from);
+      for (let p = from; p < to; p++) {
+        const doc = postDocs[p]!;
+        if (!allowed[docScope[doc]!] || (!allStatuses && !docCurrent[doc])) continue;
+        const tf = (w * postTf[p]!) / w;
+        if (scores[doc] === 0) touched.push(doc);
+        scores[doc] += (w * (K1 + 1) * tf) / (tf + K1 * (1 - B + (B * lengths[doc]!) / avgLength));
+      }
+      continue;
+    }
     const hit: number[] = [];
     for (const q of group) {
       const id = termId(index, q.term);

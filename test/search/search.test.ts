@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { cpSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { boundedDistance } from "../../cli/distance.ts";
 import { loadKb } from "../../cli/kb/store.ts";
 import { buildIndex, decodeIndex, encodeIndex, loadIndex } from "../../cli/search/index.ts";
 import { kbSignature } from "../../cli/search/signature.ts";
@@ -49,6 +50,56 @@ describe("searchKb", () => {
     expect(lit.hits[0]!.line).toMatch(/^\d+: CMake caches/);
     expect(ids(searchKb({ index, query: "H5[DG](open|create)", mode: "regex", place: nowhere }))).toEqual(["3c00000003"]);
     expect(() => searchKb({ index, query: "(", mode: "regex", place: nowhere })).toThrow("not a valid regular expression");
+  });
+});
+
+describe("typo candidates", () => {
+  // The scan reads only the known terms that hold a piece of the word; it must find what comparing
+  // the word with every known term finds. A five-letter alphabet (no letter the stemmer drops) makes near words common.
+  test("are the closest known terms, as comparing with every term finds them", () => {
+    let seed = 7;
+    const random = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % n;
+    const word = (length: number) => Array.from({ length }, () => "abcko"[random(5)]).join("");
+    const edit = (w: string) => {
+      const i = random(w.length);
+      const kind = random(4);
+      if (kind === 0) return w.slice(0, i) + word(1) + w.slice(i);
+      if (kind === 1) return w.slice(0, i) + w.slice(i + 1);
+      if (kind === 2) return w.slice(0, i) + word(1) + w.slice(i + 1);
+      return i + 1 < w.length ? w.slice(0, i) + w[i + 1] + w[i] + w.slice(i + 2) : w;
+    };
+    const queries = Array.from({ length: 300 }, () => word(4 + random(8)));
+    const known = new Set<string>();
+    for (const q of queries) {
+      known.add(edit(q));
+      known.add(edit(edit(q)));
+      known.add(q + word(2 + random(3)));
+    }
+    for (let i = 0; i < 3000; i++) known.add(word(3 + random(10)));
+    for (const q of queries) known.delete(q);
+    const terms = [...known].sort();
+    const index = { ...buildIndex(loadKb(FIXTURE)), terms, vocabulary: terms.join("\n"), termStart: new Uint32Array(terms.length + 1), aliases: {} };
+    const everyTerm = (q: string) => {
+      const max = q.length >= 8 ? 2 : 1;
+      return terms
+        .map((t) => ({
+          t,
+          d: t.length > q.length + 1 && t.startsWith(q) ? 1 : Math.abs(t.length - q.length) > max ? max + 1 : boundedDistance(q, t, max),
+        }))
+        .filter(({ d }) => d <= max)
+        .sort((a, b) => a.d - b.d || (a.t < b.t ? -1 : 1))
+        .slice(0, 3)
+        .map(({ t }) => t);
+    };
+    let found = 0;
+    for (const q of queries) {
+      const typos = parseQuery(index, q)
+        .terms.filter((t) => t.kind === "typo")
+        .map((t) => t.term);
+      expect(typos).toEqual(everyTerm(q));
+      found += typos.length;
+    }
+    expect(found).toBeGreaterThan(300);
   });
 });
 
