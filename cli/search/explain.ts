@@ -61,7 +61,7 @@ export function fieldTerms(index: SearchIndex, doc: number): Map<string, Set<str
 export function explainSearch(index: SearchIndex, result: SearchResult): HitExplanation[] {
   const parsed = result.parsed;
   if (!parsed) return [];
-  const best = result.ranked?.[0]?.score ?? 0;
+  const best = result.ranked?.at(0)?.score ?? 0;
   return result.hits.map((hit, i) => {
     const fields = fieldTerms(index, hit.doc);
     const matched: TermMatch[] = [];

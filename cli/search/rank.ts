@@ -141,7 +141,8 @@ export interface Ranked {
 /** Results whose score is below this share of the best one are noise, not answers. */
 const MIN_SHARE_OF_BEST = 0.3;
 
-export function rank(index: SearchIndex, query: ParsedQuery, opts: RankOptions = {}): Ranked[] {
+/** The results of a query that score at least MIN_SHARE_OF_BEST of the best, ordered as they are read. */
+export function ranking(index: SearchIndex, query: ParsedQuery, opts: RankOptions = {}): Ranking {
   const allowed = new Uint8Array(index.scopes.length);
   const boost = new Float64Array(index.scopes.length);
   index.scopes.forEach((s, i) => {
@@ -212,13 +213,64 @@ export function rank(index: SearchIndex, query: ParsedQuery, opts: RankOptions =
     const score = scores[doc]! * boost[index.docScope[doc]!]!;
     if (score >= MIN_SHARE_OF_BEST * reach * top) ranked.push({ doc, score });
   }
-  let sorted = byScore(index, ranked);
-  if (opts.usage) {
-    for (const r of sorted) r.score *= opts.usage(index.lesson(r.doc).id);
-    sorted = byScore(index, sorted);
+  if (!opts.usage) return new Ranking(index, ranked);
+  let best = 0;
+  for (const r of ranked) best = Math.max(best, (r.score *= opts.usage(index.lesson(r.doc).id)));
+  return new Ranking(
+    index,
+    ranked.filter((r) => r.score >= MIN_SHARE_OF_BEST * best),
+  );
+}
+
+/** Every result ranked, highest score first (equal scores by title). */
+export function rank(index: SearchIndex, query: ParsedQuery, opts: RankOptions = {}): Ranked[] {
+  const all = ranking(index, query, opts);
+  return all.first(all.length);
+}
+
+/**
+ * The results of a ranked search, put in order as far as they are read: a search can match most of
+ * the knowledge base and shows ten. Each step orders the next best results (at least as many again
+ * as are ordered so far) whole, ties included, so the order is the one a full sort gives.
+ */
+export class Ranking {
+  private readonly ordered: Ranked[] = [];
+  private rest: Ranked[];
+  readonly length: number;
+
+  constructor(
+    private readonly index: SearchIndex,
+    results: Ranked[],
+  ) {
+    this.rest = results;
+    this.length = results.length;
   }
-  const best = sorted[0]?.score ?? 0;
-  return sorted.filter((r) => r.score >= MIN_SHARE_OF_BEST * best);
+
+  /** The result at this place, or undefined past the end. */
+  at(place: number): Ranked | undefined {
+    if (place >= this.ordered.length) this.orderUpTo(place + 1);
+    return this.ordered[place];
+  }
+
+  /** The first n results (fewer when there are fewer). */
+  first(n: number): Ranked[] {
+    this.orderUpTo(n);
+    return this.ordered.slice(0, n);
+  }
+
+  private orderUpTo(n: number): void {
+    while (this.ordered.length < n && this.rest.length) {
+      const take = Math.max(n - this.ordered.length, this.ordered.length, 16);
+      let next = this.rest;
+      if (take < this.rest.length) {
+        const scores = Float64Array.from(this.rest, (r) => r.score).sort();
+        const cut = scores[scores.length - take]!;
+        next = this.rest.filter((r) => r.score >= cut);
+        this.rest = this.rest.filter((r) => r.score < cut);
+      } else this.rest = [];
+      for (const r of byScore(this.index, next)) this.ordered.push(r);
+    }
+  }
 }
 
 /**

@@ -7,7 +7,7 @@ import { readUsage, usageFactor, type UsageCounts } from "../kb/usage.ts";
 import { evaluateWhen, type KeyVerdict, type Verdict } from "../kb/when.ts";
 import { usageError } from "../output/errors.ts";
 import { loadIndex, placeKb, type IndexedLesson, type SearchIndex } from "./index.ts";
-import { parseQuery, rank, type ParsedQuery, type Ranked } from "./rank.ts";
+import { parseQuery, ranking, type ParsedQuery, type Ranking } from "./rank.ts";
 import { relevances } from "./relevance.ts";
 
 // The search the `search` command, the agent tool, the hooks and eval all run: ranked (BM25),
@@ -49,9 +49,9 @@ export interface SearchResult {
   hits: SearchHit[];
   hidden: number;
   hiddenBy: Record<string, number>;
-  /** Ranked mode: the parsed query and the full ranking before `applies` and the limit. */
+  /** Ranked mode: the parsed query and the full ranking before `applies` and the limit (ordered as far as it is read). */
   parsed?: ParsedQuery;
-  ranked?: Ranked[];
+  ranked?: Ranking;
 }
 
 /** Score multipliers for lessons of the matched project and system. */
@@ -78,11 +78,11 @@ export function searchKb(input: SearchInput): SearchResult {
     ? undefined
     : new Set(["general", ...(place.project ? [`projects/${place.project.name}`] : []), ...(place.system ? [`systems/${place.system.name}`] : [])]);
   const result: SearchResult = { query: input.query, mode, hits: [], hidden: 0, hiddenBy: {} };
-  let candidates: { doc: number; score?: number; line?: string }[];
+  let candidate: (place: number) => { doc: number; score?: number; line?: string } | undefined;
   if (mode === "ranked") {
     const parsed = parseQuery(index, input.query);
     const usage = input.usage;
-    const ranked = rank(index, parsed, {
+    const ranked = ranking(index, parsed, {
       scopes,
       allStatuses: input.allStatuses,
       scopeBoost: (s) =>
@@ -95,10 +95,16 @@ export function searchKb(input: SearchInput): SearchResult {
     });
     result.parsed = parsed;
     result.ranked = ranked;
-    candidates = ranked;
-  } else candidates = matchLines(index, input.query, mode, scopes, input.allStatuses, scopeOrder(place));
-  for (const c of candidates) {
-    if (result.hits.length >= limit) break;
+    candidate = (place) => ranked.at(place);
+  } else {
+    const lines = matchLines(index, input.query, mode, scopes, input.allStatuses, scopeOrder(place));
+    candidate = (place) => lines[place];
+  }
+  // The place of each hit in the ranking.
+  const shown: number[] = [];
+  for (let at = 0; result.hits.length < limit; at++) {
+    const c = candidate(at);
+    if (!c) break;
     const lesson = index.lesson(c.doc);
     const verdict = evaluateWhen(lesson.when, place.facts, { isAncestor: place.isAncestor });
     if (verdict.result === "no" && !input.all) {
@@ -107,10 +113,11 @@ export function searchKb(input: SearchInput): SearchResult {
       continue;
     }
     result.hits.push({ lesson, doc: c.doc, applies: verdict.result, applyKeys: verdict.keys, score: c.score, line: c.line });
+    shown.push(at);
   }
   if (mode === "ranked" && result.ranked && result.parsed) {
-    const shown = result.hits.map((h) => result.ranked!.findIndex((r) => r.doc === h.doc));
-    const rel = relevances(index, result.parsed, result.ranked, Math.max(...shown, -1) + 1);
+    const count = Math.max(...shown, -1) + 1;
+    const rel = relevances(index, result.parsed, result.ranked.first(count), count);
     result.hits.forEach((h, i) => (h.relevance = rel[shown[i]!]));
   }
   return result;

@@ -6,8 +6,9 @@ import { boundedDistance } from "../../cli/distance.ts";
 import { loadKb } from "../../cli/kb/store.ts";
 import { buildIndex, decodeIndex, encodeIndex, loadIndex } from "../../cli/search/index.ts";
 import { kbSignature } from "../../cli/search/signature.ts";
-import { parseQuery } from "../../cli/search/rank.ts";
+import { parseQuery, rank, ranking } from "../../cli/search/rank.ts";
 import { searchKb } from "../../cli/search/search.ts";
+import { makeKb } from "../../scripts/bench-kb.ts";
 import { sandbox, writeFile } from "../helpers.ts";
 
 const FIXTURE = join(import.meta.dir, "../fixtures/search-kb");
@@ -100,6 +101,23 @@ describe("typo candidates", () => {
       found += typos.length;
     }
     expect(found).toBeGreaterThan(300);
+  });
+});
+
+describe("ranking", () => {
+  test("read a few at a time, it is the order a full sort gives: score, then title", () => {
+    const index = buildIndex(loadKb(makeKb(sandbox().dir, 400)));
+    const query = parseQuery(index, "undefined symbol linker cache");
+    const read = ranking(index, query);
+    expect(read.length).toBeGreaterThan(100);
+    const inTurn = [0, 1, 2, 5, 17, 18, 40, 41].map((i) => read.at(i)!);
+    const all = read.first(read.length + 5);
+    const full = [...all].sort((a, b) => b.score - a.score || index.titleOrder[a.doc]! - index.titleOrder[b.doc]!);
+    expect(all).toEqual(full);
+    expect(new Set(all.map((r) => r.doc)).size).toBe(read.length);
+    expect(inTurn).toEqual([0, 1, 2, 5, 17, 18, 40, 41].map((i) => full[i]!));
+    expect(read.at(read.length)).toBeUndefined();
+    expect(rank(index, query)).toEqual(full);
   });
 });
 
