@@ -261,12 +261,16 @@ export class Ranking {
   private orderUpTo(n: number): void {
     while (this.ordered.length < n && this.rest.length) {
       const take = Math.max(n - this.ordered.length, this.ordered.length, 16);
-      let next = this.rest;
-      if (take < this.rest.length) {
-        const scores = Float64Array.from(this.rest, (r) => r.score).sort();
-        const cut = scores[scores.length - take]!;
-        next = this.rest.filter((r) => r.score >= cut);
-        this.rest = this.rest.filter((r) => r.score < cut);
+      const rest = this.rest;
+      let next = rest;
+      if (take < rest.length) {
+        // Plain loops: callbacks cost more than the sort in a process too young to be optimised.
+        const scores = new Float64Array(rest.length);
+        for (let i = 0; i < rest.length; i++) scores[i] = rest[i]!.score;
+        const cut = scores.sort()[rest.length - take]!;
+        next = [];
+        this.rest = [];
+        for (const r of rest) (r.score >= cut ? next : this.rest).push(r);
       } else this.rest = [];
       for (const r of byScore(this.index, next)) this.ordered.push(r);
     }

@@ -53,25 +53,26 @@ const GROUPS = [
   "quota limit",
 ];
 
-let table: Map<string, string[]> | undefined;
-
-/** The other words of a word's synonym groups, as index terms (stemmed). */
+/** The other words of a word's synonym groups, as index terms (stemmed), in the order of the groups. */
 export function synonymsOf(term: string): string[] {
-  if (!table) {
-    table = new Map();
-    for (const group of GROUPS) {
-      // Every word here is plain lowercase, so its term is its stem: the whole tokenizer would cost
-      // more than the search it serves in a fresh process.
-      const terms = [
-        ...new Set(
-          group
-            .split(" ")
-            .map(plainTerm)
-            .filter((t): t is string => t !== undefined),
-        ),
-      ];
-      for (const t of terms) table.set(t, [...new Set([...(table.get(t) ?? []), ...terms.filter((o) => o !== t)])]);
-    }
+  // A stem is the start of its word, but for a final y or -ies turned into i: only a group whose
+  // text holds that start can hold the term, so a search stems a few groups, not the whole table.
+  const start = term.endsWith("i") ? term.slice(0, -1) : term;
+  const out: string[] = [];
+  for (const group of GROUPS) {
+    if (!group.includes(start)) continue;
+    // Every word here is plain lowercase, so its term is its stem: the whole tokenizer would cost
+    // more than the search it serves in a fresh process.
+    const terms = [
+      ...new Set(
+        group
+          .split(" ")
+          .map(plainTerm)
+          .filter((t): t is string => t !== undefined),
+      ),
+    ];
+    if (!terms.includes(term)) continue;
+    for (const other of terms) if (other !== term && !out.includes(other)) out.push(other);
   }
-  return table.get(term) ?? [];
+  return out;
 }
