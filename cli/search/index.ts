@@ -8,7 +8,7 @@ import { loadKb, type Kb } from "../kb/store.ts";
 import type { YamlValue } from "../kb/yaml.ts";
 import { cacheDir } from "../settings.ts";
 import { kbSignature } from "./signature.ts";
-import { rawTokens, termsOfToken, tokenize } from "./tokenize.ts";
+import { termsOfToken, tokenCharTable, tokenize } from "./tokenize.ts";
 
 // The search index: per term, which lessons hold it and how strongly (term frequency weighted by
 // the field it occurs in). Building it means parsing every lesson, so it is cached in one binary
@@ -159,7 +159,6 @@ export function lessonFields(lesson: Lesson, notes: Map<string, FolderNote>): { 
 class TermCounter {
   readonly terms: string[] = [];
   private readonly numbers = new Map<string, number>();
-  private tokens = new Map<string, number[]>();
   /** Per term number: its weight in the current lesson (0 when the lesson does not hold it). */
   weights = new Float64Array(1024);
   /** The term numbers the current lesson holds, in the order first met. */
@@ -172,21 +171,78 @@ class TermCounter {
     for (const { field, text } of lessonFields(lesson, notes)) this.add(text, FIELD_WEIGHTS[field]);
   }
 
+  /**
+   * Scans the text for tokens (runs of token characters, as tokenize splits it) and finds each in
+   * the memo by a hash of its characters and a compare in place: no string is made for a token
+   * seen before, and most are.
+   */
   private add(text: string, weight: number): void {
-    for (const raw of rawTokens(text)) {
-      if (!raw) continue;
-      let numbers = this.tokens.get(raw);
-      if (!numbers) {
-        if (this.tokens.size >= TOKEN_MEMO_LIMIT) this.tokens = new Map();
-        numbers = termsOfToken(raw).map((t) => this.number(t));
-        this.tokens.set(raw, numbers);
+    const tokenChar = this.tokenChar;
+    const length = text.length;
+    let i = 0;
+    while (i < length) {
+      let c = text.charCodeAt(i);
+      if (c >= 128 || tokenChar[c] === 0) {
+        i++;
+        continue;
       }
-      for (const n of numbers) {
+      const start = i;
+      let hash = 0x811c9dc5;
+      do {
+        hash = Math.imul(hash ^ c, 0x01000193);
+        c = ++i < length ? text.charCodeAt(i) : 0;
+      } while (i < length && c < 128 && tokenChar[c] === 1);
+      const numbers = this.tokenTerms(text, start, i, hash >>> 0);
+      for (let k = 0; k < numbers.length; k++) {
+        const n = numbers[k]!;
         if (this.weights[n] === 0) this.held.push(n);
         this.weights[n] += weight;
       }
       this.length += numbers.length;
     }
+  }
+
+  private readonly tokenChar = tokenCharTable();
+  /** The token memo: an open-addressing table of entry numbers + 1, and per entry its text, hash and term numbers. */
+  private slots = new Int32Array(1 << 12);
+  private tokens: string[] = [];
+  private tokenHashes: number[] = [];
+  private tokenNumbers: number[][] = [];
+
+  /** The term numbers of the token text[start, end). */
+  private tokenTerms(text: string, start: number, end: number, hash: number): number[] {
+    const mask = this.slots.length - 1;
+    let slot = hash & mask;
+    for (let e = this.slots[slot]!; e !== 0; e = this.slots[slot]!) {
+      const token = this.tokens[e - 1]!;
+      if (this.tokenHashes[e - 1] === hash && token.length === end - start && text.startsWith(token, start)) return this.tokenNumbers[e - 1]!;
+      slot = (slot + 1) & mask;
+    }
+    if (this.tokens.length >= TOKEN_MEMO_LIMIT) {
+      this.slots.fill(0);
+      this.tokens = [];
+      this.tokenHashes = [];
+      this.tokenNumbers = [];
+      return this.tokenTerms(text, start, end, hash);
+    }
+    const token = text.slice(start, end);
+    const numbers = termsOfToken(token).map((t) => this.number(t));
+    this.tokens.push(token);
+    this.tokenHashes.push(hash);
+    this.tokenNumbers.push(numbers);
+    this.slots[slot] = this.tokens.length;
+    if (this.tokens.length * 2 > this.slots.length) this.growSlots();
+    return numbers;
+  }
+
+  private growSlots(): void {
+    this.slots = new Int32Array(this.slots.length * 2);
+    const mask = this.slots.length - 1;
+    this.tokenHashes.forEach((hash, e) => {
+      let slot = hash & mask;
+      while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
+      this.slots[slot] = e + 1;
+    });
   }
 
   private number(term: string): number {

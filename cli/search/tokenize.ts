@@ -30,9 +30,11 @@ const STOP_WORDS = new Set(
 );
 
 const JOINERS = /[_./:\-@]+/;
-const SPLIT = /[^A-Za-z0-9_./:\-@]+/;
+/** What tokens are made of; every other character (any beyond ASCII too) separates them. */
+const TOKEN_CHARS = "A-Za-z0-9_./:\\-@";
+const SPLIT = new RegExp(`[^${TOKEN_CHARS}]+`);
 /** What SPLIT splits at, the other way round: one raw token. */
-const RAW_TOKEN = /[A-Za-z0-9_./:\-@]+/g;
+const RAW_TOKEN = new RegExp(`[${TOKEN_CHARS}]+`, "g");
 const TRIM = /^[_./:\-@]+|[_./:\-@]+$/g;
 const PLAIN = /^[A-Za-z0-9]?[a-z0-9]*$/;
 const VERSION = /^[vV]?\d+(?:[._-][0-9A-Za-z]+)+$/;
@@ -113,9 +115,15 @@ export function tokenGroups(text: string): TokenGroup[] {
   return out;
 }
 
-/** The raw tokens of a text (empty strings among them are skipped by the callers): `termsOfToken` reads each. */
-export function rawTokens(text: string): string[] {
-  return text.split(SPLIT);
+let tokenChars: Uint8Array | undefined;
+
+/** Per ASCII code, 1 for a character tokens are made of: the index scans text with it rather than splitting it. */
+export function tokenCharTable(): Uint8Array {
+  if (!tokenChars) {
+    const one = new RegExp(`[${TOKEN_CHARS}]`);
+    tokenChars = Uint8Array.from({ length: 128 }, (_, c) => (one.test(String.fromCharCode(c)) ? 1 : 0));
+  }
+  return tokenChars;
 }
 
 /** The terms of one raw token, as tokenize gives them (whole form, then parts); a new array. */

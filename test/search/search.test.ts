@@ -3,8 +3,10 @@ import { cpSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { boundedDistance } from "../../cli/distance.ts";
+import { parseLesson } from "../../cli/kb/lesson.ts";
 import { loadKb } from "../../cli/kb/store.ts";
-import { buildIndex, decodeIndex, encodeIndex, loadIndex } from "../../cli/search/index.ts";
+import { tokenize } from "../../cli/search/tokenize.ts";
+import { buildIndex, decodeIndex, encodeIndex, FIELD_WEIGHTS, lessonFields, lessonTerms, loadIndex } from "../../cli/search/index.ts";
 import { kbSignature } from "../../cli/search/signature.ts";
 import { parseQuery, rank, ranking } from "../../cli/search/rank.ts";
 import { searchKb } from "../../cli/search/search.ts";
@@ -51,6 +53,33 @@ describe("searchKb", () => {
     expect(lit.hits[0]!.line).toMatch(/^\d+: CMake caches/);
     expect(ids(searchKb({ index, query: "H5[DG](open|create)", mode: "regex", place: nowhere }))).toEqual(["3c00000003"]);
     expect(() => searchKb({ index, query: "(", mode: "regex", place: nowhere })).toThrow("not a valid regular expression");
+  });
+});
+
+describe("index terms", () => {
+  // The index scans text for tokens instead of splitting it, and keeps a bounded memo of tokens:
+  // a lesson's weighted terms must be what the tokenizer gives for each field.
+  test("are the tokenizer's terms of each field, weighted by the field", () => {
+    const odd = [
+      "naïve café — déjà vu\ttabs\r\nCRLF «quotes» 日本語 emoji 🎉 mixed🎉word",
+      `${"x".repeat(300)} hdf5::File H5Fopen -lfoo libbar.so.1 src/main.rs --start-group v1.14.2 snake_case @scope/pkg`,
+      "..leading. trailing.. :colon: a-b-c a--b __init__ x",
+      Array.from({ length: 60_000 }, (_, i) => `w${i.toString(36)}`).join(" "),
+    ].join("\n\n");
+    const text = `---\nschema: 1\nid: 3c000000ff\ntype: pitfall\nstatus: active\nverified: 2026-03-01\nverified_how: ran\ntags:\n  - café\n  - hdf5::File\n---\n\n# Odd tokens: naïve H5Fopen\n\n## Symptom\n${odd}\n\n## Cause\n${odd.slice(0, 500)}\n\n## Fix\nRun it.\n\n## Evidence\nRan it.\n`;
+    const lesson = parseLesson(text, "general/odd/odd-tokens.md");
+    const expected = new Map<string, number>();
+    let length = 0;
+    for (const { field, text } of lessonFields(lesson, new Map())) {
+      for (const term of tokenize(text)) {
+        expected.set(term, (expected.get(term) ?? 0) + FIELD_WEIGHTS[field]);
+        length++;
+      }
+    }
+    const counted = lessonTerms(lesson, new Map());
+    expect(counted.length).toBe(length);
+    expect([...counted.tf].sort()).toEqual([...expected].sort());
+    expect(counted.tf.get("hdf5::file")).toBeGreaterThan(0);
   });
 });
 
