@@ -3,9 +3,7 @@ import { randomHex } from "../hash.ts";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { appendLine, createExclusive, pathInside, readIfExists } from "../fsutil.ts";
-import { withLock } from "../lock.ts";
 import { configDir } from "../settings.ts";
-import { maskSecrets } from "../sessions/secrets.ts";
 
 // Use records: one JSONL file per machine under `.rkb/usage/`, so merging two machines never conflicts.
 
@@ -60,6 +58,8 @@ function usageDir(root: string): string {
 
 /** Appends one record to this machine's usage file; returns the file's path relative to the KB. */
 export async function appendUsage(root: string, record: UsageRecord, env = process.env): Promise<string> {
+  // Loaded here: every search reads use records, only a write needs the lock and the secret table.
+  const [{ maskSecrets }, { withLock }] = await Promise.all([import("../sessions/secrets.ts"), import("../lock.ts")]);
   // Use records are committed and pushed with the knowledge base. A reason the user gave was
   // refused already if it held a secret (`rkb used`); the hooks' reasons quote commands: masked.
   record = { ...record, ...(record.session ? { session: maskSecrets(record.session) } : {}), ...(record.reason ? { reason: maskSecrets(record.reason) } : {}) };
