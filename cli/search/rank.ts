@@ -164,8 +164,8 @@ export function ranking(index: SearchIndex, query: ParsedQuery, opts: RankOption
     const key = q.kind === "part" || q.kind === "alias" ? -1 - groups.size : q.group;
     groups.set(key, [...(groups.get(key) ?? []), q]);
   }
-  const lead = new Float64Array(index.size);
-  const weighted = new Float64Array(index.size);
+  let lead: Float64Array | undefined;
+  let weighted: Float64Array | undefined;
   for (const group of groups.values()) {
     if (group.length === 1) {
       // A word alone (most of them): each lesson holds it once, so it is scored as its postings are
@@ -183,6 +183,8 @@ export function ranking(index: SearchIndex, query: ParsedQuery, opts: RankOption
       }
       continue;
     }
+    lead ??= new Float64Array(index.size);
+    weighted ??= new Float64Array(index.size);
     const hit: number[] = [];
     for (const q of group) {
       const id = termId(index, q.term);
@@ -205,13 +207,18 @@ export function ranking(index: SearchIndex, query: ParsedQuery, opts: RankOption
     }
   }
   let top = 0;
-  for (const doc of touched) top = Math.max(top, scores[doc]! * boost[index.docScope[doc]!]!);
+  for (let i = 0; i < touched.length; i++) {
+    const doc = touched[i]!;
+    const score = (scores[doc] = scores[doc]! * boost[docScope[doc]!]!);
+    if (score > top) top = score;
+  }
   // Use records move a score by at most ±10 %, so only lessons within that reach of the cut need them.
   const reach = opts.usage ? USAGE_FACTOR_MIN / USAGE_FACTOR_MAX : 1;
+  const cut = MIN_SHARE_OF_BEST * reach * top;
   const ranked: Ranked[] = [];
-  for (const doc of touched) {
-    const score = scores[doc]! * boost[index.docScope[doc]!]!;
-    if (score >= MIN_SHARE_OF_BEST * reach * top) ranked.push({ doc, score });
+  for (let i = 0; i < touched.length; i++) {
+    const doc = touched[i]!;
+    if (scores[doc]! >= cut) ranked.push({ doc, score: scores[doc]! });
   }
   if (!opts.usage) return new Ranking(index, ranked);
   let best = 0;
