@@ -2,15 +2,18 @@
 // lessons against the floor of a correct warm search (a compiled Bun binary that runs the cache
 // check alone: it walks the knowledge base and stats every lesson file, `cli/search/signature.ts`),
 // times the first search (which builds the index) and `rkb show` / `rkb list`, and writes the
-// `## Search` section of BENCHMARKS.md. Run: `bun scripts/bench-search.ts [--runs 20]`.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// `## Search` section of BENCHMARKS.md. Run: `bun scripts/bench-search.ts [--runs 20] [--compare <rkb binary>]`:
+// with --compare, the outputs of a set of searches (typos, synonyms, compounds, --explain, --all,
+// literal, use records) from that binary and from this build must be the same before anything is
+// timed (a faster search that answers differently measures nothing).
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { build } from "./build.ts";
 import { makeKb } from "./bench-kb.ts";
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "20" } } });
+const { values } = parseArgs({ options: { runs: { type: "string", default: "20" }, compare: { type: "string" } } });
 const RUNS = Number(values.runs);
 const FIRST_RUNS = 5;
 const SIZES = [100, 1_000, 10_000];
@@ -71,10 +74,63 @@ function foundCount(cmd: string[], env: Record<string, string>): number {
 }
 
 function once(cmd: string[], env: Record<string, string>): number {
+  return timed(cmd, env).wall;
+}
+
+/** Wall time and the child's CPU time (user + system), in ms. */
+function timed(cmd: string[], env: Record<string, string>): { wall: number; cpu: number } {
   const t0 = Bun.nanoseconds();
   const p = Bun.spawnSync(cmd, { env, cwd: work, stdout: "ignore", stderr: "ignore" });
   if (p.exitCode !== 0) throw new Error(`${cmd.join(" ")} exited ${p.exitCode}`);
-  return (Bun.nanoseconds() - t0) / 1e6;
+  const wall = (Bun.nanoseconds() - t0) / 1e6;
+  const used = p.resourceUsage;
+  return { wall, cpu: used ? Number(used.cpuTime.user + used.cpuTime.system) / 1000 : Number.NaN };
+}
+
+/** Searches whose outputs --compare holds to the other binary's (typos, synonyms, compounds, a folder, explain, all statuses, literal, list). */
+const COMPARED: string[][] = [
+  ["search", "undefined symbol after linker cache rebuild", "--format", "json", "--limit", "100000"],
+  ["search", "undefined symbol after linker cache rebuild"],
+  ["search", "compilr cach segfalt", "--format", "json", "--limit", "50"],
+  ["search", "rebuld memry allocaton optimze pyth confi", "--format", "json", "--limit", "30"],
+  ["search", "kernel driver", "--all", "--status", "all", "--format", "json", "--limit", "200"],
+  ["search", "thread timeout hang stuck", "--explain", "--format", "json"],
+  ["search", "docker container folder", "--explain"],
+  ["search", "bacedix vozuzux kacefox bacedi vozuzx", "--format", "json", "--limit", "40"],
+  ["search", "hdf5::File libfoo.so -lbar H5Fopen", "--format", "json"],
+  ["search", "topic-3 symbol", "--format", "json"],
+  ["search", "--literal", "linker cache", "--format", "json"],
+  ["list", "--format", "json"],
+];
+
+/** Stops the bench when the other binary answers any compared search differently; returns how many were compared. */
+function compareOutputs(other: string, kb: string, size: number, env: Record<string, string>): number {
+  // Use records move scores: the comparison runs once without and once with some.
+  const usageDir = join(kb, ".rkb", "usage");
+  let compared = 0;
+  for (const withUsage of [false, true]) {
+    if (withUsage) {
+      mkdirSync(usageDir, { recursive: true });
+      const events = ["worked", "failed", "injected", "inferred", "irrelevant"];
+      const lines = Array.from({ length: 500 }, (_, i) => {
+        const id = (0x3d00000000 + ((i * 7919) % size)).toString(16);
+        return JSON.stringify({ time: `2026-11-${String(1 + (i % 28)).padStart(2, "0")}T10:00:00Z`, id, event: events[i % 5] });
+      });
+      writeFileSync(join(usageDir, "bench.jsonl"), lines.join("\n") + "\n");
+    }
+    for (const cmd of COMPARED) {
+      const run = (bin: string, cache: string) => {
+        const p = Bun.spawnSync([bin, ...cmd], { env: { ...env, XDG_CACHE_HOME: join(work, cache) }, cwd: work, stdout: "pipe", stderr: "pipe" });
+        return `${p.exitCode}\n${p.stdout}${p.stderr}`;
+      };
+      if (run(other, "cache-other") !== run(bin, "cache"))
+        throw new Error(`${other} and this build answer \`rkb ${cmd.join(" ")}\` differently at ${kb}${withUsage ? " (with use records)" : ""}`);
+      compared++;
+    }
+  }
+  rmSync(join(kb, ".rkb"), { recursive: true, force: true });
+  rmSync(join(work, "cache-other"), { recursive: true, force: true });
+  return compared;
 }
 
 const env: Record<string, string> = {
@@ -91,31 +147,36 @@ for (const size of SIZES) {
   const kbEnv = { ...env, RKB_HOME: kb };
   const query = ["search", "undefined symbol after linker cache rebuild", "--format", "json"];
   const found = foundCount([bin, ...query, "--limit", "100000"], kbEnv);
+  if (values.compare) console.log(`${size} lessons: ${compareOutputs(values.compare, kb, size, kbEnv)} outputs the same as ${values.compare}'s`);
   // The first search builds the index; each run starts without the cache file (median of a few).
   const cacheDir = join(work, "cache");
   const firsts: number[] = [];
+  const firstCpus: number[] = [];
   for (let i = 0; i < FIRST_RUNS; i++) {
     rmSync(cacheDir, { recursive: true, force: true });
-    firsts.push(once([bin, ...query], kbEnv));
+    const { wall, cpu } = timed([bin, ...query], kbEnv);
+    firsts.push(wall);
+    firstCpus.push(cpu);
   }
   const first = median(firsts);
+  const firstCpu = median(firstCpus);
   const id = (0x3d00000000 + Math.floor(size / 2)).toString(16);
   const [floorTime, warm, show, list] = timeInterleaved(
     [[floor], [bin, ...query], [bin, "show", id, "--format", "json"], [bin, "list", "--format", "json"]],
     kbEnv,
   ) as [number, number, number, number];
   rows.push(
-    `| ${size.toLocaleString("en-US")} | ${found.toLocaleString("en-US")} | ${floorTime.toFixed(1)} ms | ${warm.toFixed(1)} ms | ${(warm / floorTime).toFixed(2)}× | ${first.toFixed(0)} ms | ${show.toFixed(1)} ms | ${list.toFixed(1)} ms |`,
+    `| ${size.toLocaleString("en-US")} | ${found.toLocaleString("en-US")} | ${floorTime.toFixed(1)} ms | ${warm.toFixed(1)} ms | ${(warm / floorTime).toFixed(2)}× | ${first.toFixed(0)} ms (CPU ${firstCpu.toFixed(0)} ms) | ${show.toFixed(1)} ms | ${list.toFixed(1)} ms |`,
   );
   console.log(
-    `${size} lessons: floor ${floorTime.toFixed(1)} ms, search ${warm.toFixed(1)} ms (${(warm / floorTime).toFixed(2)}× floor), first search ${first.toFixed(0)} ms, show ${show.toFixed(1)} ms, list ${list.toFixed(1)} ms; the query ranks ${found} lessons`,
+    `${size} lessons: floor ${floorTime.toFixed(1)} ms, search ${warm.toFixed(1)} ms (${(warm / floorTime).toFixed(2)}× floor), first search ${first.toFixed(0)} ms (CPU ${firstCpu.toFixed(0)} ms), show ${show.toFixed(1)} ms, list ${list.toFixed(1)} ms; the query ranks ${found} lessons`,
   );
 }
 
 const section = [
   "## Search",
   "",
-  `\`rkb search\` as a whole process against the floor of a correct warm search: a compiled Bun binary that runs the cache check alone (walks the knowledge base and stats every lesson file, \`cli/search/signature.ts\`). The query (\`undefined symbol after linker cache rebuild\`) ranks the number of lessons in the second column (all above the score cut, no limit; the bench stops if it finds none); the timed search shows the first 10. Median of ${RUNS} runs each, the commands run in turn so that they meet the same load (index cache warm), except the first search (index build, cache removed before each of ${FIRST_RUNS} runs, median). \`rkb show\` and \`rkb list\` read the index too. A compiled no-op Bun binary takes ${baseline.toFixed(1)} ms. Generated by \`bun scripts/bench-search.ts\` on ${new Date().toISOString().slice(0, 10)}; load average ${loadAverage()} at the end. Targets: warm search ≤ 1.3× the floor at 1,000 and 10,000 lessons; first search at 10,000 lessons ≤ 1.5 s.`,
+  `\`rkb search\` as a whole process against the floor of a correct warm search: a compiled Bun binary that runs the cache check alone (walks the knowledge base and stats every lesson file, \`cli/search/signature.ts\`). The query (\`undefined symbol after linker cache rebuild\`) ranks the number of lessons in the second column (all above the score cut, no limit; the bench stops if it finds none); the timed search shows the first 10. Median of ${RUNS} runs each, the commands run in turn so that they meet the same load (index cache warm), except the first search (index build, cache removed before each of ${FIRST_RUNS} runs, median of the wall time and, apart, of the process's CPU time: user + system).${values.compare ? ` Before timing, ${COMPARED.length * 2} outputs per size (${COMPARED.length} searches, without and with use records) were compared with those of another build (\`--compare\`) and were the same.` : ""} \`rkb show\` and \`rkb list\` read the index too. A compiled no-op Bun binary takes ${baseline.toFixed(1)} ms. Generated by \`bun scripts/bench-search.ts\` on ${new Date().toISOString().slice(0, 10)}; load average ${loadAverage()} at the end. Targets: warm search ≤ 1.3× the floor at 1,000 and 10,000 lessons; first search at 10,000 lessons ≤ 1.5 s.`,
   "",
   "| lessons | ranked | floor | search | vs floor | first search | show | list |",
   "|---:|---:|---:|---:|---:|---:|---:|---:|",
