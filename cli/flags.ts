@@ -1,3 +1,4 @@
+import { parseArgs, type ArgsDef } from "citty";
 import type { TSchema } from "typebox";
 import type { RkbCommand } from "./commands/_shared.ts";
 import { expectedWord, inputProblem } from "./input.ts";
@@ -15,15 +16,7 @@ export const globalArgs = {
   project: { type: "string", description: "Treat the current place as this project (also RKB_PROJECT)" },
   system: { type: "string", description: "Treat the current place as this system (also RKB_SYSTEM)" },
   with: { type: "string", description: "Add a fact for `when` checks, key=value (repeatable)", valueHint: "key=value" },
-} as const satisfies Record<string, FlagDef>;
-
-/** How the command line reads a flag: a string flag takes a value, a boolean one does not. */
-interface FlagDef {
-  type: "string" | "boolean" | "positional";
-  description: string;
-  valueHint?: string;
-  required?: boolean;
-}
+} as const satisfies ArgsDef;
 
 type FlagKind = "string" | "number" | "boolean" | "list" | "pairs" | "choice";
 
@@ -91,9 +84,9 @@ function positionalsOf(cmd: RkbCommand): string[] {
   return [...(shape.positionals ?? []), ...(shape.variadic ? [shape.variadic] : [])];
 }
 
-/** Every word and flag the command line may hold for the command. */
-function argsDef(cmd: RkbCommand): Record<string, FlagDef> {
-  const def: Record<string, FlagDef> = {};
+/** citty's view of the command's flags (it parses the command line). */
+function argsDef(cmd: RkbCommand): ArgsDef {
+  const def: ArgsDef = {};
   for (const p of positionalsOf(cmd)) def[p] = { type: "positional", required: false, description: (props(cmd)[p] as SchemaShape).description ?? "" };
   for (const f of flagsOf(cmd)) def[f.flag] = { type: f.kind === "boolean" || f.kind === "choice" ? "boolean" : "string", description: f.description };
   return { ...def, ...globalArgs };
@@ -110,9 +103,15 @@ export interface CommandLine {
 export function readCommandLine(cmd: RkbCommand, rest: string[]): CommandLine {
   checkFlags(cmd, rest);
   const help = `see \`rkb ${cmd.name} --help\``;
-  const { values: args, words } = parseLine(rest, argsDef(cmd));
+  let args: Record<string, unknown> & { _: string[] };
+  try {
+    args = parseArgs(rest, argsDef(cmd)) as typeof args;
+  } catch (e) {
+    throw usageError(`${(e as Error).message} for \`rkb ${cmd.name}\``, help);
+  }
   const input: Record<string, unknown> = {};
   const raw: Record<string, string> = {};
+  const words = args._.map(String);
   const shape = cmd.cli ?? {};
   (shape.positionals ?? []).forEach((p, i) => {
     if (words[i] !== undefined && words[i] !== "") input[p] = raw[p] = words[i]!;
@@ -181,49 +180,6 @@ export function readCommandLine(cmd: RkbCommand, rest: string[]): CommandLine {
   };
 }
 
-/**
- * The flags' values and the other words, once checkFlags has passed the line. The command line
- * reads as it did through citty (over node's parseArgs, not strict), without loading node:util
- * (~2 ms for every call): `--no-<flag>` sets it false, wherever it stands before `--`; a string
- * flag takes `=value` or the next word, whatever it is; a boolean flag is true, or false with
- * `=false`; the last of a repeated flag wins; words after `--` are words; a single-dash word sets
- * no flag of ours.
- */
-function parseLine(rest: string[], def: Record<string, FlagDef>): { values: Record<string, string | boolean>; words: string[] } {
-  const negated: string[] = [];
-  const line: string[] = [];
-  for (let i = 0; i < rest.length; i++) {
-    const a = rest[i]!;
-    if (a === "--") {
-      line.push(...rest.slice(i));
-      break;
-    }
-    if (a.startsWith("--no-")) negated.push(a.slice(5));
-    else line.push(a);
-  }
-  const values: Record<string, string | boolean> = {};
-  const words: string[] = [];
-  for (let i = 0; i < line.length; i++) {
-    const a = line[i]!;
-    if (a === "--") {
-      words.push(...line.slice(i + 1));
-      break;
-    }
-    if (a.startsWith("--") && a.length > 2) {
-      const eq = a.indexOf("=", 3);
-      const name = eq < 0 ? a.slice(2) : a.slice(2, eq);
-      const type = def[name]?.type;
-      let value: string | boolean = eq < 0 ? true : a.slice(eq + 1);
-      if (eq < 0 && type === "string" && i + 1 < line.length) value = line[++i]!;
-      if (type === "boolean" && typeof value === "string") value = value !== "false";
-      else if (type === "string" && typeof value === "boolean") value = "";
-      values[name] = value;
-    } else if (!(a.startsWith("-") && a.length > 1)) words.push(a);
-  }
-  for (const name of negated) values[name] = false;
-  return { values, words };
-}
-
 /** Every flag must be one of the command's or a global one, and a value flag needs its value. */
 function checkFlags(cmd: RkbCommand, rest: string[]): void {
   const known = new Map<string, { type?: string }>();
@@ -261,7 +217,7 @@ function keyValues(rawArgs: string[], name: string, example: string): Record<str
   return pairs;
 }
 
-/** A repeatable string flag, read from raw argv (parseLine keeps only the last value). */
+/** A repeatable string flag, read from raw argv (citty keeps only the last value). */
 function repeated(rawArgs: string[], name: string): string[] {
   const values: string[] = [];
   for (let i = 0; i < rawArgs.length; i++) {

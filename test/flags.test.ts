@@ -41,14 +41,6 @@ describe("argv → input", () => {
     expect(readCommandLine(await command("inbox"), ["done", "a1", "--outcome", "noop"]).input).toEqual({ action: "done", ids: ["a1"], outcomes: ["noop"] });
   });
 
-  test("flag forms: =value, --no-, a value that starts with a dash, the last of a repeated flag, words after --", async () => {
-    const search = await command("search");
-    expect(readCommandLine(search, ["x", "--all=false", "--limit=4", "--limit", "5"]).input).toEqual({ query: "x", all: false, limit: 5 });
-    expect(readCommandLine(search, ["--no-all", "x", "--explain=yes"]).input).toEqual({ query: "x", all: false, explain: true });
-    expect(readCommandLine(await command("flag"), ["abc", "--reason", "-x is gone"]).input).toEqual({ id: "abc", reason: "-x is gone" });
-    expect(readCommandLine(search, ["--", "--all", "x"]).input).toEqual({ query: "--all" });
-  });
-
   test("global flags are read beside the input", async () => {
     const line = readCommandLine(await command("show"), ["abc", "--project", "app", "--with", "hdf5=1.14"]);
     expect(line).toEqual({ input: { id: "abc" }, project: "app", system: undefined, with: { hdf5: "1.14" } });
