@@ -4,6 +4,7 @@ import { RkbError } from "../output/errors.ts";
 import { classify, walkFiles } from "./layout.ts";
 import { LessonParseError, parseLesson, type Lesson } from "./lesson.ts";
 import { parseNote, type FolderNote } from "./notes.ts";
+import { unreadableValue } from "./lint-lesson.ts";
 
 // Loads a knowledge base's lessons and folder notes. Files that do not parse are kept aside with
 // the reason, so readers skip them and lint reports them.
@@ -38,8 +39,15 @@ export function loadKb(root: string): Kb {
       continue;
     }
     try {
-      if (kind === "lesson") kb.lessons.push(parseLesson(text, rel));
-      else kb.notes.push(parseNote(text, rel));
+      if (kind === "note") kb.notes.push(parseNote(text, rel));
+      else {
+        const lesson = parseLesson(text, rel);
+        // As the Rust rkb does, a lesson whose type, status or dates it cannot read is skipped by
+        // search, show and list (lint reports it as format/parse).
+        const unreadable = unreadableValue(lesson);
+        if (unreadable) kb.broken.push({ path: rel, line: unreadable.line, message: unreadable.message, kind, text });
+        else kb.lessons.push(lesson);
+      }
     } catch (e) {
       if (!(e instanceof LessonParseError)) throw e;
       kb.broken.push({ path: rel, line: e.line, message: e.message, kind, text });

@@ -143,3 +143,23 @@ describe("rkb show: whether the lesson applies here, and why", () => {
     expect((await show()).last_worked).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 });
+
+describe("a lesson whose type, status or date cannot be read", () => {
+  test("is skipped by search, show and list, as the Rust rkb skips it, and lint names the line and the fix", async () => {
+    const box = fixtureKb();
+    const text = lessonText("0a1b2c3d4e", "Zebrafish builds need the cmake flag").replace("type: fact", "type: gotcha");
+    writeFile(join(box.kb, "general", "git", "zebrafish-builds.md"), text);
+    const search = (await rkb(["search", "zebrafish", "--format", "json"], { env: box.env })).json();
+    expect(search.results).toEqual([]);
+    expect((await rkb(["list", "--format", "json"], { env: box.env })).json().lessons).toBe(4);
+    const show = await rkb(["show", "0a1b2c3d4e", "--format", "json"], { env: box.env });
+    expect(show.exit).toBe(1);
+    expect(show.json().error).toMatchObject({ code: "invalid_lesson" });
+    expect(show.json().error.message).toContain("general/git/zebrafish-builds.md:4: `type: gotcha` on line 4 is not allowed");
+    const lint = (await rkb(["lint", "--format", "json"], { env: box.env })).json();
+    expect(lint.findings).toContainEqual(expect.objectContaining({ path: "general/git/zebrafish-builds.md", line: 4, rule: "format/parse" }));
+    // Fixed by hand, it is back.
+    writeFile(join(box.kb, "general", "git", "zebrafish-builds.md"), text.replace("type: gotcha", "type: fact"));
+    expect((await rkb(["search", "zebrafish", "--format", "json"], { env: box.env })).json().results.map((r: any) => r.id)).toEqual(["0a1b2c3d4e"]);
+  });
+});
