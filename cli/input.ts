@@ -40,7 +40,8 @@ export function expectedValue(schema: TSchema): string {
     case "integer":
       return s.maximum !== undefined ? `an integer from ${s.minimum} to ${s.maximum}` : `an integer ≥ ${s.minimum ?? 0}`;
     case "number":
-      return "a number";
+      if (s.minimum !== undefined && s.maximum !== undefined) return `a number from ${s.minimum} to ${s.maximum}`;
+      return s.minimum !== undefined ? `a number ≥ ${s.minimum}` : "a number";
     case "array":
       return "a list of strings";
     case "object":

@@ -73,6 +73,11 @@ describe("errors are one record, with a fix, never a stack trace", () => {
     expect(w.json().error.message).toContain("has no `=`");
     const fmt = await rkb(["list", "--format", "yaml"], { env: box.env });
     expect(fmt.exit).toBe(2);
+    // A number out of its range is named as such: 2 is a number, just not one from 0 to 1.
+    const range = await rkb(["dupes", "--min-similarity", "2"], { env: box.env });
+    expect(range.exit).toBe(2);
+    expect(range.stderr).toContain("--min-similarity 2 is not a number from 0 to 1");
+    expect((await rkb(["dupes", "--min-similarity", "abc"], { env: box.env })).stderr).toContain("is not a number from 0 to 1");
   });
 
   test("--help on every command exits 0 and shows an example", async () => {
