@@ -155,7 +155,7 @@ export function topicFolder(kb: Kb, look: Pick<AddLookups, "topicFolders">, scop
       throw new RkbError(
         "refused",
         `topic folder ${shown(t)} is not under ${scope}, where this lesson's \`when\` puts it`,
-        `use --topic ${scope}/<topic> or just the topic name`,
+        `name the topic as ${scope}/<topic> or just by its name`,
       );
     folder = t;
   } else {
@@ -173,7 +173,9 @@ export function topicFolder(kb: Kb, look: Pick<AddLookups, "topicFolders">, scop
       .filter((n) => editDistance(n, name) <= Math.max(1, Math.floor(name.length / 4)))
       .slice(0, 3);
     if (close.length)
-      notes.push(`the topic is close to ${close.map((c) => `${scope}/${c}`).join(", ")}; use \`--topic\` with that name next time if it is the same topic`);
+      notes.push(
+        `the topic is close to ${close.map((c) => `${scope}/${c}`).join(", ")}; if it is the same topic, \`rkb move <id> ${scope}/${close[0]}\` puts the lesson there`,
+      );
   }
   return folder;
 }
@@ -181,7 +183,7 @@ export function topicFolder(kb: Kb, look: Pick<AddLookups, "topicFolders">, scop
 function badTopic(topic: string): RkbError {
   return usageError(
     `topic ${shown(topic)} is not a folder name rkb may create`,
-    `name one topic folder of lowercase letters, digits and single dashes, at most ${MAX_FOLDER_NAME} characters, e.g. --topic build-tools or --topic general/build-tools; nothing was written`,
+    `name one topic folder of lowercase letters, digits and single dashes, at most ${MAX_FOLDER_NAME} characters, e.g. build-tools or general/build-tools; nothing was written`,
   );
 }
 

@@ -115,6 +115,17 @@ describe("rkb move", () => {
     await lintsClean(box);
   });
 
+  test("hints speak of the topic argument move takes (it has no --topic flag); a near-miss topic names the move that fixes it", async () => {
+    const box = sandbox("rkb-relocate");
+    kbFromFixture(box);
+    const bad = (await json(box, ["move", "3c0ffee001", "Bad_Name"])).json().error;
+    expect(bad.fix).toContain("e.g. build-tools or general/build-tools");
+    expect(bad.fix).not.toContain("--topic");
+    const near = (await json(box, ["move", "3c0ffee002", "gti"])).json();
+    expect(near.notes).toContain("the topic is close to general/git; if it is the same topic, `rkb move <id> general/git` puts the lesson there");
+    expect((await json(box, ["move", "3c0ffee002", "general/git"])).json().path).toBe("general/git/missing-vtable.md");
+  });
+
   test("refusals write nothing: target exists, scope broken, escape, symlinked folder, unknown id; same folder is unchanged", async () => {
     const box = linkedKb();
     expect((await rkb(["add", "--topic", "linker", "--format", "json"], { env: box.env, stdin: factLesson("Missing vtable") })).exit).toBe(0);
