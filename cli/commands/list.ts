@@ -88,7 +88,7 @@ function topicText(lessons: IndexedLesson[], folder: string, env: NodeJS.Process
     lines.push(fit(`  ${mark} ${l.id}  ${l.title}${status}${l.tags.length ? `  [${l.tags.join(" ")}]` : ""}`, env));
     if (l.summary) lines.push(fit(`       ${l.summary}`, env));
   }
-  lines.push("", fit(`Marks: ! pitfall  > recipe  = fact  # decision  ~ preference  ${check} checked by rkb verify`, env), "Next: rkb show <id>");
+  lines.push("", fit(`Marks: ! pitfall  > recipe  = fact  # decision  ~ preference  ${check} checked (verified_how: checked)`, env), "Next: rkb show <id>");
   return lines.join("\n");
 }
 

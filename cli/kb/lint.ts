@@ -66,8 +66,9 @@ export async function lintStaged(root: string, env: NodeJS.ProcessEnv = process.
 }
 
 /**
- * `format/checked-by-hand`: only `rkb verify` may mark a lesson `verified_how: checked` (after its
- * approved check passed), so a staged lesson that newly says so was edited by hand.
+ * `format/checked-by-hand`: only the Rust rkb's `rkb verify` (this rkb has no such command) may mark a
+ * lesson `verified_how: checked` (after its approved check passed), so a staged lesson that newly says
+ * so was edited by hand.
  */
 function checkedByHand(root: string, tree: Tree, staged: string[], env: NodeJS.ProcessEnv): Finding[] {
   const findings: Finding[] = [];
@@ -82,7 +83,7 @@ function checkedByHand(root: string, tree: Tree, staged: string[], env: NodeJS.P
       line: lesson.keyLines.verified_how,
       severity: "error",
       rule: "format/checked-by-hand",
-      message: "`verified_how: checked` is set only by `rkb verify` when the lesson's approved Check passes; write `ran`, `read` or `told`",
+      message: "`verified_how: checked` is set only by the Rust rkb's `rkb verify` when the lesson's approved Check passes; write `ran`, `read` or `told`",
     });
   }
   return findings;

@@ -81,6 +81,9 @@ describe("rkb list", () => {
     expect(human).toMatch(/\nabi\n {2}=✓ 3c0ffee0a3 {2}Abi breaks between compilers/);
     expect(human).toMatch(/\ncpp\n {2}! {2}3c0ffee002 /);
     expect(human).toMatch(/\narchived and superseded\n {2}=✓ 3c0ffee0a2 .*\(archived\)/);
+    // The legend names no command this rkb lacks (`rkb verify` is the Rust rkb's).
+    expect(human).toContain("✓ checked (verified_how: checked)");
+    expect(human).not.toContain("rkb verify");
     const ascii = (await rkb(["list", "general/cpp"], { env: { ...box.env, LANG: "C", COLUMNS: "40" } })).stdout;
     expect(ascii).toContain("=v 3c0ffee0a3");
     expect(Math.max(...ascii.split("\n").map((l) => l.length))).toBeLessThanOrEqual(40);

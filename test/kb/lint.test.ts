@@ -557,7 +557,7 @@ describe("lintStaged", () => {
     git("add", LESSON);
     const findings = await lintStaged(box.kb, { ...box.env, ...ENV });
     expect(findings).toEqual([expect.objectContaining({ path: LESSON, line: 7, rule: "format/checked-by-hand", severity: "error" })]);
-    expect(findings[0]!.message).toContain("rkb verify");
+    expect(findings[0]!.message).toContain("the Rust rkb's `rkb verify`");
     git("commit", "-q", "--no-verify", "-m", "checked");
     writeFile(join(box.kb, LESSON), checked.replace("The next configure found the library.", "The next configure found zlib."));
     git("add", LESSON);
