@@ -14,9 +14,7 @@ export default defineCommand({
     {
       action: Type.Optional(Type.String({ description: "list (default), show, drop or done" })),
       ids: Type.Optional(Type.Array(Type.String(), { description: "The item id(s), for show, drop and done" })),
-      outcomes: Type.Optional(
-        Type.Array(Type.String(), { description: "With done: what distilling led to, <add|update|supersede|used>:<lesson id> or noop (repeatable)" }),
-      ),
+      outcomes: Type.Optional(Type.Array(Type.String(), { description: "With done: what distilling led to, <add|update|supersede|used>:<lesson id> or noop" })),
     },
     { additionalProperties: false },
   ),

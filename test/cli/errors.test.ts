@@ -88,6 +88,7 @@ describe("errors are one record, with a fix, never a stack trace", () => {
       expect(r.exit).toBe(0);
       expect(r.stdout).toContain(`rkb ${name}`);
       expect(r.stdout).toMatch(/Example:\n {2}.*rkb\b/);
+      expect(r.stdout).not.toContain("(repeatable) (repeatable)");
     }
   });
 });
