@@ -167,7 +167,7 @@ export function topicFolder(kb: Kb, look: Pick<AddLookups, "topicFolders">, scop
   const name = folder.split("/").pop()!;
   const existing = look.topicFolders(scope);
   if (!existing.has(folder)) {
-    notes.push(`created the folder ${folder}`);
+    notes.push(`new topic folder ${folder}`);
     const close = [...existing]
       .map((f) => f.split("/").pop()!)
       .filter((n) => editDistance(n, name) <= Math.max(1, Math.floor(name.length / 4)))

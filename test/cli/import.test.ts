@@ -150,6 +150,9 @@ describe("rkb import", () => {
     // People read the same report.
     const human = await rkb(["import", folder, "--dry-run"], { env: box.env });
     expect(human.stdout).toContain("would add git/tags.md -> general/git/tags.md");
+    // A dry run creates no folder, and does not say it did.
+    expect(human.stdout).toContain("note: new topic folder general/vtables");
+    expect(human.stdout).not.toContain("created");
     expect(human.stdout).toContain("skipped link.md: a symbolic link");
     expect(human.stdout).toMatch(/dry run: would add 6 lessons, put 2 notes in the inbox, leave out \d+ files; nothing was written/);
   });

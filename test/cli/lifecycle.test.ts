@@ -86,7 +86,7 @@ describe("a lesson's life through the compiled binary", () => {
     expect(a.status).toBe("written");
     expect(a.id).toMatch(/^[0-9a-f]{10}$/);
     expect(a.path).toBe("general/cmake/cmake-cannot-find-hdf5-without-hdf5-root.md");
-    expect(a.notes).toContain("created the folder general/cmake");
+    expect(a.notes).toContain("new topic folder general/cmake");
     const file = readFileSync(join(box.kb, a.path), "utf8");
     expect(file).toMatch(
       new RegExp(

@@ -106,7 +106,7 @@ describe("rkb move", () => {
     const box = linkedKb();
     const r = (await json(box, ["move", "3c0ffee001", "general/vcs"])).json();
     expect(r.path).toBe("general/vcs/rebase-needs-a-clean-tree.md");
-    expect(r.notes).toContain("created the folder general/vcs");
+    expect(r.notes).toContain("new topic folder general/vcs");
     // The vtable lesson's link to it follows.
     expect(read(box, VTABLE)).toContain("see [rebase](../vcs/rebase-needs-a-clean-tree.md#fix).");
     // Its own links to the vtable lesson and image, from the new folder.
