@@ -296,7 +296,9 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
     throw new RkbError(
       "refused",
       `this lesson is already in the knowledge base as ${same.id} "${same.title}" (${same.path}, ${same.status})`,
-      same.status === "archived" ? `bring it back with \`rkb unarchive ${same.id}\`` : `change that lesson with \`rkb edit ${same.id}\` instead`,
+      same.status === "archived"
+        ? `bring it back with \`rkb unarchive ${same.id}\``
+        : `change that lesson instead: \`rkb show ${same.id}\` prints its hash for \`rkb edit ${same.id} --base <hash>\``,
     );
   }
   const similar = look.similarity.similarTo(similarityTerms(lesson, kb.notes), look.minSimilarity).slice(0, 3);

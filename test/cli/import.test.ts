@@ -127,6 +127,8 @@ describe("rkb import", () => {
       ["todo.md", "todo"],
     ]);
     expect(reasonOf(d, "stale-copies/rebase-again.md")).toContain("already in the knowledge base as 3c0ffee001");
+    // The fix is a command that runs: edit needs the hash show prints.
+    expect(d.skipped.find((s: any) => s.source === "stale-copies/rebase-again.md").fix).toContain("`rkb edit 3c0ffee001 --base <hash>`");
     const broken = d.skipped.find((s: any) => s.source === "make/separator.md");
     expect(broken.findings).toContainEqual(expect.objectContaining({ path: "make/separator.md", severity: "error", rule: "body/headings", line: 7 }));
     expect(broken.reason).toStartWith("make/separator.md:");
