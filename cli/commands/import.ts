@@ -56,7 +56,8 @@ function report(r: ImportReport, how: { dryRun?: boolean; commit?: string; inbox
   const noted = r.noted.map((n, i) => ({ id: how.inbox?.[i] ?? "", source: n.source, title: n.title }));
   const data = {
     status: how.dryRun ? "dry_run" : "done",
-    ...(how.dryRun ? {} : { commit: how.commit ?? "" }),
+    // null when nothing was committed (only notes for the inbox, or nothing new), as scripts test for it.
+    ...(how.dryRun ? {} : { commit: how.commit || null }),
     added: r.added,
     noted,
     skipped: r.skipped,

@@ -193,6 +193,8 @@ describe("rkb import", () => {
     const again = (await rkb(["import", folder, "--format", "json"], { env: box.env })).json();
     expect(again.added).toEqual([]);
     expect(again.noted).toEqual([]);
+    // No commit was made, and the report does not name one.
+    expect(again.commit).toBeNull();
     expect(reasonOf(again, "todo.md")).toContain("already in the inbox as");
     expect(reasonOf(again, "git/tags.md")).toContain("already in the knowledge base as");
     expect(gitIn(box.kb, box.env, "rev-list", "--count", "HEAD").trim()).toBe("2");
