@@ -22,9 +22,10 @@ export default defineCommand({
   ),
   cli: { positionals: ["id"], variadic: "title", flags: { slug: { valueHint: "slug" } } },
   async run(input, ctx) {
-    if ((input.title === undefined || !input.title.trim()) === (input.slug === undefined))
+    const hasTitle = input.title !== undefined && input.title.trim() !== "";
+    if (hasTitle === (input.slug !== undefined))
       throw usageError(
-        "`rkb rename` needs either a new title or --slug, not both",
+        hasTitle ? "`rkb rename` takes a new title or --slug, not both" : "`rkb rename` needs a new title or --slug",
         'e.g. rkb rename <id> "A sharper title" or rkb rename <id> --slug new-name',
       );
     const { root } = openKb(ctx, "write");

@@ -261,6 +261,11 @@ describe("rkb rename", () => {
       const bad = await json(box, ["rename", "3c0ffee001", ...args]);
       expect(bad.exit).toBe(2);
     }
+    // Each of the two mistakes is named as what it is.
+    expect((await json(box, ["rename", "3c0ffee001"])).json().error.message).toBe("`rkb rename` needs a new title or --slug");
+    expect((await json(box, ["rename", "3c0ffee001", "A title", "--slug", "a-slug"])).json().error.message).toBe(
+      "`rkb rename` takes a new title or --slug, not both",
+    );
     const taken = await json(box, ["rename", "3c0ffee001", "--slug", "..", "--format", "json"]);
     expect(taken.exit).toBe(2);
     expect((await json(box, ["move", "3c0ffee002", "git"])).exit).toBe(0);
