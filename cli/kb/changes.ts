@@ -257,7 +257,7 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
   if (!isLessonType(type))
     throw usageError(
       type ? `unknown lesson type \`${type}\`` : "the lesson has no type",
-      "set `type:` in the frontmatter or --type to pitfall, recipe, fact, decision or preference",
+      `set \`type:\` in the frontmatter${input.imported ? "" : " or --type"} to pitfall, recipe, fact, decision or preference`,
     );
   body = body.replace(/^\s*\n/, "\n");
   if (!body.startsWith("\n")) body = "\n" + body;

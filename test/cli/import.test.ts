@@ -208,6 +208,21 @@ describe("rkb import", () => {
     expect(r.added.map((a: any) => a.path)).toEqual(["general/tar/flat-lesson-one-about-tar.md"]);
   });
 
+  test("a lesson with an unknown type is left out with a fix import can follow", async () => {
+    const box = await freshKb("rkb-import-format");
+    const dir = join(box.dir, "bad");
+    writeFile(join(dir, "misc/bad-type.md"), "---\ntype: gotcha\n---\n\n# A lesson with an unknown type\n\n## Symptom\nx\n");
+    writeFile(
+      join(dir, "misc/bad-date.md"),
+      "---\ntype: fact\nverified: 2026-02-30\nverified_how: ran\n---\n\n# Dates in frontmatter must exist\n\n## Statement\nA date.\n\n## Evidence\nI ran `date -d 2026-02-30` and it printed invalid date.\n",
+    );
+    const d = (await rkb(["import", dir, "--dry-run", "--format", "json"], { env: box.env })).json();
+    // import has no --type flag: the fix names only what works.
+    const type = d.skipped.find((s: any) => s.source === "misc/bad-type.md");
+    expect(type.reason).toContain("unknown lesson type `gotcha`");
+    expect(type.fix).not.toContain("--type");
+  });
+
   test("an agent's import asks the person first and writes nothing until confirmed", async () => {
     const box = await freshKb("rkb-import-agent");
     const folder = mixedFolder(box);
