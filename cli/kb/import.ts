@@ -331,13 +331,14 @@ function lintedLessons(kb: Kb, planned: PlannedLesson[], env: NodeJS.ProcessEnv,
     const failing = new Set(findings.filter((f) => f.severity === "error").map((f) => f.path));
     if (!failing.size) {
       for (const p of kept)
-        for (const f of byPath.get(p.rel) ?? []) p.write.notes.push(`${f.severity} ${f.rule}${f.line ? ` (line ${sourceLine(p, f.line)})` : ""}: ${f.message}`);
+        for (const f of (byPath.get(p.rel) ?? []).map((f) => inSource(p, f)))
+          p.write.notes.push(`${f.severity} ${f.rule}${f.line ? ` (line ${f.line})` : ""}: ${f.message}`);
       return kept;
     }
     kept = kept.filter((p) => {
       if (!failing.has(p.rel)) return true;
       const errors = byPath.get(p.rel)!.filter((f) => f.severity === "error");
-      const shownFindings = errors.map((f) => ({ ...f, path: p.file.source, ...(f.line ? { line: sourceLine(p, f.line) } : {}) }));
+      const shownFindings = errors.map((f) => inSource(p, f));
       const first = shownFindings[0]!;
       skipped.push({
         source: p.file.source,
@@ -349,6 +350,13 @@ function lintedLessons(kb: Kb, planned: PlannedLesson[], env: NodeJS.ProcessEnv,
     });
   }
   return kept;
+}
+
+/** A finding on the written lesson as it reads on the source file: its path, its line, and the line its message names. */
+function inSource(p: PlannedLesson, f: Finding): Finding {
+  if (!f.line) return { ...f, path: p.file.source };
+  const line = sourceLine(p, f.line);
+  return { ...f, path: p.file.source, line, message: f.message.replaceAll(`on line ${f.line}`, `on line ${line}`) };
 }
 
 /**

@@ -208,7 +208,7 @@ describe("rkb import", () => {
     expect(r.added.map((a: any) => a.path)).toEqual(["general/tar/flat-lesson-one-about-tar.md"]);
   });
 
-  test("a lesson with an unknown type is left out with a fix import can follow", async () => {
+  test("a lesson with an unknown type or an impossible date is left out with a reason that reads on the source file", async () => {
     const box = await freshKb("rkb-import-format");
     const dir = join(box.dir, "bad");
     writeFile(join(dir, "misc/bad-type.md"), "---\ntype: gotcha\n---\n\n# A lesson with an unknown type\n\n## Symptom\nx\n");
@@ -221,6 +221,10 @@ describe("rkb import", () => {
     const type = d.skipped.find((s: any) => s.source === "misc/bad-type.md");
     expect(type.reason).toContain("unknown lesson type `gotcha`");
     expect(type.fix).not.toContain("--type");
+    // The date is on line 3 of the source file, and the message says so too (not the line rkb's rewrite would give it).
+    const date = d.skipped.find((s: any) => s.source === "misc/bad-date.md");
+    expect(date.findings).toEqual([expect.objectContaining({ rule: "format/parse", line: 3, message: expect.stringContaining("on line 3 is not allowed") })]);
+    expect(date.reason).toStartWith("misc/bad-date.md:3: `verified: 2026-02-30` on line 3 is not allowed");
   });
 
   test("an agent's import asks the person first and writes nothing until confirmed", async () => {
