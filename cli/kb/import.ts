@@ -117,7 +117,11 @@ export function readImportFolder(folder: string, kbRoot: string): Scanned {
       else if (!entry.name.endsWith(".md")) skip(source, "not a Markdown file (.md)");
       else if (entry.name === "README.md") {
         markdown++;
-        skip(source, "a folder note (README.md), not a lesson or a note", "rename it if it holds a lesson or a note");
+        skip(
+          source,
+          "a folder note (README.md), not a lesson or a note",
+          "its aliases, remotes, hostname, facts and labels are not imported: copy them into the folder note of the knowledge base by hand (rename the file instead if it holds a lesson or a note)",
+        );
       } else {
         markdown++;
         const read = readMarkdown(path);

@@ -146,6 +146,8 @@ describe("rkb import", () => {
     expect(reasonOf(d, "photo.png")).toContain("not a Markdown file");
     expect(reasonOf(d, ".obsidian/")).toContain("hidden folder");
     expect(reasonOf(d, "rust/general/cpp/README.md")).toContain("folder note");
+    // A Rust knowledge base's folder notes match projects and systems: the fix says they do not come along.
+    expect(d.skipped.find((s: any) => s.source === "rust/projects/imgtool/README.md").fix).toContain("remotes, hostname");
     expect(reasonOf(d, "rust/kb.toml")).toContain("not a Markdown file");
     // Nothing written: the knowledge base, its git history, the state folder (inbox, requests).
     expect({ kb: snapshot(box.kb), state: snapshot(state), head: gitIn(box.kb, box.env, "rev-parse", "HEAD") }).toEqual(before);
