@@ -58,6 +58,8 @@ export interface ImportReport {
 
 export interface Scanned {
   folder: string;
+  /** The folder's whole path, for a command the user can run from anywhere. */
+  path: string;
   files: ImportFile[];
   skipped: Skipped[];
 }
@@ -138,7 +140,7 @@ export function readImportFolder(folder: string, kbRoot: string): Scanned {
       "name the folder that holds the Markdown notes or lessons (.md files); nothing was written",
     );
   }
-  return { folder: basename(real), files, skipped };
+  return { folder: basename(real), path: real, files, skipped };
 }
 
 function sameFile(path: string, other: { dev: number; ino: number }): boolean {
@@ -202,6 +204,11 @@ export interface ImportOptions {
   ask: boolean;
 }
 
+/** A path as one shell word: as it is when it is plain, else in single quotes. */
+function shellWord(path: string): string {
+  return /^[\w./~+-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
+}
+
 /** Lessons an import's commit message lists by name. */
 const MAX_LISTED = 100;
 
@@ -247,7 +254,7 @@ export function planImport(kb: Kb, scanned: Scanned, opts: ImportOptions): Impor
     ...(opts.ask && n
       ? {
           ask: {
-            question: `import ${lessonCount} from ${folder} into the knowledge base${inbox.entries.length ? ` and put ${noteCount} in the inbox` : ""}? (\`rkb import ${folder} --dry-run\` lists them)`,
+            question: `import ${lessonCount} from ${shown(scanned.path, 200)} into the knowledge base${inbox.entries.length ? ` and put ${noteCount} in the inbox` : ""}? (\`rkb import ${shellWord(scanned.path)} --dry-run\` lists them)`,
             option: "import all",
           },
         }

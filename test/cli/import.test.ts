@@ -3,7 +3,7 @@
 // binary), the dry run that writes nothing, the one commit, the masked inbox, and an agent's import
 // that asks first.
 import { describe, expect, test } from "bun:test";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { BIN, factLesson, gitIn, ROOT, rkb, sandbox, type Sandbox, writeFile } from "../helpers.ts";
 
@@ -239,7 +239,14 @@ describe("rkb import", () => {
     const err = r.json();
     expect(err.status).toBe("needs_user");
     expect(err.options).toEqual(["import all", "cancel"]);
-    expect(err.question).toContain("import 6 lessons from notes into the knowledge base and put 2 notes in the inbox");
+    // The question names the whole folder, and a dry run the person can run from any folder.
+    const real = realpathSync(folder);
+    expect(err.question).toContain(`import 6 lessons from ${real} into the knowledge base and put 2 notes in the inbox`);
+    expect(err.question).toContain(`\`rkb import ${real} --dry-run\` lists them`);
+    const spaced = join(box.dir, "my notes");
+    cpSync(join(folder, "vtables"), join(spaced, "vtables"), { recursive: true });
+    const quoted = (await rkb(["import", spaced, "--format", "json"], { env: agent })).json();
+    expect(quoted.question).toContain(`\`rkb import '${realpathSync(spaced)}' --dry-run\``);
     expect(gitIn(box.kb, box.env, "rev-list", "--count", "HEAD").trim()).toBe("1");
     expect(existsSync(join(state, "inbox"))).toBe(false);
     // The stored request holds the notes masked.

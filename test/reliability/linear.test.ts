@@ -150,7 +150,7 @@ describe("the work inside grows linearly (4× the input, under 8× the time)", (
           { source: `topic-${i % 10}/lesson-${i}.md`, text: factLesson(`Fact ${i} about tool${i} and option${i * 7}`) },
           { source: `notes/note-${i}.md`, text: `# Note ${i}\n\nremember widget${i} needs flag${i * 3}\n` },
         ]).flat();
-        return () => planImport(loadKb(box.kb), { folder: "notes", files, skipped: [] }, opts);
+        return () => planImport(loadKb(box.kb), { folder: "notes", path: join(box.dir, "notes"), files, skipped: [] }, opts);
       },
       150,
     );
