@@ -64,16 +64,33 @@ export function parseKbToml(text: string): KbConfig {
     }
   }
   const strs = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
+  // A setting that is no number in its range is an error naming its line, not a NaN that silently
+  // turns a rule off (a `stale_days = "ninety"` would make review list no stale lesson).
+  const number = (section: string, key: string, fallback: number, min: number, max = Number.POSITIVE_INFINITY): number => {
+    const value: unknown = raw[section]?.[key];
+    if (value === undefined) return fallback;
+    if (typeof value === "number" && Number.isFinite(value) && value >= min && value <= max) return value;
+    const range = max === Number.POSITIVE_INFINITY ? `a number ≥ ${min}` : `a number from ${min} to ${max}`;
+    throw new ConfigError(`\`${key}\` in [${section}] must be ${range}, not ${JSON.stringify(value)}`, settingLine(text, section, key));
+  };
   const labels: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(raw.labels ?? {})) labels[k] = strs(v);
   return {
     labels,
     leak: { usernames: strs(raw.leak?.usernames), paths: strs(raw.leak?.paths), allow: strs(raw.leak?.allow) },
-    lock: { staleMs: 1000 * Number(raw.lock?.stale_s ?? 600), waitMs: 1000 * Number(raw.lock?.wait_s ?? 10) },
-    writes: { burst: Number(raw.writes?.burst ?? 30), graceMs: 60_000 * Number(raw.writes?.burst_grace_minutes ?? 10) },
-    dupesMinSimilarity: Number(raw.dupes?.min_similarity ?? 0.4),
-    review: { staleDays: Number(raw.review?.stale_days ?? 90), unusedDays: Number(raw.review?.unused_days ?? 180) },
+    lock: { staleMs: 1000 * number("lock", "stale_s", 600, 0), waitMs: 1000 * number("lock", "wait_s", 10, 0) },
+    writes: { burst: number("writes", "burst", 30, 0), graceMs: 60_000 * number("writes", "burst_grace_minutes", 10, 0) },
+    dupesMinSimilarity: number("dupes", "min_similarity", 0.4, 0, 1),
+    review: { staleDays: number("review", "stale_days", 90, 0), unusedDays: number("review", "unused_days", 180, 0) },
   };
+}
+
+/** The line of `key = …` in kb.toml's [section], for an error that names it. */
+function settingLine(text: string, section: string, key: string): number | undefined {
+  const lines = text.split("\n");
+  const header = lines.findIndex((l) => l.trim() === `[${section}]`);
+  const at = lines.findIndex((l, i) => i > header && header >= 0 && new RegExp(`^\\s*${key}\\s*=`).test(l));
+  return at >= 0 ? at + 1 : undefined;
 }
 
 /** Reads kb.toml; a folder without one gets the defaults. */

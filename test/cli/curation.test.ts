@@ -212,6 +212,25 @@ describe("rkb review", () => {
   });
 });
 
+test("a [review] or [dupes] setting that is no number in its range is a config error naming its line, not a rule silently off", async () => {
+  const box = fixtureKb("rkb-curation-config");
+  const toml = readFileSync(join(box.kb, "kb.toml"), "utf8");
+  writeFile(join(box.kb, "kb.toml"), `${toml}\n[review]\nstale_days = "ninety"\n`);
+  const line = toml.split("\n").length + 2;
+  const review = await rkb(["review", "--format", "json"], { env: box.env });
+  expect(review.exit).toBe(1);
+  expect(review.json().error).toMatchObject({
+    code: "config",
+    message: expect.stringContaining(`kb.toml:${line}: \`stale_days\` in [review] must be a number ≥ 0, not "ninety"`),
+  });
+  const lint = (await rkb(["lint", "--format", "json"], { env: box.env })).json();
+  expect(lint.findings).toContainEqual(expect.objectContaining({ path: "kb.toml", line, severity: "error" }));
+  writeFile(join(box.kb, "kb.toml"), `${toml}\n[dupes]\nmin_similarity = 3\n`);
+  const dupes = await rkb(["dupes", "--format", "json"], { env: box.env });
+  expect(dupes.exit).toBe(1);
+  expect(dupes.json().error.message).toContain("`min_similarity` in [dupes] must be a number from 0 to 1, not 3");
+});
+
 test("unquoted numeric-looking ids are read as written, as the Rust rkb reads them", async () => {
   const box = sandbox("rkb-numeric-id");
   writeFile(join(box.kb, "kb.toml"), '[labels]\nsensitivity = ["public"]\n');
