@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Type } from "typebox";
 import { loadKbConfig } from "../kb/config.ts";
 import { requireReadableKb } from "../kb/layout.ts";
-import { lessonsUnder } from "../kb/overview.ts";
+import { folderKind, lessonsUnder } from "../kb/overview.ts";
 import { reviewCandidates } from "../kb/review.ts";
 import { readUsage } from "../kb/usage.ts";
 import { RkbError } from "../output/errors.ts";
@@ -28,9 +28,10 @@ export default defineCommand({
     const root = kbRoot(ctx.env);
     requireReadableKb(root);
     const all = indexedLessons(loadIndex(root, ctx.env));
-    const folder = input.folder?.replace(/\/+$/, "");
+    const folder = input.folder?.replace(/^\.\//, "").replace(/\/+$/, "");
     const lessons = folder ? lessonsUnder(all, folder) : all;
-    if (folder && !lessons.length && !existsSync(join(root, folder))) {
+    // The folders list knows (a scope, project, system or topic), never one outside the knowledge base.
+    if (folder && (folderKind(folder) === undefined || !existsSync(join(root, folder)))) {
       throw new RkbError("not_found", `no folder ${folder} in the knowledge base`, "run `rkb list` to see the folders");
     }
     const candidates = reviewCandidates(lessons, readUsage(root), loadKbConfig(root)).map(({ lesson, reasons, counts }) => ({

@@ -161,6 +161,11 @@ describe("rkb review", () => {
       ["general/zstd/vague.md", "quality/evidence"],
     ]);
     expect((await rkb(["review", "general/nothing"], { env: box.env })).exit).toBe(1);
+    // Nor is a folder outside the knowledge base (it held no lesson to review, and said nothing was wrong).
+    for (const outside of ["../", "..", "/etc", "general/../.."]) {
+      const r = await rkb(["review", outside, "--format", "json"], { env: box.env });
+      expect({ outside, exit: r.exit, code: r.json().error?.code }).toEqual({ outside, exit: 1, code: "not_found" });
+    }
   });
 
   test("a lesson changed in place, without rkb, is reviewed as it now reads (the cached index is not stale)", async () => {
