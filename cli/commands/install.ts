@@ -42,9 +42,24 @@ export default defineCommand({
     const help = input.uninstall
       ? ["Files rkb did not write were left alone"]
       : changed
-        ? [`Restart ${harnesses.map((h) => (h === "claude" ? "Claude Code" : h)).join(" and ")} (or run /reload, in Claude Code /reload-plugins) to load rkb`]
+        ? [`Restart ${harnesses.map(harnessName).join(" and ")}${reloadHint(harnesses)} to load rkb`]
         : ["Already installed and current"];
     const human = [...reports.flatMap((r) => [`${r.harness}:`, ...r.files.map((f) => `  ${f.action.padEnd(9)} ${tildify(f.path)}`)]), ...help].join("\n");
     return { data: { installs: reports.map((r) => ({ ...r, files: r.files.map((f) => ({ ...f, path: tildify(f.path) })) })), help }, human };
   },
 });
+
+const harnessName = (h: string) => (h === "claude" ? "Claude Code" : h);
+
+/**
+ * How a harness reloads rkb without a restart: /reload in pi, /reload-plugins in Claude Code; omp
+ * (18.2) has no command that reloads extensions.
+ */
+const RELOAD: Record<string, string | undefined> = { pi: "/reload", claude: "/reload-plugins" };
+
+function reloadHint(harnesses: string[]): string {
+  const reloadable = harnesses.filter((h) => RELOAD[h]);
+  if (!reloadable.length) return "";
+  if (harnesses.length === 1) return ` (or run ${RELOAD[harnesses[0]!]})`;
+  return ` (or run ${reloadable.map((h) => `${RELOAD[h]} in ${harnessName(h)}`).join(", ")})`;
+}

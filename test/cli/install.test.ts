@@ -77,6 +77,11 @@ describe("rkb install", () => {
     const found = await rkb(["install", "--format", "json"], { env });
     expect(found.json().installs.map((i: any) => i.harness)).toEqual(["omp"]);
     expect(existsSync(files(home, "pi").extension)).toBe(false);
+    // Each harness is told its own reload command (omp has none that reloads extensions).
+    expect(found.json().help).toEqual(["Restart omp to load rkb"]);
+    mkdirSync(join(home, ".claude"), { recursive: true });
+    const both = await rkb(["install", "--format", "json"], { env });
+    expect(both.json().help).toEqual(["Restart omp and Claude Code (or run /reload-plugins in Claude Code) to load rkb"]);
   });
 });
 
