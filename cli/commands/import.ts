@@ -71,6 +71,6 @@ function report(r: ImportReport, how: { dryRun?: boolean; commit?: string; inbox
   const [lessons, notes, files] = [counted(r.added.length, "lesson"), counted(noted.length, "note"), counted(r.skipped.length, "file")];
   const summary = how.dryRun
     ? `dry run: would add ${lessons}, put ${notes} in the inbox, leave out ${files}; nothing was written`
-    : `added ${lessons}${how.commit ? ` in commit ${how.commit}` : ""}, put ${notes} in the inbox (distill them with /rkb-distill), left out ${files}`;
+    : `added ${lessons}${how.commit ? ` in commit ${how.commit}` : ""}, put ${notes} in the inbox${noted.length ? " (distill them with /rkb-distill)" : ""}, left out ${files}`;
   return { data, human: [...lines, summary].join("\n") };
 }

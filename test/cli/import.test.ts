@@ -208,6 +208,10 @@ describe("rkb import", () => {
     writeFile(join(dir, "A Flat Note.md"), factLesson("Flat lesson one about tar"));
     const r = (await rkb(["import", dir, "--topic", "tar", "--format", "json"], { env: box.env })).json();
     expect(r.added.map((a: any) => a.path)).toEqual(["general/tar/flat-lesson-one-about-tar.md"]);
+    // No note went to the inbox: the summary asks nobody to distill one.
+    const human = await rkb(["import", dir, "--topic", "tar"], { env: box.env });
+    expect(human.stdout).toContain("put 0 notes in the inbox, left out 1 file");
+    expect(human.stdout).not.toContain("distill");
   });
 
   test("a lesson with an unknown type or an impossible date is left out with a reason that reads on the source file", async () => {
