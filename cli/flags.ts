@@ -119,6 +119,11 @@ export function readCommandLine(cmd: RkbCommand, rest: string[]): CommandLine {
   if (shape.variadic) {
     const restWords = words.slice(shape.positionals?.length ?? 0);
     if (restWords.length) input[shape.variadic] = kindOf(props(cmd)[shape.variadic]!) === "list" ? restWords : restWords.join(" ");
+  } else if (words.length > (shape.positionals?.length ?? 0)) {
+    // A word no argument takes would be dropped silently: `rkb lint general/git` linting everything.
+    const extra = words[shape.positionals?.length ?? 0]!;
+    const takes = shape.positionals?.length ? `takes ${shape.positionals.map((p) => `<${p}>`).join(" ")} only` : "takes no word, only flags";
+    throw usageError(`\`rkb ${cmd.name}\` ${takes}; ${JSON.stringify(extra)} is one word too many`, help);
   }
   const choices = new Map<string, string[]>();
   for (const f of flagsOf(cmd)) {
