@@ -140,7 +140,8 @@ export function readImportFolder(folder: string, kbRoot: string): Scanned {
       "name the folder that holds the Markdown notes or lessons (.md files); nothing was written",
     );
   }
-  return { folder: basename(real), path: real, files, skipped };
+  // "/" has no name; the commit subject `import(<folder>)` needs one for `rkb changes` to read it.
+  return { folder: basename(real) || "root", path: real, files, skipped };
 }
 
 function sameFile(path: string, other: { dev: number; ino: number }): boolean {
