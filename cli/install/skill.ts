@@ -38,7 +38,7 @@ project or on this machine, facts, decisions and the user's preferences.
   correction, a fact you had to dig for, a decision and why), search first, then call \`rkb_add\` with
   the type that fits and every section it needs. Quote the exact error line and command as evidence.
 - Never invent a fix you did not see work. Unsure or short on time: \`rkb_note\` puts it in the inbox.
-- A write that answers \`needs_user\` (many writes in a short time, archiving a whole folder) was not
+- A write that answers \`needs_user\` (many writes in a short time, archiving a whole folder, an import, a looser label) was not
   made. Show the user the question and the \`rkb confirm …\` command it names, to run in their own
   terminal; never run it yourself.
 - \`${command("rkb-retro")}\` reviews the session and records its lessons, \`${command("rkb-distill")}\` turns inbox items into
