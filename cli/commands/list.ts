@@ -34,12 +34,19 @@ export default defineCommand({
         "run `rkb list` to see the folders (general/<topic>, projects/<name>/<topic>, systems/<name>/<topic>)",
       );
     }
+    // Lesson files that do not parse are in no listing: say they are there, and how to find why.
+    const unreadable = index.unreadable.filter((u) => !folder || u.path.startsWith(`${folder}/`));
+    const unreadableLine = unreadable.length
+      ? [
+          `${unreadable.length === 1 ? "1 lesson file here does not parse and is" : `${unreadable.length} lesson files here do not parse and are`} not listed: ${unreadable.map((u) => u.path).join(", ")} (\`rkb lint\` says why)`,
+        ]
+      : [];
     if (kind !== "topic") {
       const tree = folderTree(all, folder);
       const inFolder = folder ? lessonsUnder(all, folder) : all;
       const topics = topicCounts(inFolder);
-      const data = { ...(folder ? { folder } : {}), lessons: inFolder.length, tree, topics, help: ["rkb list <folder> --toon"] };
-      return { data, human: treeText(tree, inFolder.length, folder, ctx.env) };
+      const data = { ...(folder ? { folder } : {}), lessons: inFolder.length, tree, topics, unreadable, help: ["rkb list <folder> --toon"] };
+      return { data, human: [treeText(tree, inFolder.length, folder, ctx.env), ...unreadableLine].join("\n") };
     }
     const lessons = lessonsUnder(all, folder!);
     const rows = lessons.map((l) => ({
@@ -54,7 +61,10 @@ export default defineCommand({
         .join(" "),
       verified: l.verified,
     }));
-    return { data: { folder, lessons: rows, help: ["rkb show <id>"] }, human: topicText(lessons, folder!, ctx.env) };
+    return {
+      data: { folder, lessons: rows, unreadable, help: ["rkb show <id>"] },
+      human: [topicText(lessons, folder!, ctx.env), ...unreadableLine].join("\n"),
+    };
   },
 });
 

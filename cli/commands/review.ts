@@ -27,7 +27,8 @@ export default defineCommand({
     // From the cached search index, like dupes: no lesson is read when nothing changed since the last search.
     const root = kbRoot(ctx.env);
     requireReadableKb(root);
-    const all = indexedLessons(loadIndex(root, ctx.env));
+    const index = loadIndex(root, ctx.env);
+    const all = indexedLessons(index);
     const folder = input.folder?.replace(/^\.\//, "").replace(/\/+$/, "");
     const lessons = folder ? lessonsUnder(all, folder) : all;
     // The folders list knows (a scope, project, system or topic), never one outside the knowledge base.
@@ -55,8 +56,16 @@ export default defineCommand({
           }
         : {}),
     }));
+    // A lesson file that does not parse is in no search: the first thing a person should fix.
+    const unreadable = index.unreadable.filter((u) => !folder || u.path.startsWith(`${folder}/`));
     const help = ["rkb show <id>", "rkb edit <id> --base <hash>", "rkb flag <id> --reason <why>", "rkb archive <id> --reason <why>"];
-    const human = candidates.length
+    const unreadableLines = unreadable.length
+      ? [
+          `${unreadable.length === 1 ? "1 lesson file does" : `${unreadable.length} lesson files do`} not parse, so no search finds them (fix each; \`rkb lint\` lists every problem):`,
+          ...unreadable.map((u) => `  ${u.path}:${u.line}: ${u.message}`),
+        ]
+      : [];
+    const lessonLines = candidates.length
       ? [
           ...candidates.map((c) => {
             const signals = c.signals
@@ -66,8 +75,10 @@ export default defineCommand({
           }),
           `${candidates.length} lessons to review`,
           "Next: rkb show <id>, then edit, flag or archive it",
-        ].join("\n")
-      : "Nothing to review: every current lesson is verified, used and specific.";
-    return { data: { candidates, help }, human };
+        ]
+      : unreadable.length
+        ? []
+        : ["Nothing to review: every current lesson is verified, used and specific."];
+    return { data: { candidates, unreadable, help }, human: [...unreadableLines, ...lessonLines].join("\n") };
   },
 });

@@ -76,10 +76,18 @@ export interface SearchIndex {
   notes: FolderNote[];
   /** Note paths and one path per project and system folder: enough for place matching. */
   files: string[];
+  /** Lesson files that do not parse (search leaves them out; review and list say they are there). */
+  unreadable: Unreadable[];
   lesson(i: number): IndexedLesson;
 }
 
-const FORMAT = "rkb-search-index 4";
+export interface Unreadable {
+  path: string;
+  line: number;
+  message: string;
+}
+
+const FORMAT = "rkb-search-index 5";
 const MAGIC = new TextEncoder().encode("RKBIDX1\n");
 
 /**
@@ -384,6 +392,7 @@ export function buildIndex(kb: Kb): SearchIndex {
     topics: [...new Set(lessons.flatMap((l) => tokenize(l.path.split("/").slice(1, -1).join(" "))))].sort(),
     notes: kb.notes,
     files: placeFiles(kb),
+    unreadable: kb.broken.filter((b) => b.kind === "lesson").map(({ path, line, message }) => ({ path, line, message })),
     lesson: (i) => meta[i]!,
   };
 }
@@ -486,6 +495,7 @@ interface Header {
   topics: string[];
   notes: FolderNote[];
   files: string[];
+  unreadable: Unreadable[];
 }
 
 const encoder = new TextEncoder();
@@ -519,6 +529,7 @@ export function encodeIndex(index: SearchIndex, signature: string): Uint8Array {
     topics: index.topics,
     notes: index.notes,
     files: index.files,
+    unreadable: index.unreadable,
   };
   const headerBytes = encoder.encode(JSON.stringify(header));
   const arrays: ArrayBufferView[] = [
@@ -626,6 +637,7 @@ export function decodeIndex(bytes: Uint8Array, root: string, signature: string):
     topics: header.topics,
     notes: header.notes,
     files: header.files,
+    unreadable: header.unreadable,
     lesson(i) {
       let l = decoded.get(i);
       if (!l) {

@@ -148,13 +148,24 @@ describe("rkb show: whether the lesson applies here, and why", () => {
 });
 
 describe("a lesson whose type, status or date cannot be read", () => {
-  test("is skipped by search, show and list, as the Rust rkb skips it, and lint names the line and the fix", async () => {
+  test("is skipped by search, show and list, as the Rust rkb skips it; list and review name it; lint names the line and the fix", async () => {
     const box = fixtureKb();
     const text = lessonText("0a1b2c3d4e", "Zebrafish builds need the cmake flag").replace("type: fact", "type: gotcha");
     writeFile(join(box.kb, "general", "git", "zebrafish-builds.md"), text);
     const search = (await rkb(["search", "zebrafish", "--format", "json"], { env: box.env })).json();
     expect(search.results).toEqual([]);
-    expect((await rkb(["list", "--format", "json"], { env: box.env })).json().lessons).toBe(4);
+    const list = (await rkb(["list", "--format", "json"], { env: box.env })).json();
+    expect(list.lessons).toBe(4);
+    // ...but list and review say it is there, and why it is in no search.
+    const unreadable = { path: "general/git/zebrafish-builds.md", line: 4, message: expect.stringContaining("`type: gotcha` on line 4 is not allowed") };
+    expect(list.unreadable).toEqual([unreadable]);
+    expect((await rkb(["list", "general/git"], { env: box.env })).stdout).toContain(
+      "1 lesson file here does not parse and is not listed: general/git/zebrafish-builds.md (`rkb lint` says why)",
+    );
+    const review = await rkb(["review", "--format", "json"], { env: box.env });
+    expect(review.json().unreadable).toEqual([unreadable]);
+    expect((await rkb(["review", "general/cpp", "--format", "json"], { env: box.env })).json().unreadable).toEqual([]);
+    expect((await rkb(["review"], { env: box.env })).stdout).toStartWith("1 lesson file does not parse, so no search finds them");
     const show = await rkb(["show", "0a1b2c3d4e", "--format", "json"], { env: box.env });
     expect(show.exit).toBe(1);
     expect(show.json().error).toMatchObject({ code: "invalid_lesson" });
