@@ -1,3 +1,4 @@
+import { usageError } from "../output/errors.ts";
 import { git, gitOrThrow } from "./git.ts";
 import { parseLesson } from "./lesson.ts";
 
@@ -56,8 +57,23 @@ export function recentLog(root: string, limit: number, env: NodeJS.ProcessEnv): 
   return commits(root, [`-n${limit}`], env).map((c) => c.commit);
 }
 
+/**
+ * git reads any text it does not understand as a date as "now" (`--since garbage` lists nothing,
+ * silently): a date that comes out as now, from words that do not mean now, is a usage error.
+ */
+function requireGitDate(root: string, since: string, env: NodeJS.ProcessEnv): void {
+  if (/^\s*(now|today)\s*$/i.test(since)) return;
+  const maxAge = Number(/--max-age=(\d+)/.exec(gitOrThrow(root, ["rev-parse", `--since=${since}`], { env }))?.[1]);
+  if (!Number.isFinite(maxAge) || Math.abs(maxAge - Date.now() / 1000) > 2) return;
+  throw usageError(
+    `git does not read ${JSON.stringify(since)} as a date (it would mean now, and list nothing)`,
+    'give a date or a span, e.g. --since 2026-11-01, --since "7 days ago", --since yesterday',
+  );
+}
+
 /** rkb's own changes since a git date (`7 days ago`, `2026-11-01`), newest first; other commits are left out. */
 export function changesSince(root: string, since: string, env: NodeJS.ProcessEnv): KbChange[] {
+  requireGitDate(root, since, env);
   const out: KbChange[] = [];
   for (const { commit, files } of commits(root, [`--since=${since}`], env)) {
     const m = SUBJECT.exec(commit.subject);

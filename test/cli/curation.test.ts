@@ -278,6 +278,13 @@ describe("rkb log and rkb changes", () => {
     const later = (await rkb(["changes", "--since", "2090-01-01", "--format", "json"], { env: box.env })).json();
     expect(later.changes).toEqual([]);
     expect((await rkb(["changes", "--since", "2090-01-01"], { env: box.env })).stdout).toContain("No changes since 2090-01-01");
+    // git reads words it does not know as "now" and would list nothing, silently.
+    for (const since of ["garbage", ""]) {
+      const bad = await rkb(["changes", "--since", since, "--format", "json"], { env: box.env });
+      expect(bad.exit).toBe(2);
+      expect(bad.json().error.message).toContain(`git does not read ${JSON.stringify(since)} as a date`);
+    }
+    expect((await rkb(["changes", "--since", "now", "--format", "json"], { env: box.env })).exit).toBe(0);
   });
 });
 
