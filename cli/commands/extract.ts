@@ -6,6 +6,7 @@ import { defineCommand } from "./_shared.ts";
 import { RkbError, usageError } from "../output/errors.ts";
 import { writeAtomic } from "../fsutil.ts";
 import { extract, markdownReport, type ExtractSummary } from "../sessions/extract.ts";
+import { counted } from "../output/words.ts";
 
 // `rkb extract`: capture over folders of archived sessions (CI). Progress goes to stderr while it
 // runs — a bar on a terminal, a plain line per tenth in CI logs — and the summary to stdout. The
@@ -95,16 +96,12 @@ function mb(bytes: number): string {
 
 function humanSummary(s: ExtractSummary, dryRun: boolean, report?: string): string {
   const out: string[] = [];
-  if (s.sessions === 0) out.push(`nothing could be read: ${s.files} file${s.files === 1 ? "" : "s"} found, no session among them`);
-  else out.push(`read ${s.sessions} session${s.sessions === 1 ? "" : "s"} (${mb(s.bytes)})${s.older ? `, ${s.older} older than --since left out` : ""}`);
+  if (s.sessions === 0) out.push(`nothing could be read: ${counted(s.files, "file")} found, no session among them`);
+  else out.push(`read ${counted(s.sessions, "session")} (${mb(s.bytes)})${s.older ? `, ${s.older} older than --since left out` : ""}`);
   if (s.not_sessions) out.push(`${s.not_sessions} file${s.not_sessions === 1 ? " is" : "s are"} not session files (event logs?)`);
   out.push(`  failed ${s.failed}, fixed ${s.fixed}, corrections ${s.correction}, remember ${s.remember}, repeats ${s.repeat}`);
-  out.push(
-    dryRun
-      ? `  would write ${s.items_written} inbox item${s.items_written === 1 ? "" : "s"} (dry run)`
-      : `  wrote ${s.items_written} inbox item${s.items_written === 1 ? "" : "s"}`,
-  );
-  out.push(`  ${s.skipped_lines} line${s.skipped_lines === 1 ? "" : "s"} skipped`);
+  out.push(dryRun ? `  would write ${counted(s.items_written, "inbox item")} (dry run)` : `  wrote ${counted(s.items_written, "inbox item")}`);
+  out.push(`  ${counted(s.skipped_lines, "line")} skipped`);
   // A few lines per file: an event log passed by mistake would otherwise flood the terminal.
   const perFile = new Map<string, ExtractSummary["skipped"]>();
   for (const k of s.skipped) perFile.set(k.file, [...(perFile.get(k.file) ?? []), k]);

@@ -1,7 +1,8 @@
 import { resolve } from "node:path";
 import { Type } from "typebox";
 import { isAgentWrite } from "../kb/burst.ts";
-import { counted, planImport, readImportFolder, type ImportReport } from "../kb/import.ts";
+import { planImport, readImportFolder, type ImportReport } from "../kb/import.ts";
+import { counted } from "../output/words.ts";
 import { openKb, provenance } from "../kb/open.ts";
 import { transact } from "../kb/write.ts";
 import { harnessFromEnv, sessionFromEnv } from "../settings.ts";

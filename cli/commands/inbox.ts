@@ -4,6 +4,7 @@ import { usageError } from "../output/errors.ts";
 import { age, dropItem, expireItems, listItems, parseOutcome, preview, readItem, recordOutcomes, type InboxItem } from "../sessions/inbox.ts";
 import { readFileSync } from "node:fs";
 import { addFromCommands } from "../kb/from-item.ts";
+import { counted } from "../output/words.ts";
 
 // `rkb inbox [list|show|drop|done] [id…]`: what waits to be distilled into lessons.
 export default defineCommand({
@@ -81,7 +82,7 @@ function list(env: NodeJS.ProcessEnv) {
     ? "read one with `rkb inbox show <id>`; after distilling it, `rkb inbox done <id> --outcome <op>[:<lesson>]`"
     : "the inbox is empty; sessions are captured at compaction and shutdown, and `rkb note` adds notes";
   if (!items.length) return { data: { items, expired, help }, human: `inbox is empty${expired ? ` (${expired} old items expired)` : ""}\n${help}` };
-  const lines = [`${items.length} item${items.length === 1 ? "" : "s"} in the inbox, newest first:`];
+  const lines = [`${counted(items.length, "item")} in the inbox, newest first:`];
   for (const i of items) {
     const signals = i.signals.length ? `  [${i.signals.join(", ")}]` : "";
     lines.push(`  ${i.id}  ${i.age.padStart(6)}  p${i.priority}  ${i.kind.padEnd(10)} ${i.preview}${signals}`);

@@ -11,6 +11,7 @@ import { withLock } from "../lock.ts";
 import { EXIT, usageError } from "../output/errors.ts";
 import { kbRoot } from "../settings.ts";
 import { cutMessage, findingLine } from "../output/findings.ts";
+import { counted } from "../output/words.ts";
 
 export default defineCommand({
   name: "lint",
@@ -60,6 +61,6 @@ async function fixUnderLock(root: string): Promise<string[]> {
 function humanReport(findings: Finding[], errors: number, warnings: number, fixed: string[] | undefined): string {
   const lines = (fixed ?? []).map((path) => `${path}  fixed  format/flow-style  rewrote the frontmatter in block style`);
   for (const f of findings) lines.push(findingLine(f));
-  lines.push(`${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}`);
+  lines.push(`${counted(errors, "error")}, ${counted(warnings, "warning")}`);
   return lines.join("\n");
 }

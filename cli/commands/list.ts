@@ -7,6 +7,7 @@ import { openSearch } from "../search/search.ts";
 import { isCurrent } from "../kb/schema.ts";
 import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
+import { counted } from "../output/words.ts";
 
 const MARK: Record<string, string> = { pitfall: "!", recipe: ">", fact: "=", decision: "#", preference: "~" };
 
@@ -77,7 +78,7 @@ function treeText(tree: FolderCount[], total: number, folder: string | undefined
   });
   const example = tree.find((row) => row.kind === "topic")?.folder;
   return [
-    `${total} lesson${total === 1 ? "" : "s"}${folder ? ` under ${folder}` : ""}`,
+    `${counted(total, "lesson")}${folder ? ` under ${folder}` : ""}`,
     ...lines,
     `Next: rkb list <folder>${example ? ` (e.g. rkb list ${example})` : ""}`,
   ].join("\n");
@@ -87,7 +88,7 @@ function treeText(tree: FolderCount[], total: number, folder: string | undefined
 function topicText(lessons: IndexedLesson[], folder: string, env: NodeJS.ProcessEnv): string {
   if (!lessons.length) return `no lessons in ${folder}`;
   const check = utf8(env) ? "✓" : "v";
-  const lines = [`${lessons.length} lesson${lessons.length === 1 ? "" : "s"} in ${folder}`];
+  const lines = [`${counted(lessons.length, "lesson")} in ${folder}`];
   let group: string | undefined;
   for (const l of lessons) {
     const heading = isCurrent(l.status) ? l.tags[0] || "(no tag)" : "archived and superseded";

@@ -5,6 +5,7 @@ import { git } from "../kb/git.ts";
 import { tildify } from "../settings.ts";
 import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
+import { counted } from "../output/words.ts";
 
 export default defineCommand({
   name: "status",
@@ -28,9 +29,9 @@ export default defineCommand({
       help: place.project ? [`rkb list projects/${place.project.name}`] : ["rkb list", "--project <name> sets the project"],
     };
     const row = (label: string, m: { name: string; rule: string } | undefined, n: number) =>
-      m ? `  ${label.padEnd(8)} ${m.name} (${m.rule}): ${n} lessons` : `  ${label.padEnd(8)} none matched here; --${label} <name> sets it`;
+      m ? `  ${label.padEnd(8)} ${m.name} (${m.rule}): ${counted(n, "lesson")}` : `  ${label.padEnd(8)} none matched here; --${label} <name> sets it`;
     const human = [
-      `knowledge base ${tildify(root)}${uncommitted ? ` (${uncommitted} uncommitted changes)` : ""}`,
+      `knowledge base ${tildify(root)}${uncommitted ? ` (${counted(uncommitted, "uncommitted change")})` : ""}`,
       row("project", place.project, lessons.project),
       row("system", place.system, lessons.system),
       `  general  ${lessons.general} lessons`,

@@ -16,6 +16,7 @@ import { slashCommand } from "../install/prompts.ts";
 import { expireState, updateRecords, type NewRecord } from "../state.ts";
 import { renderInjection } from "./block.ts";
 import { stopNudge } from "./stop.ts";
+import { counted } from "../output/words.ts";
 
 // One function per agent event. Each returns the text the agent should show the model ("" for
 // nothing); the `rkb hook` command turns any error into a log line, so none of this can break a
@@ -76,8 +77,8 @@ function inboxNudge(env: NodeJS.ProcessEnv, harness: string | undefined): string
   const urgent = items.filter((i) => Number(i.meta.priority ?? 1) >= 3).length;
   const oldestDays = Math.floor((Date.now() / 1000 - Math.min(...items.map((i) => i.meta.time))) / 86400);
   if (items.length < INBOX_NUDGE_COUNT && oldestDays <= INBOX_NUDGE_DAYS && urgent === 0) return "";
-  const detail = [urgent ? `${urgent} of high priority` : "", `the oldest ${oldestDays} day${oldestDays === 1 ? "" : "s"} old`].filter(Boolean).join(", ");
-  return `rkb inbox: ${items.length} item${items.length === 1 ? "" : "s"} wait to become lessons (${detail}); when the current task is done, suggest ${slashCommand("rkb-distill", harness)} to the user.`;
+  const detail = [urgent ? `${urgent} of high priority` : "", `the oldest ${counted(oldestDays, "day")} old`].filter(Boolean).join(", ");
+  return `rkb inbox: ${counted(items.length, "item")} wait to become lessons (${detail}); when the current task is done, suggest ${slashCommand("rkb-distill", harness)} to the user.`;
 }
 
 /** Records the lesson as injected unless it already was in this session; returns the block or "". */

@@ -15,6 +15,7 @@ import { claudePluginDir } from "../install/claude.ts";
 import { installedPaths } from "../install/index.ts";
 import { age } from "../sessions/inbox.ts";
 import { distilledSince, hookCalls, hookErrorsSince } from "../state.ts";
+import { counted } from "../output/words.ts";
 
 // Health checks of the machine and the knowledge base, each with the fix to apply.
 
@@ -112,7 +113,12 @@ export function kbChecks(root: string, env: NodeJS.ProcessEnv, cwd: string, plac
   const dirty = git(root, ["status", "--porcelain"], { env }).stdout.split("\n").filter(Boolean).length;
   checks.push(
     dirty
-      ? { check: "uncommitted changes", status: "warn", detail: `${dirty} files`, fix: `review them with \`git -C ${root} status\` and commit or discard` }
+      ? {
+          check: "uncommitted changes",
+          status: "warn",
+          detail: counted(dirty, "file"),
+          fix: `review them with \`git -C ${root} status\` and commit or discard`,
+        }
       : ok("uncommitted changes", "none"),
   );
   checks.push(writeLockCheck(root), gitLockCheck(root));
@@ -173,10 +179,7 @@ export function stateChecks(env: NodeJS.ProcessEnv, now = Math.floor(Date.now() 
   for (const d of distilled) ops.set(d.op, (ops.get(d.op) ?? 0) + 1);
   const led = [...ops].map(([op, n]) => `${n} ${op}`).join(", ");
   checks.push(
-    ok(
-      "distilled",
-      items ? `${items} inbox item${items === 1 ? "" : "s"} in the last ${DISTILLED_DAYS} days: ${led}` : `none in the last ${DISTILLED_DAYS} days`,
-    ),
+    ok("distilled", items ? `${counted(items, "inbox item")} in the last ${DISTILLED_DAYS} days: ${led}` : `none in the last ${DISTILLED_DAYS} days`),
   );
   return checks;
 }

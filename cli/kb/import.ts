@@ -11,6 +11,7 @@ import { frontmatterKeyLines, parseLesson, splitFrontmatter } from "./lesson.ts"
 import { lintKb } from "./lint.ts";
 import type { Kb } from "./store.ts";
 import type { Plan } from "./write.ts";
+import { counted } from "../output/words.ts";
 
 // `rkb import <folder>`: Markdown from elsewhere, sorted into lessons and plain notes. A file in
 // lesson form (frontmatter with a `type`, as `rkb add` takes it, or a Rust rkb lesson with its id,
@@ -268,10 +269,6 @@ export function planImport(kb: Kb, scanned: Scanned, opts: ImportOptions): Impor
     skipped,
     plan,
   };
-}
-
-export function counted(n: number, thing: string): string {
-  return `${n} ${thing}${n === 1 ? "" : "s"}`;
 }
 
 /** Each lesson through planAdd, against the knowledge base as the lessons before it leave it. */

@@ -1,4 +1,5 @@
 import type { DraftPitfall, FixStep } from "./signals.ts";
+import { counted } from "../output/words.ts";
 
 // How a draft pitfall reads in an inbox item, and how `rkb add --from` reads it back: both
 // directions live here, so the format has one definition. A draft is a `###` heading under
@@ -38,13 +39,8 @@ export function renderDraft(d: DraftPitfall): string[] {
   out.push(`Failed (${exit}line ${d.failed.line}${d.failed.entryId ? `, entry ${d.failed.entryId}` : ""}${tries}):`, "", ...indent(d.failed.command), "");
   if (d.failed.keyLines.length) out.push("Key error lines:", "", ...d.failed.keyLines.flatMap(indent), "");
   if (d.fix.length) {
-    const dropped = d.fixDropped ? `; ${d.fixDropped} earlier step${d.fixDropped === 1 ? "" : "s"} left out` : "";
-    out.push(
-      `Fix (${d.fix.length} step${d.fix.length === 1 ? "" : "s"} between the failure and the success${dropped}):`,
-      "",
-      ...d.fix.flatMap(stepLines).flatMap(indent),
-      "",
-    );
+    const dropped = d.fixDropped ? `; ${counted(d.fixDropped, "earlier step")} left out` : "";
+    out.push(`Fix (${counted(d.fix.length, "step")} between the failure and the success${dropped}):`, "", ...d.fix.flatMap(stepLines).flatMap(indent), "");
   } else out.push("Fix: nothing ran in between; the command that worked differs from the one that failed.", "");
   out.push(`Worked (line ${d.worked.line}${d.worked.entryId ? `, entry ${d.worked.entryId}` : ""}):`, "", ...indent(d.worked.command), "");
   return out;

@@ -7,6 +7,7 @@ import { maskSecrets } from "./secrets.ts";
 import { expireItems } from "./inbox.ts";
 import type { DraftPitfall } from "./signals.ts";
 import { appendSignatures, SignatureStore } from "./signatures.ts";
+import { counted } from "../output/words.ts";
 
 // The CI mode: capture over every session file below some paths, several files at a time, with
 // one signature store for the run so repeats across the archive are found. Files that cannot be
@@ -218,7 +219,7 @@ export function markdownReport(s: ExtractSummary, opts: { dryRun?: boolean } = {
     for (const p of s.problems) out.push(`- ${p.path}: ${p.message}`);
     const byReason = new Map<string, number>();
     for (const k of s.skipped) byReason.set(`${k.file}: ${k.reason}`, (byReason.get(`${k.file}: ${k.reason}`) ?? 0) + 1);
-    for (const [what, n] of byReason) out.push(`- ${what} (${n} line${n === 1 ? "" : "s"} skipped)`);
+    for (const [what, n] of byReason) out.push(`- ${what} (${counted(n, "line")} skipped)`);
     out.push("");
   }
   return maskSecrets(out.join("\n"));
