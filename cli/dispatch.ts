@@ -53,8 +53,35 @@ export async function runCli(argv: string[], io: CliIO = {}): Promise<CliResult>
     };
     return renderOutput(await cmd.run(line.input, ctx), format);
   } catch (e) {
-    return renderError(asRkbError(e, debugFromEnv(env)), format);
+    const err = asRkbError(e, debugFromEnv(env));
+    if (err.code === "needs_user" && format === "human" && io.stdin === undefined) {
+      try {
+        const answered = await answerHere(err, env);
+        if (answered) return answered;
+      } catch (answerError) {
+        return renderError(asRkbError(answerError, debugFromEnv(env)), format);
+      }
+    }
+    return renderError(err, format);
   }
+}
+
+/**
+ * A person who ran a write that asks, in their own terminal (stdin and stdout a terminal, no agent's
+ * environment), answers at once from a menu instead of running `rkb confirm` after. Loaded only
+ * here: the menu and the terminal check cost nothing on any other path.
+ */
+async function answerHere(err: RkbError, env: NodeJS.ProcessEnv): Promise<CliResult | undefined> {
+  const [{ isatty }, { isAgentWrite }, { answerAtTerminal }, { askTerminal }, { confirmedOutput }] = await Promise.all([
+    import("node:tty"),
+    import("./kb/burst.ts"),
+    import("./kb/confirm.ts"),
+    import("./terminal.ts"),
+    import("./output/written.ts"),
+  ]);
+  if (!isatty(0) || !isatty(1) || isAgentWrite(env)) return undefined;
+  const done = await answerAtTerminal(env, err.extra as { request: string; question: string; options: string[] }, askTerminal);
+  return done && renderOutput(confirmedOutput(done), "human");
 }
 
 function stdinIsTerminal(): boolean {

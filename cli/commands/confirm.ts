@@ -1,7 +1,5 @@
 import { confirmRequest } from "../kb/confirm.ts";
-import type { LessonWrite } from "../kb/changes.ts";
-import type { Written } from "../kb/write.ts";
-import { writtenOutput } from "../output/written.ts";
+import { confirmedOutput } from "../output/written.ts";
 import { askTerminal } from "../terminal.ts";
 import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
@@ -19,8 +17,6 @@ export default defineCommand({
   ),
   cli: { positionals: ["request"], flags: { choice: { valueHint: "option" } } },
   async run(input, ctx) {
-    const done = await confirmRequest(ctx.env, input.request, input.choice, askTerminal);
-    if (done.status === "cancelled") return { data: { status: "cancelled", request: input.request }, human: `cancelled ${input.request}; nothing was written` };
-    return writtenOutput(done.written as Written<LessonWrite>);
+    return confirmedOutput(await confirmRequest(ctx.env, input.request, input.choice, askTerminal));
   },
 });

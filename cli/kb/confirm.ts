@@ -7,6 +7,29 @@ import { applyAllowed, type Written } from "./write.ts";
 
 export type Confirmed = { status: "cancelled"; request: string } | { status: "written"; request: string; written: Written<unknown> };
 
+const MENU_TRIES = 3;
+
+/**
+ * The shortcut for a person who ran the write in their own terminal: the question as a numbered
+ * menu there, answered at once (a number or the option's text; Enter cancels; three tries). The
+ * answer is that person's, so it is not asked for again. Undefined when there is no terminal or no
+ * valid answer: the request stays open for `rkb confirm`.
+ */
+export async function answerAtTerminal(
+  env: NodeJS.ProcessEnv,
+  asked: { request: string; question: string; options: string[] },
+  ask: (prompt: string) => string | undefined,
+): Promise<Confirmed | undefined> {
+  const menu = [`Needs your decision:`, asked.question, ...asked.options.map((o, i) => `  ${i + 1}. ${o}`), ""].join("\n");
+  for (let attempt = 0; attempt < MENU_TRIES; attempt++) {
+    const answer = ask(`${attempt ? "" : menu}Your choice (number or text; Enter cancels): `);
+    if (answer === undefined) return undefined;
+    const choice = answer === "" ? "cancel" : (asked.options[Number(answer) - 1] ?? asked.options.find((o) => o === answer));
+    if (choice) return confirmRequest(env, asked.request, choice, () => "yes");
+  }
+  return undefined;
+}
+
 /** ask: shows a question on the terminal and returns the line typed, or undefined when there is no terminal. */
 export async function confirmRequest(env: NodeJS.ProcessEnv, id: string, choice: string, ask: (prompt: string) => string | undefined): Promise<Confirmed> {
   const req = loadRequest(env, id);

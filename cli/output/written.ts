@@ -1,4 +1,5 @@
 import type { LessonWrite } from "../kb/changes.ts";
+import type { Confirmed } from "../kb/confirm.ts";
 import type { Written } from "../kb/write.ts";
 import type { Output } from "./render.ts";
 
@@ -8,6 +9,12 @@ export function writtenOutput(w: Written<LessonWrite>, help: string[] = []): Out
   const data = { status: "written", action: r.action, id: r.id, path: r.path, title: r.title, commit: w.commit, diff: w.diff, notes: r.notes, help };
   const human = [`${r.action} ${r.path} [${r.id}] in commit ${w.commit}`, ...r.notes.map((n) => `note: ${n}`)].join("\n");
   return { data, human };
+}
+
+/** What a confirmed request reports: cancelled, or the write it allowed. */
+export function confirmedOutput(done: Confirmed): Output {
+  if (done.status === "cancelled") return { data: { status: "cancelled", request: done.request }, human: `cancelled ${done.request}; nothing was written` };
+  return writtenOutput(done.written as Written<LessonWrite>);
 }
 
 export function unchangedOutput(id: string, path: string, message: string): Output {

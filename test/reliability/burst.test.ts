@@ -191,3 +191,42 @@ test("archiving a whole folder asks first, then archives every lesson in one com
   for (const name of readdirSync(join(box.kb, "general", "old")))
     expect(readFileSync(join(box.kb, "general", "old", name), "utf8")).toContain("status: archived");
 });
+
+/** Runs rkb on a pseudo-terminal (stdin and stdout a terminal) where the person types `typed`. */
+function rkbOnTerminal(env: Record<string, string>, args: string[], typed: string): { out: string; exit: number } {
+  const cmd = [BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
+  const p = Bun.spawnSync(["script", "-qec", cmd, "/dev/null"], { env, stdin: Buffer.from(typed), stdout: "pipe", stderr: "pipe" });
+  return { out: p.stdout.toString(), exit: p.exitCode ?? 1 };
+}
+
+describe("a person at their own terminal answers at once, from a menu", () => {
+  async function oldFolder() {
+    const box = await kbBox();
+    for (const t of ["Old cluster fact one", "Old cluster fact two"])
+      expect((await rkb(["add", "--topic", "old", "--format", "json"], { env: box.env, stdin: factLesson(t) })).exit).toBe(0);
+    return box;
+  }
+
+  test("a number picks the option: the write is made, with no second command", async () => {
+    const box = await oldFolder();
+    const r = rkbOnTerminal(box.env, ["archive", "general/old", "--reason", "the cluster was retired"], "9\n1\n");
+    expect(r.out).toContain("Needs your decision:");
+    expect(r.out).toContain("  1. archive general/old");
+    expect(r.out).toContain("  2. cancel");
+    expect(r.exit).toBe(0);
+    expect(gitIn(box.kb, box.env, "log", "-1", "--format=%s")).toBe("archive(general/old): 2 lessons\n");
+  });
+
+  test("Enter cancels and writes nothing; an agent's environment gets no menu", async () => {
+    const box = await oldFolder();
+    const before = commits(box);
+    const cancelled = rkbOnTerminal(box.env, ["archive", "general/old", "--reason", "retired"], "\n");
+    expect(cancelled.out).toMatch(/cancelled r-[0-9a-f]{6}; nothing was written/);
+    expect(cancelled.exit).toBe(0);
+    const agent = rkbOnTerminal({ ...box.env, RKB_HARNESS: "pi" }, ["archive", "general/old", "--reason", "retired"], "1\n");
+    expect(agent.exit).toBe(3);
+    expect(agent.out).not.toContain("Your choice");
+    expect(agent.out).toContain("Answer with: rkb confirm r-");
+    expect(commits(box)).toBe(before);
+  });
+});
