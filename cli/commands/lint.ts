@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 import { loadKbConfig } from "../kb/config.ts";
@@ -8,7 +8,7 @@ import type { Finding } from "../kb/finding.ts";
 import { fixFlowStyle, lintKb, lintStaged } from "../kb/lint.ts";
 import { lockPath } from "../kb/write.ts";
 import { withLock } from "../lock.ts";
-import { EXIT, usageError } from "../output/errors.ts";
+import { EXIT, RkbError, usageError } from "../output/errors.ts";
 import { kbRoot } from "../settings.ts";
 import { cutMessage, findingLine } from "../output/findings.ts";
 import { counted } from "../output/words.ts";
@@ -20,23 +20,33 @@ export default defineCommand({
     "rkb lint",
     "rkb lint --fix            # rewrite flow-style frontmatter to block style first",
     "rkb lint --staged         # what the pre-commit hook runs",
+    "rkb lint general/git      # only the findings in one folder (or file)",
   ],
   input: Type.Object(
     {
+      paths: Type.Optional(
+        Type.Array(Type.String(), {
+          description:
+            "Only report findings in these files or folders (relative to the knowledge base, or absolute); rules that span files still see the whole knowledge base",
+        }),
+      ),
       staged: Type.Optional(Type.Boolean({ description: "Lint the files staged in git (the pre-commit hook) instead of the working tree" })),
       fix: Type.Optional(Type.Boolean({ description: "Rewrite flow-style frontmatter (`[a, b]`, `{k: v}`) to block style, then lint" })),
       full: Type.Optional(Type.Boolean({ description: "Show long messages whole (they are cut at 200 characters)" })),
     },
     { additionalProperties: false },
   ),
-  async run(input, { env }) {
+  cli: { variadic: "paths" },
+  async run(input, { env, cwd }) {
     if (input.staged && input.fix) {
       throw usageError("`--fix` cannot be used with `--staged`", "run `rkb lint --fix`, `git add` the fixed files, then commit again");
     }
     const root = kbRoot(env);
     requireReadableKb(root);
     const fixed = input.fix ? await fixUnderLock(root) : undefined;
-    const found = input.staged ? await lintStaged(root, env) : lintKb(root, { env });
+    const all = input.staged ? await lintStaged(root, env) : lintKb(root, { env });
+    const only = input.paths?.map((p) => kbPath(root, cwd, p));
+    const found = only ? all.filter((f) => only.some((p) => p === "" || f.path === p || f.path.startsWith(`${p}/`))) : all;
     const findings = input.full ? found : found.map(cutMessage);
     const errors = findings.filter((f) => f.severity === "error").length;
     const warnings = findings.length - errors;
@@ -50,6 +60,18 @@ export default defineCommand({
     };
   },
 });
+
+/** A path given on the command line as the findings name it: relative to the knowledge base. */
+function kbPath(root: string, cwd: string, given: string): string {
+  // As typed from where the person stands, else as a path in the knowledge base (`general/git`).
+  const fromCwd = resolve(cwd, given);
+  const abs = existsSync(fromCwd) && (fromCwd === root || fromCwd.startsWith(`${root}/`)) ? fromCwd : resolve(root, given);
+  const rel = relative(root, abs);
+  if (rel.startsWith("..") || isAbsolute(rel))
+    throw usageError(`${given} is not in the knowledge base ${root}`, "give a file or folder inside it, e.g. `rkb lint general/git`");
+  if (!existsSync(abs)) throw new RkbError("not_found", `no file or folder ${rel} in the knowledge base`, "run `rkb list` to see the folders");
+  return rel.split(sep).join("/");
+}
 
 /** Fixing rewrites lessons, so it must not interleave with a write; a plain folder (no git) has no writers to wait for. */
 async function fixUnderLock(root: string): Promise<string[]> {

@@ -96,6 +96,24 @@ describe("rkb lint", () => {
     expect(r.stderr).toContain("--staged");
   });
 
+  test("paths: only the findings in those files or folders, given from the knowledge base or as typed", async () => {
+    const other = "general/cmake/other.md";
+    const box = kbWith({ [LESSON]: BROKEN, [other]: BROKEN.replace("0a1b2c3d4e", "1a2b3c4d5e") });
+    const paths = async (...args: string[]) => {
+      const r = await rkb(["lint", ...args, "--format", "json"], { env: box.env, cwd: box.kb });
+      return { exit: r.exit, paths: [...new Set(r.json().findings?.map((f: any) => f.path) ?? [])] };
+    };
+    expect(await paths()).toEqual({ exit: 1, paths: [other, LESSON] });
+    expect(await paths("general/git")).toEqual({ exit: 1, paths: [LESSON] });
+    expect(await paths(join(box.kb, other))).toEqual({ exit: 1, paths: [other] });
+    expect(await paths("./general/cmake/", "general/git")).toEqual({ exit: 1, paths: [other, LESSON] });
+    expect(await paths("kb.toml")).toEqual({ exit: 0, paths: [] });
+    expect((await rkb(["lint", "general/nothing"], { env: box.env })).exit).toBe(1);
+    const outside = await rkb(["lint", box.home, "--format", "json"], { env: box.env });
+    expect(outside.exit).toBe(2);
+    expect(outside.json().error.message).toContain("is not in the knowledge base");
+  });
+
   test("a folder that is no knowledge base is an error naming it", async () => {
     const box = sandbox("rkb-cli-lint");
     const r = await rkb(["lint", "--format", "json"], { env: box.env });
