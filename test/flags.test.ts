@@ -57,8 +57,8 @@ describe("argv → input", () => {
     expect(await usage("add", ["--when", "project"])).toBe("--when project has no `=`");
     expect(await usage("search", ["x", "--limt", "3"])).toBe("`--limt` is not a flag of `rkb search`");
     expect(await usage("flag", ["abc", "--reason"])).toBe("`--reason` needs a value");
-    // A word no argument takes is an error, not dropped: `rkb lint general/git` linted everything.
-    expect(await usage("lint", ["general/git"])).toBe('`rkb lint` takes no word, only flags; "general/git" is one word too many');
+    // A word no argument takes is an error, not dropped: `rkb changes yesterday` ignored the word.
+    expect(await usage("changes", ["yesterday"])).toBe('`rkb changes` takes no word, only flags; "yesterday" is one word too many');
     expect(await usage("show", ["abc", "def"])).toBe('`rkb show` takes <id> only; "def" is one word too many');
   });
 
