@@ -86,25 +86,38 @@ describe("the write lock recovers on its own", () => {
   });
 });
 
+/** The lock file of the branch HEAD points to. */
+function branchLock(box: Sandbox): string {
+  const ref = readFileSync(join(box.kb, ".git", "HEAD"), "utf8")
+    .trim()
+    .replace(/^ref: /, "");
+  return join(box.kb, ".git", `${ref}.lock`);
+}
+
 describe("git's index.lock and ref locks", () => {
-  test("a stale index.lock: the write says so with the command to fix it, doctor fails the check with the fix", async () => {
-    const box = await kbBox();
-    const indexLock = join(box.kb, ".git", "index.lock");
-    writeFileSync(indexLock, "");
-    age(indexLock, 60);
-    const r = await add(box, "Blocked by git");
-    expect(r.exit).toBe(1);
-    const err = r.json().error;
-    expect(err.code).toBe("locked");
-    expect(err.message).toContain("left over from a git process that is gone");
-    expect(err.fix).toContain(`rm ${indexLock}`);
-    const doctor = (await rkb(["doctor", "--format", "json"], { env: box.env })).json();
-    const check = (doctor.checks ?? doctor).find((c: any) => c.check === "git locks");
-    expect(check.status).toBe("fail");
-    expect(check.fix).toBe(`rm ${indexLock}`);
-    Bun.spawnSync(["sh", "-c", check.fix]);
-    expect((await add(box, "After the fix")).exit).toBe(0);
-  });
+  for (const [which, lockOf] of [
+    ["index.lock", (box: Sandbox) => join(box.kb, ".git", "index.lock")],
+    ["branch ref lock (a git commit killed while it moved the branch)", branchLock],
+  ] as const) {
+    test(`a stale ${which}: the write names it with the command to fix it, doctor fails the check with the fix`, async () => {
+      const box = await kbBox();
+      const lock = lockOf(box);
+      writeFileSync(lock, "");
+      age(lock, 60);
+      const r = await add(box, "Blocked by git");
+      expect(r.exit).toBe(1);
+      const err = r.json().error;
+      expect(err.code).toBe("locked");
+      expect(err.message).toContain(`${lock} is left over from a git process that is gone`);
+      expect(err.fix).toContain(`rm ${lock}`);
+      const doctor = (await rkb(["doctor", "--format", "json"], { env: box.env })).json();
+      const check = (doctor.checks ?? doctor).find((c: any) => c.check === "git locks");
+      expect(check.status).toBe("fail");
+      expect(check.fix).toBe(`rm ${lock}`);
+      Bun.spawnSync(["sh", "-c", check.fix]);
+      expect((await add(box, "After the fix")).exit).toBe(0);
+    });
+  }
 
   test("a fresh index.lock (git at work) is waited for", async () => {
     const box = await kbBox();
@@ -112,34 +125,6 @@ describe("git's index.lock and ref locks", () => {
     writeFileSync(indexLock, "");
     setTimeout(() => Bun.spawnSync(["rm", "-f", indexLock]), 700);
     expect((await add(box, "After git finished")).exit).toBe(0);
-  });
-});
-
-describe("git's ref locks left by a killed git", () => {
-  const branchLock = (box: Sandbox) => {
-    const ref = readFileSync(join(box.kb, ".git", "HEAD"), "utf8")
-      .trim()
-      .replace(/^ref: /, "");
-    return join(box.kb, ".git", `${ref}.lock`);
-  };
-
-  test("a stale branch ref lock: the write names it with the fix instead of failing in git commit; doctor fails the check", async () => {
-    const box = await kbBox();
-    const lock = branchLock(box);
-    writeFileSync(lock, "");
-    age(lock, 60);
-    const r = await add(box, "Blocked by a ref lock");
-    expect(r.exit).toBe(1);
-    const err = r.json().error;
-    expect(err.code).toBe("locked");
-    expect(err.message).toContain(`${lock} is left over from a git process that is gone`);
-    expect(err.fix).toContain(`rm ${lock}`);
-    const doctor = (await rkb(["doctor", "--format", "json"], { env: box.env })).json();
-    const check = (doctor.checks ?? doctor).find((c: any) => c.check === "git locks");
-    expect(check.status).toBe("fail");
-    expect(check.fix).toBe(`rm ${lock}`);
-    Bun.spawnSync(["sh", "-c", check.fix]);
-    expect((await add(box, "After the fix")).exit).toBe(0);
   });
 
   test("HEAD.lock and the branch lock taken by a killed write's git are removed by the next write", async () => {
