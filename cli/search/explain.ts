@@ -57,6 +57,12 @@ export function fieldTerms(index: SearchIndex, doc: number): Map<string, Set<str
   return out;
 }
 
+/** The query's words no term of the hit matched; words of one stem (module, modules) count once: their term is kept once. */
+function missingWords(words: { term: string }[], held: Set<number>): string[] {
+  const found = new Set([...held].map((g) => words[g]!.term));
+  return [...new Set(words.filter((w, g) => !held.has(g) && !found.has(w.term)).map((w) => w.term))];
+}
+
 /** The evidence for each hit of a ranked search. */
 export function explainSearch(index: SearchIndex, result: SearchResult): HitExplanation[] {
   const parsed = result.parsed;
@@ -83,7 +89,7 @@ export function explainSearch(index: SearchIndex, result: SearchResult): HitExpl
       relevance,
       lead: round(relevance - (result.hits[i + 1]?.relevance ?? 0)),
       matched,
-      missing: parsed.words.filter((_, g) => !held.has(g)).map((w) => w.term),
+      missing: missingWords(parsed.words, held),
     };
   });
 }
