@@ -57,9 +57,12 @@ export function fieldTerms(index: SearchIndex, doc: number): Map<string, Set<str
   return out;
 }
 
-/** The query's words no term of the hit matched; words of one stem (module, modules) count once: their term is kept once. */
-function missingWords(words: { term: string }[], held: Set<number>): string[] {
-  const found = new Set([...held].map((g) => words[g]!.term));
+/**
+ * The query's words the hit does not hold. A word whose term is kept once for two words (one stem
+ * twice, or a compound's part: `module` in `ModuleNotFoundError`) is not missing when that term matched.
+ */
+function missingWords(words: { term: string }[], held: Set<number>, matched: TermMatch[]): string[] {
+  const found = new Set([...[...held].map((g) => words[g]!.term), ...matched.map((m) => m.term)]);
   return [...new Set(words.filter((w, g) => !held.has(g) && !found.has(w.term)).map((w) => w.term))];
 }
 
@@ -89,7 +92,7 @@ export function explainSearch(index: SearchIndex, result: SearchResult): HitExpl
       relevance,
       lead: round(relevance - (result.hits[i + 1]?.relevance ?? 0)),
       matched,
-      missing: missingWords(parsed.words, held),
+      missing: missingWords(parsed.words, held, matched),
     };
   });
 }
