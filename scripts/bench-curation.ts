@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { isolatedEnv, median } from "./bench-run.ts";
 import { build } from "./build.ts";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "3" }, size: { type: "string", default: "10000" } } });
@@ -76,13 +77,7 @@ function makeKb(): string {
   return kb;
 }
 
-const env: Record<string, string> = {
-  PATH: process.env.PATH ?? "/usr/bin:/bin",
-  HOME: work,
-  XDG_CACHE_HOME: join(work, "cache"),
-  XDG_STATE_HOME: join(work, "state"),
-  XDG_CONFIG_HOME: join(work, "config"),
-};
+const env = isolatedEnv(work);
 try {
   const bin = process.env.RKB_BIN ?? join(work, "rkb");
   if (!process.env.RKB_BIN) await build(bin);
@@ -102,7 +97,6 @@ try {
       cpus.push(Number(p.resourceUsage!.cpuTime.total) / 1000);
       out = p.stdout.toString();
     }
-    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     return { wall: median(walls), cpu: median(cpus), data: JSON.parse(out) };
   };
   const load = () => loadavg()[0]!.toFixed(1);

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { kbSignature } from "../cli/search/signature.ts";
 import { makeKb } from "./bench-kb.ts";
+import { isolatedEnv, median } from "./bench-run.ts";
 import { build } from "./build.ts";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "30" } } });
@@ -20,15 +21,7 @@ const root = join(import.meta.dir, "..");
 const work = mkdtempSync(join(tmpdir(), "rkb-bench-mcp-"));
 const bin = join(work, "rkb");
 await build(bin);
-const env: Record<string, string> = {
-  PATH: process.env.PATH ?? "/usr/bin:/bin",
-  HOME: work,
-  XDG_CACHE_HOME: join(work, "cache"),
-  XDG_STATE_HOME: join(work, "state"),
-  XDG_CONFIG_HOME: join(work, "config"),
-};
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const env = isolatedEnv(work);
 
 function processPerCall(kbEnv: Record<string, string>): number {
   const times: number[] = [];

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { build } from "./build.ts";
 import { makeKb } from "./bench-kb.ts";
+import { isolatedEnv, median } from "./bench-run.ts";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "20" }, compare: { type: "string" } } });
 const RUNS = Number(values.runs);
@@ -19,11 +20,6 @@ const FIRST_RUNS = 5;
 const SIZES = [100, 1_000, 10_000];
 const root = join(import.meta.dir, "..");
 const work = mkdtempSync(join(tmpdir(), "rkb-bench-search-"));
-
-function median(times: number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 /** Median of RUNS runs, the first one discarded (it warms the page cache). */
 function timeRuns(cmd: string[], env: Record<string, string>): number {
@@ -133,13 +129,7 @@ function compareOutputs(other: string, kb: string, size: number, env: Record<str
   return compared;
 }
 
-const env: Record<string, string> = {
-  PATH: process.env.PATH ?? "/usr/bin:/bin",
-  HOME: work,
-  XDG_CACHE_HOME: join(work, "cache"),
-  XDG_STATE_HOME: join(work, "state"),
-  XDG_CONFIG_HOME: join(work, "config"),
-};
+const env = isolatedEnv(work);
 const baseline = timeRuns([noop], env);
 const rows: string[] = [];
 for (const size of SIZES) {
