@@ -6,6 +6,7 @@ import { loadKbConfig } from "../kb/config.ts";
 import { requireReadableKb } from "../kb/layout.ts";
 import type { Finding } from "../kb/finding.ts";
 import { fixFlowStyle, lintKb, lintStaged } from "../kb/lint.ts";
+import { isUnder } from "../kb/overview.ts";
 import { lockPath } from "../kb/write.ts";
 import { withLock } from "../lock.ts";
 import { EXIT, RkbError, usageError } from "../output/errors.ts";
@@ -46,7 +47,7 @@ export default defineCommand({
     const fixed = input.fix ? await fixUnderLock(root) : undefined;
     const all = input.staged ? await lintStaged(root, env) : lintKb(root, { env });
     const only = input.paths?.map((p) => kbPath(root, cwd, p));
-    const found = only ? all.filter((f) => only.some((p) => p === "" || f.path === p || f.path.startsWith(`${p}/`))) : all;
+    const found = only ? all.filter((f) => only.some((p) => isUnder(f.path, p))) : all;
     const findings = input.full ? found : found.map(cutMessage);
     const errors = findings.filter((f) => f.severity === "error").length;
     const warnings = findings.length - errors;

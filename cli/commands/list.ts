@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { folderKind, folderTree, lessonsUnder, topicCounts, type FolderCount } from "../kb/overview.ts";
+import { folderKind, folderTree, isUnder, lessonsUnder, topicCounts, type FolderCount } from "../kb/overview.ts";
 import { RkbError } from "../output/errors.ts";
 import { indexedLessons, type IndexedLesson } from "../search/index.ts";
 import { openSearch } from "../search/search.ts";
@@ -36,7 +36,7 @@ export default defineCommand({
       );
     }
     // Lesson files that do not parse are in no listing: say they are there, and how to find why.
-    const unreadable = index.unreadable.filter((u) => !folder || u.path.startsWith(`${folder}/`));
+    const unreadable = index.unreadable.filter((u) => isUnder(u.path, folder));
     const unreadableLine = unreadable.length
       ? [
           `${unreadable.length === 1 ? "1 lesson file here does not parse and is" : `${unreadable.length} lesson files here do not parse and are`} not listed: ${unreadable.map((u) => u.path).join(", ")} (\`rkb lint\` says why)`,

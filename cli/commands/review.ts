@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Type } from "typebox";
 import { loadKbConfig } from "../kb/config.ts";
 import { requireReadableKb } from "../kb/layout.ts";
-import { folderKind, lessonsUnder } from "../kb/overview.ts";
+import { folderKind, isUnder, lessonsUnder } from "../kb/overview.ts";
 import { reviewCandidates } from "../kb/review.ts";
 import { readUsage } from "../kb/usage.ts";
 import { RkbError } from "../output/errors.ts";
@@ -57,7 +57,7 @@ export default defineCommand({
         : {}),
     }));
     // A lesson file that does not parse is in no search: the first thing a person should fix.
-    const unreadable = index.unreadable.filter((u) => !folder || u.path.startsWith(`${folder}/`));
+    const unreadable = index.unreadable.filter((u) => isUnder(u.path, folder));
     const help = ["rkb show <id>", "rkb edit <id> --base <hash>", "rkb flag <id> --reason <why>", "rkb archive <id> --reason <why>"];
     const unreadableLines = unreadable.length
       ? [

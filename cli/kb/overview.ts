@@ -83,9 +83,14 @@ export function folderTree(lessons: Listed[], folder?: string): FolderCount[] {
 }
 
 /** Lessons of a folder: current ones first, then grouped by first tag, then by title. */
+/** Whether a knowledge-base path is the folder or below it; every path is under no folder (or ""). */
+export function isUnder(path: string, folder: string | undefined): boolean {
+  return !folder || (path + "/").startsWith(folder + "/");
+}
+
 export function lessonsUnder<L extends Listed>(lessons: L[], folder: string): L[] {
   const rank = (l: L) => (isCurrent(l.status) ? 0 : 1);
   return lessons
-    .filter((l) => (l.path + "/").startsWith(folder + "/"))
+    .filter((l) => isUnder(l.path, folder))
     .sort((a, b) => rank(a) - rank(b) || (a.tags[0] ?? "").localeCompare(b.tags[0] ?? "") || a.title.localeCompare(b.title));
 }
