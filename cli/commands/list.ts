@@ -1,7 +1,4 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { folderKind, folderTree, isUnder, lessonsUnder, topicCounts, type FolderCount } from "../kb/overview.ts";
-import { RkbError } from "../output/errors.ts";
+import { folderTree, isUnder, lessonsUnder, listedFolder, topicCounts, type FolderCount } from "../kb/overview.ts";
 import { indexedLessons, type IndexedLesson } from "../search/index.ts";
 import { openSearch } from "../search/search.ts";
 import { isCurrent } from "../kb/schema.ts";
@@ -26,15 +23,7 @@ export default defineCommand({
     // The search index holds every lesson's listing fields: no lesson file is read.
     const { index } = openSearch(ctx.env, ctx.cwd, ctx.place);
     const all = indexedLessons(index);
-    const folder = input.folder?.replace(/^\.\//, "").replace(/\/+$/, "") || undefined;
-    const kind = folder === undefined ? undefined : folderKind(folder);
-    if (folder !== undefined && (kind === undefined || !existsSync(join(index.root, folder)))) {
-      throw new RkbError(
-        "not_found",
-        `no folder ${folder} in the knowledge base`,
-        "run `rkb list` to see the folders (general/<topic>, projects/<name>/<topic>, systems/<name>/<topic>)",
-      );
-    }
+    const { folder, kind } = listedFolder(index.root, input.folder) ?? {};
     // Lesson files that do not parse are in no listing: say they are there, and how to find why.
     const unreadable = index.unreadable.filter((u) => isUnder(u.path, folder));
     const unreadableLine = unreadable.length

@@ -1,12 +1,9 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { Type } from "typebox";
 import { loadKbConfig } from "../kb/config.ts";
 import { requireReadableKb } from "../kb/layout.ts";
-import { folderKind, isUnder, lessonsUnder } from "../kb/overview.ts";
+import { isUnder, lessonsUnder, listedFolder } from "../kb/overview.ts";
 import { reviewCandidates } from "../kb/review.ts";
 import { readUsage } from "../kb/usage.ts";
-import { RkbError } from "../output/errors.ts";
 import { indexedLessons, loadIndex } from "../search/index.ts";
 import { kbRoot } from "../settings.ts";
 import { defineCommand } from "./_shared.ts";
@@ -29,12 +26,9 @@ export default defineCommand({
     requireReadableKb(root);
     const index = loadIndex(root, ctx.env);
     const all = indexedLessons(index);
-    const folder = input.folder?.replace(/^\.\//, "").replace(/\/+$/, "");
-    const lessons = folder ? lessonsUnder(all, folder) : all;
     // The folders list knows (a scope, project, system or topic), never one outside the knowledge base.
-    if (folder && (folderKind(folder) === undefined || !existsSync(join(root, folder)))) {
-      throw new RkbError("not_found", `no folder ${folder} in the knowledge base`, "run `rkb list` to see the folders");
-    }
+    const folder = listedFolder(root, input.folder)?.folder;
+    const lessons = folder ? lessonsUnder(all, folder) : all;
     const candidates = reviewCandidates(lessons, readUsage(root), loadKbConfig(root)).map(({ lesson, reasons, counts }) => ({
       id: lesson.id,
       title: lesson.title,

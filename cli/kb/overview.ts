@@ -1,3 +1,6 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { RkbError } from "../output/errors.ts";
 import type { Lesson } from "./lesson.ts";
 import { isCurrent, SCOPES } from "./schema.ts";
 import type { Place } from "./place.ts";
@@ -53,6 +56,25 @@ export function folderKind(folder: string): FolderKind | undefined {
   if (parts[0] === "general") return parts.length === 2 ? "topic" : undefined;
   if (parts.length === 2) return parts[0] === "projects" ? "project" : "system";
   return parts.length === 3 ? "topic" : undefined;
+}
+
+/**
+ * A folder given on the command line (`./general/git/` as well as `general/git`), as list and
+ * review take it: one rkb lists (a scope, project, system or topic) that exists in the knowledge
+ * base; undefined when none was given; else not_found.
+ */
+export function listedFolder(root: string, given: string | undefined): { folder: string; kind: FolderKind } | undefined {
+  const folder = given?.replace(/^\.\//, "").replace(/\/+$/, "");
+  if (!folder) return undefined;
+  const kind = folderKind(folder);
+  if (kind === undefined || !existsSync(join(root, folder))) {
+    throw new RkbError(
+      "not_found",
+      `no folder ${folder} in the knowledge base`,
+      "run `rkb list` to see the folders (general/<topic>, projects/<name>/<topic>, systems/<name>/<topic>)",
+    );
+  }
+  return { folder, kind };
 }
 
 /**
