@@ -107,6 +107,25 @@ export function kbFromFixture(box: Sandbox, fixture = "kb"): void {
   git("commit", "-q", "-m", "fixture");
 }
 
+/** The sandbox's environment with these scripts (name → text) as programs first on PATH, in `<box>/bin`. */
+export function withPrograms(box: Sandbox, programs: Record<string, string>): Record<string, string> {
+  const bin = join(box.dir, "bin");
+  mkdirSync(bin, { recursive: true });
+  for (const [name, text] of Object.entries(programs)) writeFileSync(join(bin, name), text, { mode: 0o755 });
+  return { ...box.env, PATH: `${bin}:${box.env.PATH}` };
+}
+
+/** A seeded generator of numbers in [0, 1) (xorshift32), so a failing case can be made again from its seed. */
+export function seededRandom(seed: number): () => number {
+  let x = seed || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 4294967296;
+  };
+}
+
 export function gitIn(dir: string, env: Record<string, string>, ...args: string[]): string {
   const p = Bun.spawnSync(["git", ...args], { cwd: dir, env });
   if (p.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${p.stderr}`);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, gitIn, rkb, sandbox, type Sandbox } from "../helpers.ts";
+import { BIN, gitIn, rkb, sandbox, type Sandbox, withPrograms } from "../helpers.ts";
 
 // A failed `rkb init` leaves nothing behind: the folders it made are gone, a folder that was there
 // is as it was, and the error says what to fix. Failures are forced with a fake git on PATH.
@@ -10,14 +10,9 @@ const realGit = Bun.which("git")!;
 
 /** A `git` that runs the real one, except that the subcommand `failing` exits 1 with a message. */
 function fakeGit(box: Sandbox, failing: string): Record<string, string> {
-  const bin = join(box.dir, "fake-bin");
-  mkdirSync(bin, { recursive: true });
-  writeFileSync(
-    join(bin, "git"),
-    `#!/bin/sh\nfor a in "$@"; do [ "$a" = "${failing}" ] && { echo "fatal: ${failing} broke on purpose" >&2; exit 1; }; done\nexec ${realGit} "$@"\n`,
-  );
-  chmodSync(join(bin, "git"), 0o755);
-  return { ...box.env, PATH: `${bin}:${box.env.PATH}` };
+  return withPrograms(box, {
+    git: `#!/bin/sh\nfor a in "$@"; do [ "$a" = "${failing}" ] && { echo "fatal: ${failing} broke on purpose" >&2; exit 1; }; done\nexec ${realGit} "$@"\n`,
+  });
 }
 
 /** Every path under dir (relative), to compare a folder before and after. */

@@ -1,13 +1,13 @@
 // Real pi 0.87.1, pi 1.6.0 and omp 18.2.3, with the extension written by `rkb install`, driven over
 // RPC against a scripted fake model. Each test has its own HOME, knowledge base and model server.
 import { afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SLASH_COMMANDS } from "../../cli/install/prompts.ts";
 import { withSessionLock } from "../../cli/sessions/cursor.ts";
 import { hookErrorsSince } from "../../cli/state.ts";
-import { BIN, rkb, sandbox, type Sandbox } from "../helpers.ts";
+import { BIN, rkb, sandbox, type Sandbox, withPrograms } from "../helpers.ts";
 import { AGENTS, agentsInstalled, configureAgent, RpcAgent, type AgentKind } from "./agent.ts";
 import { DONE, FakeLlm, SUMMARY, textOf, type Step } from "./fake-llm.ts";
 import { FAILING_CMAKE, FAKE_CMAKE, FAKE_GIZMO, FIXED_CMAKE, LESSON, UNRELATED_FAILURE } from "./world.ts";
@@ -62,13 +62,7 @@ afterEach(() => {
 
 async function world(kind: AgentKind, installer = BIN): Promise<World> {
   const box = sandbox("rkb-e2e");
-  const bin = join(box.dir, "bin");
-  mkdirSync(bin);
-  writeFileSync(join(bin, "cmake"), FAKE_CMAKE);
-  writeFileSync(join(bin, "gizmo"), FAKE_GIZMO);
-  chmodSync(join(bin, "cmake"), 0o755);
-  chmodSync(join(bin, "gizmo"), 0o755);
-  const env = { ...box.env, PATH: `${bin}:${box.env.PATH}` };
+  const env = withPrograms(box, { cmake: FAKE_CMAKE, gizmo: FAKE_GIZMO });
   const proj = join(box.dir, "proj");
   mkdirSync(proj);
   expect((await rkb(["init"], { env })).exit).toBe(0);

@@ -2,11 +2,11 @@
 // claude` writes, against a scripted Anthropic Messages API on 127.0.0.1. Then pi, on the same
 // knowledge base, finds the lesson Claude Code wrote.
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { SLASH_COMMANDS } from "../../cli/install/prompts.ts";
 import { hookErrorsSince } from "../../cli/state.ts";
-import { rkb, sandbox, type Sandbox } from "../helpers.ts";
+import { rkb, sandbox, type Sandbox, withPrograms } from "../helpers.ts";
 import { AGENTS, AGENTS_DIR, configureAgent, RpcAgent } from "./agent.ts";
 import { FakeAnthropic, textOfBlocks, type AnthropicMessage } from "./fake-anthropic.ts";
 import { FakeLlm, type Step } from "./fake-llm.ts";
@@ -53,11 +53,7 @@ afterEach(() => {
 async function claudeWorld() {
   const box = sandbox("rkb-e2e-claude");
   boxes.push(box);
-  const bin = join(box.dir, "bin");
-  mkdirSync(bin);
-  writeFileSync(join(bin, "cmake"), FAKE_CMAKE);
-  chmodSync(join(bin, "cmake"), 0o755);
-  const env = { ...box.env, PATH: `${bin}:${box.env.PATH}` };
+  const env = withPrograms(box, { cmake: FAKE_CMAKE });
   const proj = join(box.dir, "proj");
   mkdirSync(proj);
   expect((await rkb(["init"], { env })).exit).toBe(0);

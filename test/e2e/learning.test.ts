@@ -2,9 +2,9 @@
 // compaction files the failure → fix → success in the inbox; the scripted model distills the item
 // with rkb_add and `from_item`; the next session's same failure gets the new lesson injected.
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { rkb, sandbox, BIN, type Sandbox } from "../helpers.ts";
+import { rkb, sandbox, BIN, type Sandbox, withPrograms } from "../helpers.ts";
 import { AGENTS, agentsInstalled, configureAgent, RpcAgent } from "./agent.ts";
 import { FakeLlm, type Step } from "./fake-llm.ts";
 
@@ -44,13 +44,7 @@ describe("the learning loop in real agents", () => {
       `${kind.name}: distilled with rkb_add from_item, the same failure next session gets the lesson`,
       async () => {
         const box = sandbox("rkb-e2e-learn");
-        const bin = join(box.dir, "bin");
-        mkdirSync(bin);
-        writeFileSync(join(bin, "widget"), FAKE_WIDGET);
-        writeFileSync(join(bin, "widget-calibrate"), FAKE_CALIBRATE);
-        chmodSync(join(bin, "widget"), 0o755);
-        chmodSync(join(bin, "widget-calibrate"), 0o755);
-        const env = { ...box.env, PATH: `${bin}:${box.env.PATH}` };
+        const env = withPrograms(box, { widget: FAKE_WIDGET, "widget-calibrate": FAKE_CALIBRATE });
         expect((await rkb(["init"], { env })).exit).toBe(0);
 
         // The distill step's arguments are known only once the item exists: filled in below.

@@ -4,23 +4,12 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { lintKb } from "../../cli/kb/lint.ts";
 import { LessonParseError, parseLesson } from "../../cli/kb/lesson.ts";
-import { kbFromFixture, rkb, ROOT, sandbox, writeFile } from "../helpers.ts";
+import { kbFromFixture, rkb, ROOT, sandbox, seededRandom, writeFile } from "../helpers.ts";
 
 // Damaged lessons never crash rkb: parsing fails with a LessonParseError naming a line, lint turns
 // every damaged file into findings, and the binary reports them as a record, not a stack trace.
 
 const SOURCES = [...new Glob("**/*.md").scanSync(join(ROOT, "test/fixtures/kb"))].filter((f) => !f.endsWith("README.md"));
-
-/** A small deterministic generator, so a failure can be reproduced from its seed. */
-function random(seed: number): () => number {
-  let x = seed || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 4294967296;
-  };
-}
 
 const GARBAGE = ["---", "- [", "key: {", "\t", "```", "# ", "## Symptom", "id: 12", ": :", "\u0000", "\uFFFD", "]]", "&anchor", "*alias", '"unterminated'];
 
@@ -55,7 +44,7 @@ describe("damaged lessons", () => {
     kbFromFixture(box);
     let parseErrors = 0;
     for (let seed = 1; seed <= 2000; seed++) {
-      const rnd = random(seed);
+      const rnd = seededRandom(seed);
       const rel = SOURCES[seed % SOURCES.length]!;
       const text = damage(readFileSync(join(ROOT, "test/fixtures/kb", rel), "utf8"), rnd);
       try {
@@ -76,7 +65,7 @@ describe("damaged lessons", () => {
     kbFromFixture(box);
     for (let seed = 1; seed <= 40; seed++) {
       const rel = SOURCES[seed % SOURCES.length]!;
-      const text = damage(readFileSync(join(ROOT, "test/fixtures/kb", rel), "utf8"), random(seed));
+      const text = damage(readFileSync(join(ROOT, "test/fixtures/kb", rel), "utf8"), seededRandom(seed));
       writeFile(join(box.kb, "general", "damaged", `lesson-${seed}.md`), text);
     }
     writeFileSync(join(box.kb, "general", "damaged", "binary.md"), Buffer.from([0xff, 0xfe, 0x00, 0x2d, 0x2d, 0x2d, 0x0a]));

@@ -4,21 +4,10 @@
 import { expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { rkb, sandbox } from "../helpers.ts";
+import { rkb, sandbox, seededRandom } from "../helpers.ts";
 
 const FILES = 10_000;
 const FIXTURES = join(import.meta.dir, "../fixtures/sessions");
-
-/** Seeded PRNG (xorshift32), so a failing file can be made again from its number. */
-function rng(seed: number): () => number {
-  let x = seed || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 4294967296;
-  };
-}
 
 // Lines that can never be a session entry, whatever is around them.
 const BAD: ((r: () => number) => Buffer)[] = [
@@ -65,7 +54,7 @@ test(`${FILES.toLocaleString("en")} damaged session files: no crash, every bad l
   );
   const expected = new Map<string, number[]>();
   for (let n = 0; n < FILES; n++) {
-    const { bytes, badLines } = damaged(sources[n % sources.length]!, rng(n + 1));
+    const { bytes, badLines } = damaged(sources[n % sources.length]!, seededRandom(n + 1));
     const file = join(dir, `s${n}.jsonl`);
     writeFileSync(file, bytes);
     if (badLines.length) expected.set(file, badLines);
