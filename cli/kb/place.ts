@@ -1,4 +1,3 @@
-import { platform } from "node:os";
 import { basename } from "node:path";
 import { wildcardMatches } from "../glob.ts";
 import { checkouts, hostFromEnv, projectFromEnv, systemFromEnv } from "../settings.ts";
@@ -94,6 +93,7 @@ function matchSystem(input: PlaceInput): Matched | undefined {
     if (entries.length && entries.every(([k, v]) => env[k] === v))
       return { name: note.folder.split("/")[1]!, rule: `env ${entries.map(([k]) => k).join(",")}` };
   }
+  if (!systems.some((n) => n.hostname.length)) return undefined;
   const host = hostFromEnv(env);
   const short = host.split(".")[0]!;
   for (const note of systems) {
@@ -111,7 +111,7 @@ export function resolvePlace(input: PlaceInput): Place {
   if (system) Object.assign(facts, input.kb.notes.find((n) => n.folder === `systems/${system.name}`)?.facts ?? {});
   if (system) facts.system = system.name;
   if (project) facts.project = project.name;
-  facts.os = platform() === "darwin" ? "macos" : platform() === "win32" ? "windows" : platform();
+  facts.os = process.platform === "darwin" ? "macos" : process.platform === "win32" ? "windows" : process.platform;
   const branch = repo && currentBranch(repo);
   if (branch) facts.branch = branch;
   Object.assign(facts, input.options.with);

@@ -6,12 +6,18 @@ import { REQUIRED_SECTIONS } from "./schema.ts";
 // Weak-lesson rules: a title a search cannot find, Evidence that proves nothing. Lint reports them
 // as `quality/title` and `quality/evidence` warnings; `rkb review` lists the same lessons.
 
-/** Words that name no tool, error or rule: a title made only of these says nothing. */
-const GENERIC = new Set(
-  tokenize(
-    "fix fixed fixes issue issues problem problems note notes todo misc stuff thing things error errors bug bugs lesson tip tips trick works working broken fail failed failure build setup update info general important remember",
-  ),
-);
+/**
+ * Words that name no tool, error or rule: a title made only of these says nothing. Tokenized on
+ * first use, not when the module loads: every search loads this module (through the lesson
+ * loader) and tokenizing these words in a fresh process costs ~1 ms.
+ */
+let genericTerms: Set<string> | undefined;
+const genericTerm = (term: string) =>
+  (genericTerms ??= new Set(
+    tokenize(
+      "fix fixed fixes issue issues problem problems note notes todo misc stuff thing things error errors bug bugs lesson tip tips trick works working broken fail failed failure build setup update info general important remember",
+    ),
+  )).has(term);
 
 const VAGUE_EVIDENCE = /^(?:it\s+)?(?:works?|worked|tested|verified|confirmed|checked|done|yes|ok|okay|true|fixed|trust me|see above|n\/a|none|tbd|todo)\.?$/i;
 const MIN_TITLE_TERMS = 2;
@@ -25,7 +31,7 @@ export function titleProblem(lesson: Pick<Lesson, "title">): string | undefined 
   let specific = false;
   for (const term of lazyTerms(lesson.title)) {
     count++;
-    specific ||= !GENERIC.has(term);
+    specific ||= !genericTerm(term);
     if (count >= MIN_TITLE_TERMS && specific) return undefined;
   }
   if (count < MIN_TITLE_TERMS)

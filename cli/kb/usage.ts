@@ -1,9 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { randomHex } from "../hash.ts";
-import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { appendLine, createExclusive, pathInside, readIfExists } from "../fsutil.ts";
-import { configDir } from "../settings.ts";
+import { configDir, systemHostname } from "../settings.ts";
 
 // Use records: one JSONL file per machine under `.rkb/usage/`, so merging two machines never conflicts.
 
@@ -42,7 +41,7 @@ function machineId(env = process.env): string {
     if (existing) return existing;
     if (existing === "" && attempt === 0) rmSync(file, { force: true }); // left empty by an older rkb
     const slug =
-      hostname()
+      systemHostname()
         .split(".")[0]!
         .toLowerCase()
         .replace(/[^a-z0-9]+/g, "-")
