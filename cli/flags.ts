@@ -105,7 +105,9 @@ export function readCommandLine(cmd: RkbCommand, rest: string[]): CommandLine {
   const help = `see \`rkb ${cmd.name} --help\``;
   let args: Record<string, unknown> & { _: string[] };
   try {
-    args = parseArgs(rest, argsDef(cmd)) as typeof args;
+    // citty answers with a proxy that tries two other spellings of every name it lacks (~0.4 ms
+    // over a command's flags in a fresh process); its own keys, copied once, are all we read.
+    args = { ...parseArgs(rest, argsDef(cmd)) } as typeof args;
   } catch (e) {
     throw usageError(`${(e as Error).message} for \`rkb ${cmd.name}\``, help);
   }

@@ -1,8 +1,6 @@
 import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 import { usageError } from "../output/errors.ts";
-import { explainLines, explainSearch, type HitExplanation } from "../search/explain.ts";
-import { recallDecision, recallGate } from "../search/recall.ts";
 import { openSearch, searchKb, type SearchHit, type SearchMode, type SearchResult } from "../search/search.ts";
 import type { UsageCounts } from "../kb/usage.ts";
 
@@ -31,7 +29,7 @@ export default defineCommand({
     positionals: ["query"],
     flags: { literal: { valueHint: "text" }, regex: { valueHint: "pattern" }, status: { valueHint: "all" }, limit: { valueHint: "N" } },
   },
-  run(input, { env, cwd, place }) {
+  async run(input, { env, cwd, place }) {
     const given = [input.query ? "words" : "", input.literal !== undefined ? "--literal" : "", input.regex !== undefined ? "--regex" : ""].filter(Boolean);
     if (given.length !== 1) {
       throw usageError(
@@ -49,6 +47,11 @@ export default defineCommand({
     const { index, place: here, usage } = openSearch(env, cwd, place);
     const result = searchKb({ index, query, mode, place: here, all: Boolean(input.all), allStatuses: input.status === "all", limit: input.limit ?? 10, usage });
     if (!input.explain || mode !== "ranked") return { data: searchData(result, usage), human: searchHuman(result) };
+    // Loaded for --explain only: a plain search does not pay for loading them.
+    const [{ explainLines, explainSearch }, { recallDecision, recallGate }] = await Promise.all([
+      import("../search/explain.ts"),
+      import("../search/recall.ts"),
+    ]);
     const explained = explainSearch(index, result);
     const gate = recallGate(query);
     const recall = gate ? { reason: gate } : recallDecision(index, result);
@@ -58,7 +61,8 @@ export default defineCommand({
     return {
       data,
       human:
-        searchHuman(result, explained) + `\nPrompt recall: ${recall.lesson ? `would inject ${recall.lesson.id}` : "would inject nothing"} (${recall.reason})\n`,
+        searchHuman(result, explained.map(explainLines)) +
+        `\nPrompt recall: ${recall.lesson ? `would inject ${recall.lesson.id}` : "would inject nothing"} (${recall.reason})\n`,
     };
   },
 });
@@ -110,7 +114,8 @@ function marker(h: SearchHit): string {
   return h.applies === "yes" ? "" : h.applies === "no" ? "  (does not apply here)" : "  (may apply: unknown)";
 }
 
-function searchHuman(result: SearchResult, explained?: HitExplanation[]): string {
+/** The results for people; `explanations` holds each shown result's --explain lines. */
+function searchHuman(result: SearchResult, explanations?: string[][]): string {
   if (!result.hits.length) {
     const hidden = result.hidden ? `; ${result.hidden} hidden that do not apply here (--all shows them)` : "";
     return `no lessons match \`${result.query}\`${hidden}\n`;
@@ -122,7 +127,7 @@ function searchHuman(result: SearchResult, explained?: HitExplanation[]): string
     lines.push(`   ${h.lesson.id}  ${h.lesson.path}`);
     const text = result.mode === "ranked" ? h.lesson.summary : h.line;
     if (text) lines.push(`   ${cut(text, h.lesson.id)}`);
-    if (explained?.[i]) lines.push(...explainLines(explained[i]!).map((l) => `   ${l}`));
+    if (explanations?.[i]) lines.push(...explanations[i]!.map((l) => `   ${l}`));
   });
   if (result.hidden)
     lines.push(
