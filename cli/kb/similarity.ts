@@ -342,8 +342,9 @@ export function searchIndexSimilarity(index: SearchIndex): SimilarityIndex<Compa
   const n = items.length;
   const start = new Uint32Array(n + 1);
   const termCount = index.terms.length;
-  for (let p = 0; p < index.postDocs.length; p++) {
-    const i = slot[index.postDocs[p]!]!;
+  const postings = index.allPostings();
+  for (let p = 0; p < postings.docs.length; p++) {
+    const i = slot[postings.docs[p]!]!;
     if (i >= 0) start[i + 1]!++;
   }
   for (let i = 0; i < n; i++) start[i + 1]! += start[i]!;
@@ -353,10 +354,10 @@ export function searchIndexSimilarity(index: SearchIndex): SimilarityIndex<Compa
   // Terms in vocabulary order, so each lesson's terms come out ascending.
   for (let t = 0; t < termCount; t++) {
     for (let p = index.termStart[t]!; p < index.termStart[t + 1]!; p++) {
-      const i = slot[index.postDocs[p]!]!;
+      const i = slot[postings.docs[p]!]!;
       if (i < 0) continue;
       terms[fill[i]!] = t;
-      tf[fill[i]!++] = index.postTf[p]!;
+      tf[fill[i]!++] = postings.tf[p]!;
     }
   }
   return new SimilarityIndex(items, { termCount, termId: (term) => termId(index, term), start, terms, tf });

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { writeAtomic } from "../fsutil.ts";
 import { summary, type Lesson } from "../kb/lesson.ts";
@@ -62,13 +62,15 @@ export interface SearchIndex {
   /** Per lesson: its place when lessons are ordered by title (equal titles by path), so ranking breaks ties without decoding lessons. */
   titleOrder: Uint32Array;
   scopes: string[];
-  /** Sorted vocabulary; the postings of terms[i] are postDocs/postTf[termStart[i] .. termStart[i+1]). */
+  /** Sorted vocabulary; terms[i] is held by termStart[i+1] - termStart[i] lessons. */
   terms: string[];
   /** The vocabulary as one text, a term per line: what a regular expression scans (typo candidates). */
   vocabulary: string;
   termStart: Uint32Array;
-  postDocs: Uint32Array;
-  postTf: Float32Array;
+  /** The lessons that hold terms[id], in ascending order, and how strongly (weighted term frequency). */
+  postings(id: number): Postings;
+  /** Every term's postings, term after term in vocabulary order (termStart[id] is where each starts): for work over the whole index. */
+  allPostings(): Postings;
   /** Folder aliases (as typed, lowercased) → the terms of the folder name they stand for. */
   aliases: Record<string, string[]>;
   /** The terms of every folder name below a scope (`cmake`, `git`, a project's name): what lessons are filed under. */
@@ -79,6 +81,11 @@ export interface SearchIndex {
   /** Lesson files that do not parse (search leaves them out; review and list say they are there). */
   unreadable: Unreadable[];
   lesson(i: number): IndexedLesson;
+}
+
+export interface Postings {
+  docs: Uint32Array;
+  tf: Float32Array;
 }
 
 export interface Unreadable {
@@ -386,8 +393,8 @@ export function buildIndex(kb: Kb): SearchIndex {
     terms,
     vocabulary: terms.join("\n"),
     termStart,
-    postDocs,
-    postTf,
+    postings: (id) => ({ docs: postDocs.subarray(termStart[id], termStart[id + 1]), tf: postTf.subarray(termStart[id], termStart[id + 1]) }),
+    allPostings: () => ({ docs: postDocs, tf: postTf }),
     aliases: folderAliases(kb.notes),
     topics: [...new Set(lessons.flatMap((l) => tokenize(l.path.split("/").slice(1, -1).join(" "))))].sort(),
     notes: kb.notes,
@@ -466,12 +473,13 @@ export function docFrequency(index: SearchIndex, term: string): number {
 export function termFrequency(index: SearchIndex, term: string, doc: number): number {
   const id = termId(index, term);
   if (id < 0) return 0;
-  let lo = index.termStart[id]!;
-  let hi = index.termStart[id + 1]! - 1;
+  const { docs, tf } = index.postings(id);
+  let lo = 0;
+  let hi = docs.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    const d = index.postDocs[mid]!;
-    if (d === doc) return index.postTf[mid]!;
+    const d = docs[mid]!;
+    if (d === doc) return tf[mid]!;
     if (d < doc) lo = mid + 1;
     else hi = mid - 1;
   }
@@ -503,6 +511,7 @@ const decoder = new TextDecoder();
 const align4 = (n: number) => (n + 3) & ~3;
 
 export function encodeIndex(index: SearchIndex, signature: string): Uint8Array {
+  const postings = index.allPostings();
   const termsBlob = encoder.encode(index.vocabulary);
   const docLines: Uint8Array[] = [];
   const docOffsets = new Uint32Array(index.size + 1);
@@ -521,7 +530,7 @@ export function encodeIndex(index: SearchIndex, signature: string): Uint8Array {
     size: index.size,
     avgLength: index.avgLength,
     termCount: index.terms.length,
-    postingCount: index.postDocs.length,
+    postingCount: postings.docs.length,
     termsBytes: termsBlob.length,
     docsBytes,
     scopes: index.scopes,
@@ -534,8 +543,8 @@ export function encodeIndex(index: SearchIndex, signature: string): Uint8Array {
   const headerBytes = encoder.encode(JSON.stringify(header));
   const arrays: ArrayBufferView[] = [
     index.termStart,
-    index.postDocs,
-    index.postTf,
+    postings.docs,
+    postings.tf,
     index.lengths,
     index.docScope,
     index.docCurrent,
@@ -560,65 +569,94 @@ export function encodeIndex(index: SearchIndex, signature: string): Uint8Array {
   return out;
 }
 
-function readCache(file: string, root: string, signature: string): SearchIndex | undefined {
-  let bytes: Uint8Array;
+/** Closes a cache file's descriptor once nothing uses the index read from it any more. */
+const closeWhenUnused = new FinalizationRegistry<number>((fd) => {
   try {
-    bytes = mapFile(file);
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+});
+
+/**
+ * The cached index, read in parts through one open descriptor: a search needs the postings of a
+ * few terms and the records of the lessons it shows, a small part of a file of 18 MB at 10,000
+ * lessons. Mapping or reading the whole file cost more than the search: the runtime counts those
+ * bytes as allocated and collects garbage at the next allocation (~5 ms at 10,000 lessons). The
+ * file is only ever replaced by a rename, never changed in place, so the descriptor keeps reading
+ * the file it opened.
+ */
+function readCache(file: string, root: string, signature: string): SearchIndex | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
   } catch {
     return undefined;
   }
   try {
-    return decodeIndex(bytes, root, signature);
+    const index = decodeIndex((offset, length) => readAt(fd, offset, length), fstatSync(fd).size, root, signature);
+    if (index) {
+      closeWhenUnused.register(index, fd);
+      return index;
+    }
   } catch {
-    return undefined; // a damaged or foreign cache file is rebuilt
+    // a damaged or foreign cache file is rebuilt
   }
+  closeSync(fd);
+  return undefined;
 }
 
-/**
- * The cache file's bytes, mapped rather than read where the system allows: a search touches the
- * postings of a few terms and the records of the lessons it shows, a small part of a file of
- * several megabytes at 10,000 lessons. The file is only ever replaced by a rename, never changed in
- * place, so a mapping keeps seeing the file it opened.
- */
-function mapFile(file: string): Uint8Array {
-  try {
-    return Bun.mmap(file, { shared: false });
-  } catch {
-    return readFileSync(file);
+function readAt(fd: number, offset: number, length: number): Uint8Array {
+  const bytes = new Uint8Array(length);
+  for (let got = 0; got < length; ) {
+    const n = readSync(fd, bytes, got, length - got, offset + got);
+    if (n <= 0) throw new Error(`the search cache ended at byte ${offset + got}, before ${offset + length}`);
+    got += n;
   }
+  return bytes;
 }
 
-export function decodeIndex(bytes: Uint8Array, root: string, signature: string): SearchIndex | undefined {
-  if (bytes.length < MAGIC.length + 4 || !MAGIC.every((b, i) => bytes[i] === b)) return undefined;
-  // Typed arrays need 4-byte aligned views; copy when the file buffer does not start aligned.
-  if (bytes.byteOffset % 4 !== 0) bytes = bytes.slice();
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const headerLength = view.getUint32(MAGIC.length, true);
-  let at = MAGIC.length + 4;
-  const header = JSON.parse(decoder.decode(bytes.subarray(at, at + headerLength))) as Header;
+/** Whether a table of offsets starts at 0 and ends at `end`. */
+const spans = (offsets: Uint32Array, end: number) => offsets[0] === 0 && offsets[offsets.length - 1] === end;
+
+/** A byte range of an encoded index (its file, or the bytes in a test), as a new array with a buffer of its own. */
+export type ReadAt = (offset: number, length: number) => Uint8Array;
+
+export function decodeIndex(read: ReadAt, byteLength: number, root: string, signature: string): SearchIndex | undefined {
+  if (byteLength < MAGIC.length + 4) return undefined;
+  const lead = read(0, MAGIC.length + 4);
+  if (!MAGIC.every((b, i) => lead[i] === b)) return undefined;
+  const headerLength = new DataView(lead.buffer).getUint32(MAGIC.length, true);
+  const header = JSON.parse(decoder.decode(read(lead.length, headerLength))) as Header;
   if (header.format !== FORMAT || header.signature !== signature || header.root !== root) return undefined;
-  at += headerLength;
-  const vocabulary = decoder.decode(bytes.subarray(at, at + header.termsBytes));
+  const termsAt = lead.length + headerLength;
+  const docsAt = termsAt + header.termsBytes;
+  const termStartAt = align4(docsAt + header.docsBytes);
+  const postDocsAt = termStartAt + (header.termCount + 1) * 4;
+  const postTfAt = postDocsAt + header.postingCount * 4;
+  const perDocAt = postTfAt + header.postingCount * 4;
+  // A file of another length is damaged (cut short, or not this header's): rebuilt, never half read.
+  if (byteLength !== perDocAt + (5 * header.size + 1) * 4) return undefined;
+  const vocabulary = decoder.decode(read(termsAt, header.termsBytes));
   const terms = header.termCount ? vocabulary.split("\n") : [];
-  at += header.termsBytes;
-  const docsAt = at;
-  at = align4(at + header.docsBytes);
-  const take = <T>(make: (buf: ArrayBuffer, offset: number, length: number) => T, length: number): T => {
-    const arr = make(bytes.buffer as ArrayBuffer, bytes.byteOffset + at, length);
-    at += length * 4;
-    return arr;
-  };
-  const u32 = (b: ArrayBuffer, o: number, n: number) => new Uint32Array(b, o, n);
-  const f32 = (b: ArrayBuffer, o: number, n: number) => new Float32Array(b, o, n);
-  const termStart = take(u32, header.termCount + 1);
-  const postDocs = take(u32, header.postingCount);
-  const postTf = take(f32, header.postingCount);
-  const lengths = take(f32, header.size);
-  const docScope = take(u32, header.size);
-  const docCurrent = take(u32, header.size);
-  const titleOrder = take(u32, header.size);
-  const docOffsets = take(u32, header.size + 1);
+  const termStart = new Uint32Array(read(termStartAt, (header.termCount + 1) * 4).buffer);
+  // lengths, docScope, docCurrent, titleOrder and docOffsets lie one after the other: one read.
+  const perDoc = read(perDocAt, (5 * header.size + 1) * 4).buffer;
+  const n = header.size;
+  const lengths = new Float32Array(perDoc, 0, n);
+  const docScope = new Uint32Array(perDoc, 4 * n, n);
+  const docCurrent = new Uint32Array(perDoc, 8 * n, n);
+  const titleOrder = new Uint32Array(perDoc, 12 * n, n);
+  const docOffsets = new Uint32Array(perDoc, 16 * n, n + 1);
+  // The right length is not enough: a file overwritten in place must not answer with wrong lessons.
+  // Its offset tables must end where the header says (checking every entry costs ~1 ms at 10,000).
+  if (!spans(termStart, header.postingCount) || !spans(docOffsets, header.docsBytes)) return undefined;
+  const postingsRead = new Map<number, Postings>();
   const decoded = new Map<number, IndexedLesson>();
+  const postingsAt = (from: number, count: number): Postings => ({
+    docs: new Uint32Array(read(postDocsAt + from * 4, count * 4).buffer),
+    tf: new Float32Array(read(postTfAt + from * 4, count * 4).buffer),
+  });
   return {
     root,
     size: header.size,
@@ -631,8 +669,12 @@ export function decodeIndex(bytes: Uint8Array, root: string, signature: string):
     terms,
     vocabulary,
     termStart,
-    postDocs,
-    postTf,
+    postings(id) {
+      let p = postingsRead.get(id);
+      if (!p) postingsRead.set(id, (p = postingsAt(termStart[id]!, termStart[id + 1]! - termStart[id]!)));
+      return p;
+    },
+    allPostings: () => postingsAt(0, header.postingCount),
     aliases: header.aliases,
     topics: header.topics,
     notes: header.notes,
@@ -641,7 +683,7 @@ export function decodeIndex(bytes: Uint8Array, root: string, signature: string):
     lesson(i) {
       let l = decoded.get(i);
       if (!l) {
-        l = JSON.parse(decoder.decode(bytes.subarray(docsAt + docOffsets[i]!, docsAt + docOffsets[i + 1]!))) as IndexedLesson;
+        l = JSON.parse(decoder.decode(read(docsAt + docOffsets[i]!, docOffsets[i + 1]! - docOffsets[i]!))) as IndexedLesson;
         decoded.set(i, l);
       }
       return l;

@@ -153,7 +153,7 @@ export function ranking(index: SearchIndex, query: ParsedQuery, opts: RankOption
   const scores = new Float64Array(index.size);
   const touched: number[] = [];
   // Locals, not property reads: this loop runs once per posting, in a process too young to be optimised.
-  const { postDocs, postTf, docScope, docCurrent, lengths, avgLength } = index;
+  const { docScope, docCurrent, lengths, avgLength } = index;
   const allStatuses = Boolean(opts.allStatuses);
   // A word and its stand-ins (synonyms, the known words for a typo) say one thing, so they score as
   // one term: their occurrences add up under one saturation, led by the weightiest of them a lesson
@@ -170,14 +170,12 @@ export function ranking(index: SearchIndex, query: ParsedQuery, opts: RankOption
     if (group.length === 1) {
       // A word alone (most of them): each lesson holds it once, so it is scored as its postings are
       // read, with the same arithmetic as a group (lead w, weighted w × tf).
-      const id = termId(index, group[0]!.term);
-      const from = index.termStart[id]!;
-      const to = index.termStart[id + 1]!;
-      const w = group[0]!.weight * idf(index, to - from);
-      for (let p = from; p < to; p++) {
-        const doc = postDocs[p]!;
+      const { docs, tf: tfs } = index.postings(termId(index, group[0]!.term));
+      const w = group[0]!.weight * idf(index, docs.length);
+      for (let p = 0; p < docs.length; p++) {
+        const doc = docs[p]!;
         if (!allowed[docScope[doc]!] || (!allStatuses && !docCurrent[doc])) continue;
-        const tf = (w * postTf[p]!) / w;
+        const tf = (w * tfs[p]!) / w;
         if (scores[doc] === 0) touched.push(doc);
         scores[doc] += (w * (K1 + 1) * tf) / (tf + K1 * (1 - B + (B * lengths[doc]!) / avgLength));
       }
@@ -187,16 +185,14 @@ export function ranking(index: SearchIndex, query: ParsedQuery, opts: RankOption
     weighted ??= new Float64Array(index.size);
     const hit: number[] = [];
     for (const q of group) {
-      const id = termId(index, q.term);
-      const from = index.termStart[id]!;
-      const to = index.termStart[id + 1]!;
-      const w = q.weight * idf(index, to - from);
-      for (let p = from; p < to; p++) {
-        const doc = postDocs[p]!;
+      const { docs, tf: tfs } = index.postings(termId(index, q.term));
+      const w = q.weight * idf(index, docs.length);
+      for (let p = 0; p < docs.length; p++) {
+        const doc = docs[p]!;
         if (!allowed[docScope[doc]!] || (!allStatuses && !docCurrent[doc])) continue;
         if (weighted[doc] === 0) hit.push(doc);
         lead[doc] = Math.max(lead[doc]!, w);
-        weighted[doc] += w * postTf[p]!;
+        weighted[doc] += w * tfs[p]!;
       }
     }
     for (const doc of hit) {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { rkb, sandbox } from "../helpers.ts";
 
@@ -43,6 +43,27 @@ describe("rkb search", () => {
     const one = (await rkb(["search", "cmake vtable hdf5", "--limit", "1", "--format", "json"], { env })).json();
     expect(one.results.length).toBe(1);
     expect((await rkb(["search"], { env })).exit).toBe(2);
+  });
+  test("a cache file cut short, grown or overwritten is rebuilt: the answer stays the same", async () => {
+    const { env } = withKb();
+    const query = ["search", "undefined reference to vtable", "--format", "json"];
+    const first = await rkb(query, { env });
+    expect(first.exit).toBe(0);
+    const dir = join(env.XDG_CACHE_HOME!, "rkb", "search");
+    const file = join(dir, readdirSync(dir).find((f) => f.endsWith(".idx"))!);
+    const whole = readFileSync(file);
+    const damages: [string, () => void][] = [
+      ["cut inside the postings", () => truncateSync(file, whole.length - 1000)],
+      ["one byte short", () => truncateSync(file, whole.length - 1)],
+      ["grown", () => writeFileSync(file, Buffer.concat([whole, Buffer.alloc(8)]))],
+      ["zeroed after its header", () => writeFileSync(file, Buffer.concat([whole.subarray(0, 2000), Buffer.alloc(whole.length - 2000)]))],
+    ];
+    for (const [how, damage] of damages) {
+      damage();
+      const again = await rkb(query, { env });
+      expect({ how, exit: again.exit, stdout: again.stdout }).toEqual({ how, exit: 0, stdout: first.stdout });
+      expect(readFileSync(file).equals(whole)).toBe(true);
+    }
   });
   test("a folder that is no knowledge base is an error with a fix", async () => {
     const { env } = sandbox("rkb-search-none");

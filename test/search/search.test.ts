@@ -153,11 +153,24 @@ describe("ranking", () => {
 describe("index cache", () => {
   test("round-trips through its binary form", () => {
     const index = buildIndex(loadKb(FIXTURE));
-    const back = decodeIndex(encodeIndex(index, "sig"), index.root, "sig")!;
+    const bytes = encodeIndex(index, "sig");
+    const reads: number[] = [];
+    const read = (offset: number, length: number) => (reads.push(length), bytes.slice(offset, offset + length));
+    const back = decodeIndex(read, bytes.length, index.root, "sig")!;
     expect(back.terms).toEqual(index.terms);
-    expect([...back.postTf]).toEqual([...index.postTf]);
-    expect(back.lesson(1)).toEqual(index.lesson(1));
-    expect(decodeIndex(encodeIndex(index, "sig"), index.root, "other")).toBeUndefined();
+    for (const key of ["lengths", "docScope", "docCurrent", "titleOrder", "termStart"] as const) expect([...back[key]]).toEqual([...index[key]]);
+    // A search reads the postings of the terms it asks for, not the whole file.
+    expect(Math.max(...reads)).toBeLessThan(bytes.length / 2);
+    index.terms.forEach((_, id) => {
+      expect([...back.postings(id).docs]).toEqual([...index.postings(id).docs]);
+      expect([...back.postings(id).tf]).toEqual([...index.postings(id).tf]);
+    });
+    expect([...back.allPostings().tf]).toEqual([...index.allPostings().tf]);
+    for (let i = 0; i < index.size; i++) expect(back.lesson(i)).toEqual(index.lesson(i));
+    expect(decodeIndex(read, bytes.length, index.root, "other")).toBeUndefined();
+    // A file cut short or grown is not this header's: it is rebuilt, never half read.
+    expect(decodeIndex(read, bytes.length - 4, index.root, "sig")).toBeUndefined();
+    expect(decodeIndex(read, bytes.length + 4, index.root, "sig")).toBeUndefined();
   });
   test("a changed, added or removed lesson is seen by the next search", () => {
     const dir = mkdtempSync(join(tmpdir(), "rkb-index-"));
