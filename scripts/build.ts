@@ -14,6 +14,13 @@ export const commit =
     .toString()
     .trim() || "unknown";
 
+/**
+ * How rkb is compiled. Bytecode and per-command chunks keep start-up close to a bare Bun binary:
+ * every rkb call is a fresh process (each agent tool call, each hook), so start-up is most of its
+ * cost. The search bench compiles its floor this way too, for a second comparison.
+ */
+export const compileOptions = { minify: true, bytecode: true, format: "esm", splitting: true } as const;
+
 /** Builds to a temporary name and renames, so a concurrent run never sees a half-written binary. */
 export async function build(outfile: string, target?: string): Promise<void> {
   // Bun appends ".exe" to a Windows outfile that lacks it, so the temporary name must already end in it.
@@ -22,12 +29,7 @@ export async function build(outfile: string, target?: string): Promise<void> {
     const result = await Bun.build({
       entrypoints: [new URL("../cli/main.ts", import.meta.url).pathname],
       compile: target ? { target: target as any, outfile: tmp } : { outfile: tmp },
-      minify: true,
-      // Bytecode and per-command chunks keep start-up close to a bare Bun binary: every rkb call is a
-      // fresh process (each agent tool call, each hook), so start-up is most of its cost.
-      bytecode: true,
-      format: "esm",
-      splitting: true,
+      ...compileOptions,
       define: { RKB_COMMIT: JSON.stringify(commit) },
     });
     if (!result.success) throw new AggregateError(result.logs, `building ${outfile}${target ? ` (${target})` : ""} failed`);
