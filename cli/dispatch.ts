@@ -38,7 +38,7 @@ export async function runCli(argv: string[], io: CliIO = {}): Promise<CliResult>
     const cmd = await loadCommand(name);
     if (!cmd) throw unknownCommand(name);
     if (wantsHelp) return { stdout: helpText(cmd), stderr: "", exit: 0 };
-    const line = readCommandLine(cmd, rest);
+    const line = await readCommandLine(cmd, rest);
     // A terminal is a character device (so is /dev/null, which reads as empty anyway). Not
     // process.stdin.isTTY: touching process.stdin builds a Node stream, which is slow to start.
     const stdinIsTTY = io.stdin === undefined && stdinIsTerminal();

@@ -2,6 +2,7 @@ import { parseArgs, type ArgsDef } from "citty";
 import type { TSchema } from "typebox";
 import type { RkbCommand } from "./commands/_shared.ts";
 import { expectedWord, inputProblem } from "./input.ts";
+import { commandInput } from "./inputs.ts";
 import { usageError } from "./output/errors.ts";
 import { VERSION_LINE } from "./version.ts";
 
@@ -36,8 +37,8 @@ interface SchemaShape {
   description?: string;
 }
 
-const props = (cmd: RkbCommand) => cmd.input.properties as Record<string, TSchema>;
-const isRequired = (cmd: RkbCommand, prop: string) => (cmd.input.required ?? []).includes(prop);
+const props = (cmd: RkbCommand) => commandInput(cmd.name).schema.properties as Record<string, TSchema>;
+const isRequired = (cmd: RkbCommand, prop: string) => (commandInput(cmd.name).schema.required ?? []).includes(prop);
 
 function kindOf(schema: TSchema): FlagKind {
   switch ((schema as SchemaShape).type) {
@@ -54,8 +55,16 @@ function kindOf(schema: TSchema): FlagKind {
   return "string";
 }
 
-/** The command's flags, in the order of its schema. */
+const flagsRead = new WeakMap<RkbCommand, Flag[]>();
+
+/** The command's flags, in the order of its schema (worked out once per command: a command line reads them several times). */
 function flagsOf(cmd: RkbCommand): Flag[] {
+  let flags = flagsRead.get(cmd);
+  if (!flags) flagsRead.set(cmd, (flags = readFlags(cmd)));
+  return flags;
+}
+
+function readFlags(cmd: RkbCommand): Flag[] {
   const shape = cmd.cli ?? {};
   const words = new Set([...(shape.positionals ?? []), ...(shape.variadic ? [shape.variadic] : []), ...(shape.stdin ? [shape.stdin] : [])]);
   const flags: Flag[] = [];
@@ -100,14 +109,15 @@ export interface CommandLine {
 }
 
 /** Reads a command line into the command's input; a usage error names the flag and the fix. */
-export function readCommandLine(cmd: RkbCommand, rest: string[]): CommandLine {
-  checkFlags(cmd, rest);
+export async function readCommandLine(cmd: RkbCommand, rest: string[]): Promise<CommandLine> {
+  const def = argsDef(cmd);
+  checkFlags(cmd, def, rest);
   const help = `see \`rkb ${cmd.name} --help\``;
   let args: Record<string, unknown> & { _: string[] };
   try {
     // citty answers with a proxy that tries two other spellings of every name it lacks (~0.4 ms
     // over a command's flags in a fresh process); its own keys, copied once, are all we read.
-    args = { ...parseArgs(rest, argsDef(cmd)) } as typeof args;
+    args = { ...parseArgs(rest, def) } as typeof args;
   } catch (e) {
     throw usageError(`${(e as Error).message} for \`rkb ${cmd.name}\``, help);
   }
@@ -169,7 +179,7 @@ export function readCommandLine(cmd: RkbCommand, rest: string[]): CommandLine {
       );
     }
   }
-  const problem = inputProblem(cmd.input, input);
+  const problem = await inputProblem(commandInput(cmd.name), input);
   if (problem) {
     const positional = positionalsOf(cmd).includes(problem.field);
     const name = positional ? `<${problem.field}>` : `--${flagsOf(cmd).find((f) => f.prop === problem.field)?.flag ?? problem.field}`;
@@ -188,9 +198,9 @@ export function readCommandLine(cmd: RkbCommand, rest: string[]): CommandLine {
 }
 
 /** Every flag must be one of the command's or a global one, and a value flag needs its value. */
-function checkFlags(cmd: RkbCommand, rest: string[]): void {
+function checkFlags(cmd: RkbCommand, args: ArgsDef, rest: string[]): void {
   const known = new Map<string, { type?: string }>();
-  for (const [key, def] of Object.entries(argsDef(cmd))) {
+  for (const [key, def] of Object.entries(args)) {
     if (def.type !== "positional") known.set(key, def);
   }
   for (let i = 0; i < rest.length; i++) {

@@ -1,15 +1,17 @@
-import type { TObject, TSchema } from "typebox";
-import { Check, Errors } from "typebox/schema";
+import type { TSchema } from "typebox";
+import type { CheckedInput } from "./inputs.ts";
 
-// Checks a command's input against its TypeBox schema with TypeBox's own checker (the schema module
-// `Value.Check` and `Value.Errors` call: the whole Value module costs every command ~1 ms to load),
-// and reduces the errors to the one problem worth telling: an unknown field, then a missing one, then a wrong value.
-// Each adapter (command line, tool call) turns the problem into words its caller understands.
+// Checks an input with the check TypeBox compiled for its schema (cli/inputs.ts) and, when it fails,
+// reduces TypeBox's errors to the one problem worth telling: an unknown field, then a missing one,
+// then a wrong value. Each adapter (command line, tool call) turns the problem into words its caller
+// understands.
 
 export type InputProblem = { kind: "unknown"; field: string } | { kind: "missing"; field: string } | { kind: "invalid"; field: string; schema: TSchema };
 
-export function inputProblem(schema: TObject, input: Record<string, unknown>): InputProblem | undefined {
-  if (Check(schema, input)) return undefined;
+export async function inputProblem({ schema, check }: CheckedInput, input: Record<string, unknown>): Promise<InputProblem | undefined> {
+  if (check(input)) return undefined;
+  // TypeBox's checker, loaded only to word a failed check (the same schema engine compiled the check).
+  const { Errors } = await import("typebox/schema");
   const [, errors] = Errors(schema, input);
   for (const e of errors) {
     if (e.keyword === "additionalProperties" && e.instancePath === "")

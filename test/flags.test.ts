@@ -9,7 +9,7 @@ const command = async (name: string) => (await loadCommand(name))!;
 
 async function usage(name: string, argv: string[]): Promise<string> {
   try {
-    readCommandLine(await command(name), argv);
+    await readCommandLine(await command(name), argv);
   } catch (e) {
     expect(e).toBeInstanceOf(RkbError);
     expect((e as RkbError).code).toBe("usage");
@@ -20,10 +20,18 @@ async function usage(name: string, argv: string[]): Promise<string> {
 
 describe("argv → input", () => {
   test("positionals, flags, numbers, repeatable and key=value flags, choices", async () => {
-    expect(readCommandLine(await command("search"), ["cmake zlib", "--limit", "3", "--all"]).input).toEqual({ query: "cmake zlib", limit: 3, all: true });
-    expect(readCommandLine(await command("note"), ["--priority=2", "--", "-x", "flag"]).input).toEqual({ text: "-x flag", priority: 2 });
-    expect(readCommandLine(await command("used"), ["abc", "--failed", "--reason", "old"]).input).toEqual({ id: "abc", result: "failed", reason: "old" });
-    const add = readCommandLine(await command("add"), [
+    expect((await readCommandLine(await command("search"), ["cmake zlib", "--limit", "3", "--all"])).input).toEqual({
+      query: "cmake zlib",
+      limit: 3,
+      all: true,
+    });
+    expect((await readCommandLine(await command("note"), ["--priority=2", "--", "-x", "flag"])).input).toEqual({ text: "-x flag", priority: 2 });
+    expect((await readCommandLine(await command("used"), ["abc", "--failed", "--reason", "old"])).input).toEqual({
+      id: "abc",
+      result: "failed",
+      reason: "old",
+    });
+    const add = await readCommandLine(await command("add"), [
       "--topic",
       "git",
       "--tag",
@@ -38,11 +46,15 @@ describe("argv → input", () => {
       "read",
     ]);
     expect(add.input).toEqual({ topic: "git", tags: ["a", "b"], when: { project: "x" }, when_to_use: "W", verified_how: "read" });
-    expect(readCommandLine(await command("inbox"), ["done", "a1", "--outcome", "noop"]).input).toEqual({ action: "done", ids: ["a1"], outcomes: ["noop"] });
+    expect((await readCommandLine(await command("inbox"), ["done", "a1", "--outcome", "noop"])).input).toEqual({
+      action: "done",
+      ids: ["a1"],
+      outcomes: ["noop"],
+    });
   });
 
   test("global flags are read beside the input", async () => {
-    const line = readCommandLine(await command("show"), ["abc", "--project", "app", "--with", "hdf5=1.14"]);
+    const line = await readCommandLine(await command("show"), ["abc", "--project", "app", "--with", "hdf5=1.14"]);
     expect(line).toEqual({ input: { id: "abc" }, project: "app", system: undefined, with: { hdf5: "1.14" } });
   });
 

@@ -1,4 +1,3 @@
-import { Type } from "typebox";
 import { planAdd } from "../kb/changes.ts";
 import { lessonParts, template, type LessonFields } from "../kb/compose.ts";
 import { completeFromItem, DRAFT_SECTIONS, draftTitle, finishItem, itemSource, partsOfText, readFromItem, type FromItem } from "../kb/from-item.ts";
@@ -8,43 +7,43 @@ import { isLessonType } from "../kb/lesson.ts";
 import { ALL_TYPE_SECTIONS, LESSON_TYPES, REQUIRED_SECTIONS, sectionField, VERIFIED_HOW } from "../kb/schema.ts";
 import { usageError } from "../output/errors.ts";
 import { writtenOutput } from "../output/written.ts";
-import { defineCommand, type CommandContext } from "./_shared.ts";
-
-const words = (description: string) => Type.Optional(Type.Array(Type.String(), { description }));
-const choice = (values: readonly string[], description: string) => Type.String({ enum: [...values], description });
+import { defineCommand, type CommandContext, type TypeBuilder } from "./_shared.ts";
 
 /** Verified-how values an agent or a person may claim; `checked` is set only by a passing check script. */
 const CLAIMED_VERIFIED_HOW = VERIFIED_HOW.filter((h) => h !== "checked");
 
-const sectionFields = Object.fromEntries(
-  ALL_TYPE_SECTIONS.map((heading) => [sectionField(heading), Type.Optional(Type.String({ description: `Text of the "${heading}" section` }))]),
-);
-
 // The lesson fields come first: the rkb_add tool is all but the last three (template, session, harness).
-export const addInput = Type.Object(
-  {
-    type: Type.Optional(choice(LESSON_TYPES, "Kind of lesson")),
-    title: Type.Optional(Type.String({ description: "One line naming the problem or the rule" })),
-    topic: Type.Optional(Type.String({ description: "Topic folder, e.g. cmake or git" })),
-    tags: words("Words the lesson is about"),
-    queries: words("Questions or error snippets someone would search with"),
-    when: Type.Optional(
-      Type.Object({}, { additionalProperties: Type.String(), description: 'Where it applies, e.g. {"project": "name"} or {"hdf5": "1.14"}' }),
-    ),
-    verified_how: Type.Optional(choice(CLAIMED_VERIFIED_HOW, "How you know: ran it, read it, or were told (default ran)")),
-    ...sectionFields,
-    from_item: Type.Optional(
-      Type.String({
-        description:
-          "Inbox item id (<id>:<n> for its n-th draft pitfall) the lesson is distilled from: rkb records its session, learns the failure's error lines as queries, fills a draft pitfall's empty Symptom, Fix and Evidence, and marks the item distilled",
-      }),
-    ),
-    template: Type.Optional(Type.String({ description: "Print the skeleton of a lesson of this type" })),
-    session: Type.Optional(Type.String({ description: "Session id to record as the lesson's source" })),
-    harness: Type.Optional(Type.String({ description: "Harness the lesson came from (pi, omp)" })),
-  },
-  { additionalProperties: false },
-);
+export const addInput = (Type: TypeBuilder) => {
+  const words = (description: string) => Type.Optional(Type.Array(Type.String(), { description }));
+  const choice = (values: readonly string[], description: string) => Type.String({ enum: [...values], description });
+  const sectionFields = Object.fromEntries(
+    ALL_TYPE_SECTIONS.map((heading) => [sectionField(heading), Type.Optional(Type.String({ description: `Text of the "${heading}" section` }))]),
+  );
+  return Type.Object(
+    {
+      type: Type.Optional(choice(LESSON_TYPES, "Kind of lesson")),
+      title: Type.Optional(Type.String({ description: "One line naming the problem or the rule" })),
+      topic: Type.Optional(Type.String({ description: "Topic folder, e.g. cmake or git" })),
+      tags: words("Words the lesson is about"),
+      queries: words("Questions or error snippets someone would search with"),
+      when: Type.Optional(
+        Type.Object({}, { additionalProperties: Type.String(), description: 'Where it applies, e.g. {"project": "name"} or {"hdf5": "1.14"}' }),
+      ),
+      verified_how: Type.Optional(choice(CLAIMED_VERIFIED_HOW, "How you know: ran it, read it, or were told (default ran)")),
+      ...sectionFields,
+      from_item: Type.Optional(
+        Type.String({
+          description:
+            "Inbox item id (<id>:<n> for its n-th draft pitfall) the lesson is distilled from: rkb records its session, learns the failure's error lines as queries, fills a draft pitfall's empty Symptom, Fix and Evidence, and marks the item distilled",
+        }),
+      ),
+      template: Type.Optional(Type.String({ description: "Print the skeleton of a lesson of this type" })),
+      session: Type.Optional(Type.String({ description: "Session id to record as the lesson's source" })),
+      harness: Type.Optional(Type.String({ description: "Harness the lesson came from (pi, omp)" })),
+    },
+    { additionalProperties: false },
+  );
+};
 
 type AddFields = Record<string, unknown> & {
   type?: string;

@@ -1,4 +1,3 @@
-import { Type } from "typebox";
 import { changesSince } from "../kb/history.ts";
 import { requireReadableKb } from "../kb/layout.ts";
 import { kbRoot } from "../settings.ts";
@@ -8,10 +7,11 @@ export default defineCommand({
   name: "changes",
   description: "What rkb changed in the knowledge base (adds, edits, flags, …) since a date, newest first",
   examples: ["rkb changes", 'rkb changes --since "2 weeks ago" --toon'],
-  input: Type.Object(
-    { since: Type.Optional(Type.String({ default: "7 days ago", description: "A git date: `7 days ago`, `2026-11-01`, `yesterday`" })) },
-    { additionalProperties: false },
-  ),
+  input: (Type) =>
+    Type.Object(
+      { since: Type.Optional(Type.String({ default: "7 days ago", description: "A git date: `7 days ago`, `2026-11-01`, `yesterday`" })) },
+      { additionalProperties: false },
+    ),
   run(input, ctx) {
     const root = kbRoot(ctx.env);
     requireReadableKb(root);

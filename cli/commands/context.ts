@@ -1,14 +1,13 @@
 import { countsHere } from "../kb/overview.ts";
 import { currentByScope } from "../search/index.ts";
 import { openSearch } from "../search/search.ts";
-import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({
   name: "context",
   description: "At most five lines telling an agent what the knowledge base holds here (for the start of a session)",
   examples: ["rkb context", "rkb context --toon"],
-  input: Type.Object({}, { additionalProperties: false }),
+  input: (Type) => Type.Object({}, { additionalProperties: false }),
   run(_input, ctx) {
     // The search index's cache has the counts: no need to parse every lesson at each session start.
     const { index, place } = openSearch(ctx.env, ctx.cwd, ctx.place);

@@ -1,14 +1,13 @@
 import { kbChecks, stateChecks } from "../kb/doctor.ts";
 import { installChecks } from "../install/index.ts";
 import { kbRoot } from "../settings.ts";
-import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({
   name: "doctor",
   description: "Check the machine, the knowledge base and the pi/omp wiring; each problem comes with its fix",
   examples: ["rkb doctor", "rkb doctor --format json"],
-  input: Type.Object({}, { additionalProperties: false }),
+  input: (Type) => Type.Object({}, { additionalProperties: false }),
   run(_input, ctx) {
     const checks = [...kbChecks(kbRoot(ctx.env), ctx.env, ctx.cwd, ctx.place), ...installChecks(ctx.env), ...stateChecks(ctx.env)];
     const failed = checks.filter((c) => c.status === "fail").length;

@@ -1,4 +1,3 @@
-import { Type } from "typebox";
 import { loadKbConfig } from "../kb/config.ts";
 import { requireReadableKb } from "../kb/layout.ts";
 import { kbRoot } from "../settings.ts";
@@ -10,14 +9,15 @@ export default defineCommand({
   name: "dupes",
   description: "Pairs of lessons that say much the same thing, most similar first",
   examples: ["rkb dupes", "rkb dupes --min-similarity 0.6 --toon"],
-  input: Type.Object(
-    {
-      min_similarity: Type.Optional(
-        Type.Number({ minimum: 0, maximum: 1, description: "Lowest similarity to list (0..1; default kb.toml [dupes] min_similarity, else 0.4)" }),
-      ),
-    },
-    { additionalProperties: false },
-  ),
+  input: (Type) =>
+    Type.Object(
+      {
+        min_similarity: Type.Optional(
+          Type.Number({ minimum: 0, maximum: 1, description: "Lowest similarity to list (0..1; default kb.toml [dupes] min_similarity, else 0.4)" }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
   run(input, ctx) {
     // From the cached search index: no lesson is read when nothing changed since the last search.
     const root = kbRoot(ctx.env);

@@ -4,18 +4,18 @@ import { findLesson } from "../kb/store.ts";
 import { transact } from "../kb/write.ts";
 import { usageError } from "../output/errors.ts";
 import { unchangedOutput, writtenOutput } from "../output/written.ts";
-import { Type } from "typebox";
-import { defineCommand } from "./_shared.ts";
+import { defineCommand, type TypeBuilder } from "./_shared.ts";
 
-export const editInput = Type.Object(
-  {
-    id: Type.String({ description: "Lesson id" }),
-    base: Type.Optional(Type.String({ description: "The hash rkb_show printed for the version you edited" })),
-    text: Type.Optional(Type.String({ description: "The whole new file: frontmatter and body" })),
-    session: Type.Optional(Type.String({ description: "Session id to record as the editor" })),
-  },
-  { additionalProperties: false },
-);
+export const editInput = (Type: TypeBuilder) =>
+  Type.Object(
+    {
+      id: Type.String({ description: "Lesson id" }),
+      base: Type.Optional(Type.String({ description: "The hash rkb_show printed for the version you edited" })),
+      text: Type.Optional(Type.String({ description: "The whole new file: frontmatter and body" })),
+      session: Type.Optional(Type.String({ description: "Session id to record as the editor" })),
+    },
+    { additionalProperties: false },
+  );
 
 export default defineCommand({
   name: "edit",

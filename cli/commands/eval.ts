@@ -1,5 +1,4 @@
 import { join, resolve } from "node:path";
-import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 import { loadKb } from "../kb/store.ts";
 import { RkbError, usageError } from "../output/errors.ts";
@@ -19,18 +18,19 @@ export default defineCommand({
     "rkb eval --self",
     "rkb eval --replay ~/.pi/agent/sessions/*.jsonl",
   ],
-  input: Type.Object(
-    {
-      queries: Type.Optional(Type.String({ description: "Query file (default $RKB_HOME/eval/queries.toml)" })),
-      failures: Type.Optional(Type.String({ description: "Failed-command file ([[failure]] command, error, expect)" })),
-      self: Type.Optional(Type.Boolean({ description: "One query per lesson from the first line of its Symptom or Statement" })),
-      replay: Type.Optional(Type.Boolean({ description: "Apply the failure rule to every failed bash command in the given session files" })),
-      min_recall: Type.Optional(Type.String({ description: "Exit 1 when recall@5 is below this (0..1)" })),
-      paths: Type.Optional(Type.Array(Type.String(), { description: "With --replay: session files, folders and globs" })),
-      explain: Type.Optional(Type.Boolean({ description: "Per row: why the rule injected or stayed silent, and the evidence for each lesson it weighed" })),
-    },
-    { additionalProperties: false },
-  ),
+  input: (Type) =>
+    Type.Object(
+      {
+        queries: Type.Optional(Type.String({ description: "Query file (default $RKB_HOME/eval/queries.toml)" })),
+        failures: Type.Optional(Type.String({ description: "Failed-command file ([[failure]] command, error, expect)" })),
+        self: Type.Optional(Type.Boolean({ description: "One query per lesson from the first line of its Symptom or Statement" })),
+        replay: Type.Optional(Type.Boolean({ description: "Apply the failure rule to every failed bash command in the given session files" })),
+        min_recall: Type.Optional(Type.String({ description: "Exit 1 when recall@5 is below this (0..1)" })),
+        paths: Type.Optional(Type.Array(Type.String(), { description: "With --replay: session files, folders and globs" })),
+        explain: Type.Optional(Type.Boolean({ description: "Per row: why the rule injected or stayed silent, and the evidence for each lesson it weighed" })),
+      },
+      { additionalProperties: false },
+    ),
   cli: { variadic: "paths", flags: { queries: { valueHint: "FILE" }, failures: { valueHint: "FILE" }, min_recall: { valueHint: "F" } } },
   async run(input, { env, cwd, place }) {
     const chosen = [

@@ -1,7 +1,6 @@
 import { accessSync, constants, mkdirSync, writeSync } from "node:fs";
 import { isatty } from "node:tty";
 import { dirname, resolve } from "node:path";
-import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 import { RkbError, usageError } from "../output/errors.ts";
 import { writeAtomic } from "../fsutil.ts";
@@ -19,15 +18,16 @@ export default defineCommand({
     "rkb extract 'archive/**/*.jsonl' --since 2026-01-01 --report summary.md",
     "rkb extract sessions/ --dry-run --format json",
   ],
-  input: Type.Object(
-    {
-      paths: Type.Optional(Type.Array(Type.String(), { description: "Session files, folders (every .jsonl below) or globs" })),
-      dry_run: Type.Optional(Type.Boolean({ description: "Report what would be captured; write nothing" })),
-      since: Type.Optional(Type.String({ description: "Only sessions with entries on or after this date" })),
-      report: Type.Optional(Type.String({ description: "Also write a Markdown report (for a CI job summary)" })),
-    },
-    { additionalProperties: false },
-  ),
+  input: (Type) =>
+    Type.Object(
+      {
+        paths: Type.Optional(Type.Array(Type.String(), { description: "Session files, folders (every .jsonl below) or globs" })),
+        dry_run: Type.Optional(Type.Boolean({ description: "Report what would be captured; write nothing" })),
+        since: Type.Optional(Type.String({ description: "Only sessions with entries on or after this date" })),
+        report: Type.Optional(Type.String({ description: "Also write a Markdown report (for a CI job summary)" })),
+      },
+      { additionalProperties: false },
+    ),
   cli: { variadic: "paths", flags: { since: { valueHint: "YYYY-MM-DD" }, report: { valueHint: "file.md" } } },
   run: async (input, { env, cwd }) => {
     const paths = input.paths ?? [];

@@ -3,13 +3,13 @@ import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
 import { transact } from "../kb/write.ts";
 import { writtenOutput } from "../output/written.ts";
-import { Type } from "typebox";
-import { defineCommand } from "./_shared.ts";
+import { defineCommand, type TypeBuilder } from "./_shared.ts";
 
-export const flagInput = Type.Object(
-  { id: Type.String({ description: "Lesson id" }), reason: Type.Optional(Type.String({ description: "What is wrong with it" })) },
-  { additionalProperties: false },
-);
+export const flagInput = (Type: TypeBuilder) =>
+  Type.Object(
+    { id: Type.String({ description: "Lesson id" }), reason: Type.Optional(Type.String({ description: "What is wrong with it" })) },
+    { additionalProperties: false },
+  );
 
 export default defineCommand({
   name: "flag",

@@ -1,4 +1,3 @@
-import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 import { HANDLERS, HOOK_EVENTS, type HookEvent, type HookPayload } from "../hooks/events.ts";
 import { claudeReply, fromClaudeCode } from "../hooks/claude.ts";
@@ -13,17 +12,18 @@ export default defineCommand({
     `echo '{"session_id": "s1", "cwd": "/src/app"}' | rkb hook session-start`,
     "rkb hook session-end --session-file ~/.pi/agent/sessions/x.jsonl --harness pi",
   ],
-  input: Type.Object(
-    {
-      event: Type.Optional(Type.String({ description: `One of ${HOOK_EVENTS.join(", ")}` })),
-      session_file: Type.Optional(Type.String({ description: "The session's file (a detached caller has no stdin for the payload)" })),
-      session_id: Type.Optional(Type.String({ description: "The session's id" })),
-      cwd: Type.Optional(Type.String({ description: "The agent's working folder" })),
-      harness: Type.Optional(Type.String({ description: "pi or omp" })),
-      reason: Type.Optional(Type.String({ description: "Why the session ends" })),
-    },
-    { additionalProperties: false },
-  ),
+  input: (Type) =>
+    Type.Object(
+      {
+        event: Type.Optional(Type.String({ description: `One of ${HOOK_EVENTS.join(", ")}` })),
+        session_file: Type.Optional(Type.String({ description: "The session's file (a detached caller has no stdin for the payload)" })),
+        session_id: Type.Optional(Type.String({ description: "The session's id" })),
+        cwd: Type.Optional(Type.String({ description: "The agent's working folder" })),
+        harness: Type.Optional(Type.String({ description: "pi or omp" })),
+        reason: Type.Optional(Type.String({ description: "Why the session ends" })),
+      },
+      { additionalProperties: false },
+    ),
   cli: {
     positionals: ["event"],
     flags: {

@@ -1,5 +1,4 @@
 import { resolve } from "node:path";
-import { Type } from "typebox";
 import { isAgentWrite } from "../kb/burst.ts";
 import { planImport, readImportFolder, type ImportReport } from "../kb/import.ts";
 import { counted } from "../output/words.ts";
@@ -19,17 +18,18 @@ export default defineCommand({
     "rkb import ~/notes",
     "rkb import old-kb/ --topic misc   # lessons at the top of the folder go to the topic misc",
   ],
-  input: Type.Object(
-    {
-      folder: Type.String({
-        description:
-          "Folder of Markdown files: one whose frontmatter has a `type` is a lesson (its topic is the folder it is in), any other a note for the inbox",
-      }),
-      topic: Type.Optional(Type.String({ description: "Topic of the lessons at the top of the folder" })),
-      dry_run: Type.Optional(Type.Boolean({ description: "Report what would be imported; write nothing" })),
-    },
-    { additionalProperties: false },
-  ),
+  input: (Type) =>
+    Type.Object(
+      {
+        folder: Type.String({
+          description:
+            "Folder of Markdown files: one whose frontmatter has a `type` is a lesson (its topic is the folder it is in), any other a note for the inbox",
+        }),
+        topic: Type.Optional(Type.String({ description: "Topic of the lessons at the top of the folder" })),
+        dry_run: Type.Optional(Type.Boolean({ description: "Report what would be imported; write nothing" })),
+      },
+      { additionalProperties: false },
+    ),
   cli: { positionals: ["folder"] },
   async run(input, ctx) {
     const dryRun = Boolean(input.dry_run);

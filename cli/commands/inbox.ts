@@ -1,4 +1,3 @@
-import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 import { usageError } from "../output/errors.ts";
 import { age, dropItem, expireItems, listItems, parseOutcome, preview, readItem, recordOutcomes, type InboxItem } from "../sessions/inbox.ts";
@@ -11,14 +10,17 @@ export default defineCommand({
   name: "inbox",
   description: "List, show, drop or finish inbox items (captured sessions and notes)",
   examples: ["rkb inbox", "rkb inbox show 3f9a1c0d2e", "rkb inbox done 3f9a1c0d2e --outcome add:cmake-zlib-root", "rkb inbox drop 3f9a1c0d2e"],
-  input: Type.Object(
-    {
-      action: Type.Optional(Type.String({ description: "list (default), show, drop or done" })),
-      ids: Type.Optional(Type.Array(Type.String(), { description: "The item id(s), for show, drop and done" })),
-      outcomes: Type.Optional(Type.Array(Type.String(), { description: "With done: what distilling led to, <add|update|supersede|used>:<lesson id> or noop" })),
-    },
-    { additionalProperties: false },
-  ),
+  input: (Type) =>
+    Type.Object(
+      {
+        action: Type.Optional(Type.String({ description: "list (default), show, drop or done" })),
+        ids: Type.Optional(Type.Array(Type.String(), { description: "The item id(s), for show, drop and done" })),
+        outcomes: Type.Optional(
+          Type.Array(Type.String(), { description: "With done: what distilling led to, <add|update|supersede|used>:<lesson id> or noop" }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
   cli: { positionals: ["action"], variadic: "ids", flags: { outcomes: { flag: "outcome", valueHint: "op[:lesson]" } } },
   run: async (input, { env }) => {
     const { action = "list", ids = [], outcomes = [] } = input;

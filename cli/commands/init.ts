@@ -3,19 +3,19 @@ import { join } from "node:path";
 import { initKb, cloneKb } from "../kb/init.ts";
 import { kbRoot } from "../settings.ts";
 import { RkbError } from "../output/errors.ts";
-import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({
   name: "init",
   description: "Create a knowledge base at $RKB_HOME (a git repository), or clone an existing one",
   examples: ["RKB_HOME=~/Personal/kb rkb init", "rkb init --clone git@example.com:me/kb.git"],
-  input: Type.Object(
-    {
-      clone: Type.Optional(Type.String({ description: "Clone this git URL or path instead of creating a new one" })),
-    },
-    { additionalProperties: false },
-  ),
+  input: (Type) =>
+    Type.Object(
+      {
+        clone: Type.Optional(Type.String({ description: "Clone this git URL or path instead of creating a new one" })),
+      },
+      { additionalProperties: false },
+    ),
   cli: { flags: { clone: { valueHint: "url" } } },
   run(input, ctx) {
     const root = kbRoot(ctx.env);

@@ -1,5 +1,4 @@
 import { existsSync } from "node:fs";
-import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 import { agentDir, HARNESSES, install, thisBinary, uninstall, type Harness, type InstallReport } from "../install/index.ts";
 import { RkbError, usageError } from "../output/errors.ts";
@@ -9,13 +8,14 @@ export default defineCommand({
   name: "install",
   description: "Install (or remove) the rkb extension and skill for pi or omp, or the rkb plugin for Claude Code",
   examples: ["rkb install pi", "rkb install omp", "rkb install claude", "rkb install pi --uninstall"],
-  input: Type.Object(
-    {
-      harness: Type.Optional(Type.String({ description: "pi, omp or claude (default: each one found in your home folder)" })),
-      uninstall: Type.Optional(Type.Boolean({ description: "Remove the files rkb installed, and nothing else" })),
-    },
-    { additionalProperties: false },
-  ),
+  input: (Type) =>
+    Type.Object(
+      {
+        harness: Type.Optional(Type.String({ description: "pi, omp or claude (default: each one found in your home folder)" })),
+        uninstall: Type.Optional(Type.Boolean({ description: "Remove the files rkb installed, and nothing else" })),
+      },
+      { additionalProperties: false },
+    ),
   cli: { positionals: ["harness"] },
   run: (input, ctx) => {
     const named = input.harness as string | undefined;

@@ -1,4 +1,3 @@
-import { Type } from "typebox";
 import type { LessonWrite } from "../kb/changes.ts";
 import { loadKbConfig } from "../kb/config.ts";
 import { planLabel } from "../kb/labels.ts";
@@ -14,14 +13,15 @@ export default defineCommand({
   name: "label",
   description: "Set or remove a label (kb.toml [labels], e.g. sensitivity) on a lesson or a folder; a looser one asks you first",
   examples: ["rkb label 7f3a9c2b41 sensitivity=confidential", "rkb label systems/orion sensitivity=public", "rkb label 7f3a9c2b41 sensitivity --unset"],
-  input: Type.Object(
-    {
-      target: Type.String({ description: "Lesson id, or a folder (its README.md folder note holds the label)" }),
-      label: Type.String({ description: "key=value, or the key with --unset" }),
-      unset: Type.Optional(Type.Boolean({ description: "Remove the label instead of setting it" })),
-    },
-    { additionalProperties: false },
-  ),
+  input: (Type) =>
+    Type.Object(
+      {
+        target: Type.String({ description: "Lesson id, or a folder (its README.md folder note holds the label)" }),
+        label: Type.String({ description: "key=value, or the key with --unset" }),
+        unset: Type.Optional(Type.Boolean({ description: "Remove the label instead of setting it" })),
+      },
+      { additionalProperties: false },
+    ),
   cli: { positionals: ["target", "label"] },
   async run(input, ctx) {
     const eq = input.label.indexOf("=");

@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 import { loadKbConfig } from "../kb/config.ts";
 import { requireReadableKb } from "../kb/layout.ts";
@@ -23,20 +22,21 @@ export default defineCommand({
     "rkb lint --staged         # what the pre-commit hook runs",
     "rkb lint general/git      # only the findings in one folder (or file)",
   ],
-  input: Type.Object(
-    {
-      paths: Type.Optional(
-        Type.Array(Type.String(), {
-          description:
-            "Only report findings in these files or folders (relative to the knowledge base, or absolute); rules that span files still see the whole knowledge base",
-        }),
-      ),
-      staged: Type.Optional(Type.Boolean({ description: "Lint the files staged in git (the pre-commit hook) instead of the working tree" })),
-      fix: Type.Optional(Type.Boolean({ description: "Rewrite flow-style frontmatter (`[a, b]`, `{k: v}`) to block style, then lint" })),
-      full: Type.Optional(Type.Boolean({ description: "Show long messages whole (they are cut at 200 characters)" })),
-    },
-    { additionalProperties: false },
-  ),
+  input: (Type) =>
+    Type.Object(
+      {
+        paths: Type.Optional(
+          Type.Array(Type.String(), {
+            description:
+              "Only report findings in these files or folders (relative to the knowledge base, or absolute); rules that span files still see the whole knowledge base",
+          }),
+        ),
+        staged: Type.Optional(Type.Boolean({ description: "Lint the files staged in git (the pre-commit hook) instead of the working tree" })),
+        fix: Type.Optional(Type.Boolean({ description: "Rewrite flow-style frontmatter (`[a, b]`, `{k: v}`) to block style, then lint" })),
+        full: Type.Optional(Type.Boolean({ description: "Show long messages whole (they are cut at 200 characters)" })),
+      },
+      { additionalProperties: false },
+    ),
   cli: { variadic: "paths" },
   async run(input, { env, cwd }) {
     if (input.staged && input.fix) {

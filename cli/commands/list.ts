@@ -2,7 +2,6 @@ import { folderTree, isUnder, lessonsUnder, listedFolder, topicCounts, type Fold
 import { indexedLessons, type IndexedLesson } from "../search/index.ts";
 import { openSearch } from "../search/search.ts";
 import { isCurrent } from "../kb/schema.ts";
-import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 import { counted } from "../output/words.ts";
 
@@ -12,12 +11,13 @@ export default defineCommand({
   name: "list",
   description: "Overview of the knowledge base (scopes, projects, systems and topics with their lesson counts), of one folder, or the lessons of one topic",
   examples: ["rkb list", "rkb list projects/dftracer", "rkb list general/git --toon"],
-  input: Type.Object(
-    {
-      folder: Type.Optional(Type.String({ description: "A scope, project, system or topic folder" })),
-    },
-    { additionalProperties: false },
-  ),
+  input: (Type) =>
+    Type.Object(
+      {
+        folder: Type.Optional(Type.String({ description: "A scope, project, system or topic folder" })),
+      },
+      { additionalProperties: false },
+    ),
   cli: { positionals: ["folder"] },
   run(input, ctx) {
     // The search index holds every lesson's listing fields: no lesson file is read.

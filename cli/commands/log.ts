@@ -1,4 +1,3 @@
-import { Type } from "typebox";
 import { lessonLog, recentLog } from "../kb/history.ts";
 import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
@@ -10,10 +9,11 @@ export default defineCommand({
   name: "log",
   description: "The git history of one lesson (following renames), or the knowledge base's latest commits",
   examples: ["rkb log 7f3a9c2b41", "rkb log --toon"],
-  input: Type.Object(
-    { id: Type.Optional(Type.String({ description: "Lesson id; without it, the latest commits of the knowledge base" })) },
-    { additionalProperties: false },
-  ),
+  input: (Type) =>
+    Type.Object(
+      { id: Type.Optional(Type.String({ description: "Lesson id; without it, the latest commits of the knowledge base" })) },
+      { additionalProperties: false },
+    ),
   cli: { positionals: ["id"] },
   run(input, ctx) {
     const { root, kb } = openKb(ctx, "read");

@@ -1,4 +1,3 @@
-import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 import { SKILL_DESCRIPTION } from "../install/skill.ts";
 import { toolCaller } from "../mcp/call.ts";
@@ -12,7 +11,7 @@ export default defineCommand({
   name: "mcp",
   description: "Serve the agent tools over the Model Context Protocol (stdio, for Claude Code and other MCP clients)",
   examples: ["rkb mcp", "claude mcp add rkb -- rkb mcp"],
-  input: Type.Object({}, { additionalProperties: false }),
+  input: (Type) => Type.Object({}, { additionalProperties: false }),
   run: async (_input, ctx) => {
     const input = Bun.stdin.stream() as unknown as AsyncIterable<Uint8Array>;
     await serve(input, (line) => Bun.write(Bun.stdout, line), { callTool: toolCaller(ctx.env, ctx.cwd), version: VERSION, instructions: SKILL_DESCRIPTION });

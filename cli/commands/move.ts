@@ -1,4 +1,3 @@
-import { Type } from "typebox";
 import type { LessonWrite } from "../kb/changes.ts";
 import { openKb } from "../kb/open.ts";
 import { planMove } from "../kb/relocate.ts";
@@ -11,13 +10,14 @@ export default defineCommand({
   name: "move",
   description: "Move a lesson (and its images) to another topic folder; links to it are rewritten",
   examples: ["rkb move 7f3a9c2b41 build-tools", "rkb move 7f3a9c2b41 projects/imgtool/cmake"],
-  input: Type.Object(
-    {
-      id: Type.String({ description: "Lesson id" }),
-      topic: Type.String({ description: "Topic of the lesson's scope (a name or an alias), or a full topic folder such as general/rust" }),
-    },
-    { additionalProperties: false },
-  ),
+  input: (Type) =>
+    Type.Object(
+      {
+        id: Type.String({ description: "Lesson id" }),
+        topic: Type.String({ description: "Topic of the lesson's scope (a name or an alias), or a full topic folder such as general/rust" }),
+      },
+      { additionalProperties: false },
+    ),
   cli: { positionals: ["id", "topic"] },
   async run(input, ctx) {
     const { root } = openKb(ctx, "write");

@@ -1,19 +1,19 @@
-import { Type } from "typebox";
-import { defineCommand } from "./_shared.ts";
+import { defineCommand, type TypeBuilder } from "./_shared.ts";
 import { harnessFromEnv, sessionFromEnv } from "../settings.ts";
 import { usageError } from "../output/errors.ts";
 import { addItem, type InboxMeta } from "../sessions/inbox.ts";
 import { refuseSecrets } from "../kb/leak.ts";
 
 // `rkb note`: puts a thought in the inbox to be distilled later, from the words given or stdin.
-export const noteInput = Type.Object(
-  {
-    text: Type.Optional(Type.String({ description: "What to remember, with the evidence" })),
-    priority: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, description: "1 normal, 2 important, 3 urgent" })),
-    session: Type.Optional(Type.String({ description: "Session id the note comes from (default: from the harness environment)" })),
-  },
-  { additionalProperties: false },
-);
+export const noteInput = (Type: TypeBuilder) =>
+  Type.Object(
+    {
+      text: Type.Optional(Type.String({ description: "What to remember, with the evidence" })),
+      priority: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, description: "1 normal, 2 important, 3 urgent" })),
+      session: Type.Optional(Type.String({ description: "Session id the note comes from (default: from the harness environment)" })),
+    },
+    { additionalProperties: false },
+  );
 
 export default defineCommand({
   name: "note",

@@ -1,4 +1,3 @@
-import { Type } from "typebox";
 import type { LessonWrite } from "../kb/changes.ts";
 import { openKb } from "../kb/open.ts";
 import { planRename } from "../kb/relocate.ts";
@@ -12,14 +11,15 @@ export default defineCommand({
   name: "rename",
   description: "Give a lesson a new title; its file name (and images folder) follow, links to it are rewritten",
   examples: ['rkb rename 7f3a9c2b41 "CMake needs ZLIB_ROOT when zlib lives in /opt"', "rkb rename 7f3a9c2b41 --slug zlib-root   # only the file name"],
-  input: Type.Object(
-    {
-      id: Type.String({ description: "Lesson id" }),
-      title: Type.Optional(Type.String({ description: "The new title (the words after the id)" })),
-      slug: Type.Optional(Type.String({ description: "Only rename the file to <slug>.md and keep the title (as the Rust rkb's `rename <id> <slug>`)" })),
-    },
-    { additionalProperties: false },
-  ),
+  input: (Type) =>
+    Type.Object(
+      {
+        id: Type.String({ description: "Lesson id" }),
+        title: Type.Optional(Type.String({ description: "The new title (the words after the id)" })),
+        slug: Type.Optional(Type.String({ description: "Only rename the file to <slug>.md and keep the title (as the Rust rkb's `rename <id> <slug>`)" })),
+      },
+      { additionalProperties: false },
+    ),
   cli: { positionals: ["id"], variadic: "title", flags: { slug: { valueHint: "slug" } } },
   async run(input, ctx) {
     const hasTitle = input.title !== undefined && input.title.trim() !== "";

@@ -1,4 +1,3 @@
-import { Type } from "typebox";
 import { loadKbConfig } from "../kb/config.ts";
 import { requireReadableKb } from "../kb/layout.ts";
 import { isUnder, lessonsUnder, listedFolder } from "../kb/overview.ts";
@@ -12,13 +11,14 @@ export default defineCommand({
   name: "review",
   description: "Lessons that need a person's eye (stale, failing, unused, weak), with the reasons",
   examples: ["rkb review", "rkb review general/git --signals --toon"],
-  input: Type.Object(
-    {
-      folder: Type.Optional(Type.String({ description: "Only lessons under this folder" })),
-      signals: Type.Optional(Type.Boolean({ description: "Add each lesson's use counts (worked, failed, injected, inferred, irrelevant)" })),
-    },
-    { additionalProperties: false },
-  ),
+  input: (Type) =>
+    Type.Object(
+      {
+        folder: Type.Optional(Type.String({ description: "Only lessons under this folder" })),
+        signals: Type.Optional(Type.Boolean({ description: "Add each lesson's use counts (worked, failed, injected, inferred, irrelevant)" })),
+      },
+      { additionalProperties: false },
+    ),
   cli: { positionals: ["folder"] },
   run(input, ctx) {
     // From the cached search index, like dupes: no lesson is read when nothing changed since the last search.

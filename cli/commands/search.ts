@@ -1,5 +1,4 @@
-import { Type } from "typebox";
-import { defineCommand } from "./_shared.ts";
+import { defineCommand, type TypeBuilder } from "./_shared.ts";
 import { usageError } from "../output/errors.ts";
 import { openSearch, searchKb, type SearchHit, type SearchMode, type SearchResult } from "../search/search.ts";
 import type { UsageCounts } from "../kb/usage.ts";
@@ -7,18 +6,19 @@ import type { UsageCounts } from "../kb/usage.ts";
 // Room for a whole first sentence (a wrapped Symptom); the cut is for a runaway paragraph only.
 const SUMMARY_MAX = 300;
 
-export const searchInput = Type.Object(
-  {
-    query: Type.Optional(Type.String({ description: "Words to look for, e.g. the error message or the task" })),
-    literal: Type.Optional(Type.String({ description: "Find lessons containing this exact text" })),
-    regex: Type.Optional(Type.String({ description: "Find lessons with a line matching this regular expression" })),
-    all: Type.Optional(Type.Boolean({ description: "Also list lessons that do not apply in this place" })),
-    status: Type.Optional(Type.String({ description: "`all` includes superseded and archived lessons" })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, default: 10, description: "Most results to return" })),
-    explain: Type.Optional(Type.Boolean({ description: "Show the evidence behind each result's score and whether prompt recall would inject the first" })),
-  },
-  { additionalProperties: false },
-);
+export const searchInput = (Type: TypeBuilder) =>
+  Type.Object(
+    {
+      query: Type.Optional(Type.String({ description: "Words to look for, e.g. the error message or the task" })),
+      literal: Type.Optional(Type.String({ description: "Find lessons containing this exact text" })),
+      regex: Type.Optional(Type.String({ description: "Find lessons with a line matching this regular expression" })),
+      all: Type.Optional(Type.Boolean({ description: "Also list lessons that do not apply in this place" })),
+      status: Type.Optional(Type.String({ description: "`all` includes superseded and archived lessons" })),
+      limit: Type.Optional(Type.Integer({ minimum: 1, default: 10, description: "Most results to return" })),
+      explain: Type.Optional(Type.Boolean({ description: "Show the evidence behind each result's score and whether prompt recall would inject the first" })),
+    },
+    { additionalProperties: false },
+  );
 
 export default defineCommand({
   name: "search",

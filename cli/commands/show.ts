@@ -7,10 +7,9 @@ import { findLesson } from "../kb/store.ts";
 import { evaluateWhen, factFlag, type WhenVerdict } from "../kb/when.ts";
 import { docOfId } from "../search/index.ts";
 import { openSearch } from "../search/search.ts";
-import { Type } from "typebox";
-import { defineCommand } from "./_shared.ts";
+import { defineCommand, type TypeBuilder } from "./_shared.ts";
 
-export const showInput = Type.Object({ id: Type.String({ description: "Lesson id from rkb_search" }) }, { additionalProperties: false });
+export const showInput = (Type: TypeBuilder) => Type.Object({ id: Type.String({ description: "Lesson id from rkb_search" }) }, { additionalProperties: false });
 
 export default defineCommand({
   name: "show",

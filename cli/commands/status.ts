@@ -3,7 +3,6 @@ import { currentByScope } from "../search/index.ts";
 import { openSearch } from "../search/search.ts";
 import { git } from "../kb/git.ts";
 import { tildify } from "../settings.ts";
-import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 import { counted } from "../output/words.ts";
 
@@ -11,7 +10,7 @@ export default defineCommand({
   name: "status",
   description: "Where rkb runs: the knowledge base, the matched project and system, and lesson counts (also plain `rkb`)",
   examples: ["rkb", "rkb --project dftracer --format json"],
-  input: Type.Object({}, { additionalProperties: false }),
+  input: (Type) => Type.Object({}, { additionalProperties: false }),
   run(_input, ctx) {
     // The search index's cache has the counts: no need to parse every lesson at each session start.
     const { index, place } = openSearch(ctx.env, ctx.cwd, ctx.place);

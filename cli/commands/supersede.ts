@@ -4,21 +4,21 @@ import { findLesson } from "../kb/store.ts";
 import { transact } from "../kb/write.ts";
 import { usageError } from "../output/errors.ts";
 import { writtenOutput } from "../output/written.ts";
-import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({
   name: "supersede",
   description: "Replace a lesson by a newer one; the old one stays, marked superseded, with a link",
   examples: ['rkb supersede 5d2e8a1c90 --by 7f3a9c2b41 --reason "merged into one lesson"'],
-  input: Type.Object(
-    {
-      id: Type.String({ description: "Id of the lesson being replaced" }),
-      by: Type.Optional(Type.String({ description: "Id of the lesson that replaces it" })),
-      reason: Type.Optional(Type.String({ description: "Why" })),
-    },
-    { additionalProperties: false },
-  ),
+  input: (Type) =>
+    Type.Object(
+      {
+        id: Type.String({ description: "Id of the lesson being replaced" }),
+        by: Type.Optional(Type.String({ description: "Id of the lesson that replaces it" })),
+        reason: Type.Optional(Type.String({ description: "Why" })),
+      },
+      { additionalProperties: false },
+    ),
   cli: { positionals: ["id"] },
   async run(input, ctx) {
     if (!input.by) throw usageError("`rkb supersede` needs --by <id>", "name the lesson that replaces it");

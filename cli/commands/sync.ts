@@ -1,19 +1,19 @@
 import { syncKb } from "../kb/sync.ts";
 import { findingLine } from "../output/findings.ts";
 import { kbRoot } from "../settings.ts";
-import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({
   name: "sync",
   description: "Pull the knowledge base with rebase, lint it, and push when lint is clean",
   examples: ["rkb sync", "rkb sync --remote team"],
-  input: Type.Object(
-    {
-      remote: Type.Optional(Type.String({ description: "The git remote (default: the branch's upstream, else origin)" })),
-    },
-    { additionalProperties: false },
-  ),
+  input: (Type) =>
+    Type.Object(
+      {
+        remote: Type.Optional(Type.String({ description: "The git remote (default: the branch's upstream, else origin)" })),
+      },
+      { additionalProperties: false },
+    ),
   async run(input, ctx) {
     const result = await syncKb(kbRoot(ctx.env), ctx.env, input.remote);
     if (result.status === "not_pushed") {

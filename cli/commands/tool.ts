@@ -1,5 +1,4 @@
 import { basename } from "node:path";
-import { Type } from "typebox";
 import { harnessFromEnv } from "../settings.ts";
 import { callTool, parseToolArguments } from "../tools/run.ts";
 import { defineCommand } from "./_shared.ts";
@@ -10,16 +9,17 @@ export default defineCommand({
   name: "tool",
   description: "Run one agent tool with its arguments as JSON on stdin",
   examples: [`echo '{"query": "cmake zlib"}' | rkb tool rkb_search`, `echo '{"id": "p-1a2b3c"}' | rkb tool rkb_show --format json`],
-  input: Type.Object(
-    {
-      name: Type.String({ description: "Tool name, e.g. rkb_search (`rkb tools` lists them)" }),
-      session_id: Type.Optional(Type.String({ description: "The agent session the call comes from (recorded as provenance)" })),
-      session_file: Type.Optional(Type.String({ description: "That session's file; its name gives the id when --session-id is absent" })),
-      cwd: Type.Optional(Type.String({ description: "The agent's working folder (decides the project)" })),
-      harness: Type.Optional(Type.String({ description: "The agent: pi or omp (recorded as provenance)" })),
-    },
-    { additionalProperties: false },
-  ),
+  input: (Type) =>
+    Type.Object(
+      {
+        name: Type.String({ description: "Tool name, e.g. rkb_search (`rkb tools` lists them)" }),
+        session_id: Type.Optional(Type.String({ description: "The agent session the call comes from (recorded as provenance)" })),
+        session_file: Type.Optional(Type.String({ description: "That session's file; its name gives the id when --session-id is absent" })),
+        cwd: Type.Optional(Type.String({ description: "The agent's working folder (decides the project)" })),
+        harness: Type.Optional(Type.String({ description: "The agent: pi or omp (recorded as provenance)" })),
+      },
+      { additionalProperties: false },
+    ),
   cli: {
     positionals: ["name"],
     flags: { session_id: { valueHint: "id" }, session_file: { valueHint: "path" }, cwd: { valueHint: "dir" }, harness: { valueHint: "pi|omp" } },

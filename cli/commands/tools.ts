@@ -1,4 +1,3 @@
-import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 import { ARGUMENTS_TOKEN, SLASH_COMMANDS } from "../install/prompts.ts";
 import { TOOLS, toolDefinition } from "../tools/schemas.ts";
@@ -8,7 +7,7 @@ export default defineCommand({
   name: "tools",
   description: "Print the agent tool definitions (JSON Schema) and the slash commands for agent extensions",
   examples: ["rkb tools --format json", "rkb tools --toon"],
-  input: Type.Object({}, { additionalProperties: false }),
+  input: (Type) => Type.Object({}, { additionalProperties: false }),
   run: async () => {
     const tools = await Promise.all(TOOLS.map(toolDefinition));
     const data = {

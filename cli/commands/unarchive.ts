@@ -3,19 +3,19 @@ import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
 import { transact } from "../kb/write.ts";
 import { writtenOutput } from "../output/written.ts";
-import { Type } from "typebox";
 import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({
   name: "unarchive",
   description: "Bring an archived lesson back into search",
   examples: ["rkb unarchive 2b81d05e77"],
-  input: Type.Object(
-    {
-      id: Type.String({ description: "Lesson id" }),
-    },
-    { additionalProperties: false },
-  ),
+  input: (Type) =>
+    Type.Object(
+      {
+        id: Type.String({ description: "Lesson id" }),
+      },
+      { additionalProperties: false },
+    ),
   cli: { positionals: ["id"] },
   async run(input, ctx) {
     const { root } = openKb(ctx, "write");

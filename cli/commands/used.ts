@@ -7,20 +7,20 @@ import { refuseSecrets } from "../kb/leak.ts";
 import { appendUsage } from "../kb/usage.ts";
 import { transact } from "../kb/write.ts";
 import { usageError } from "../output/errors.ts";
-import { Type } from "typebox";
-import { defineCommand } from "./_shared.ts";
+import { defineCommand, type TypeBuilder } from "./_shared.ts";
 
 const RESULTS = ["worked", "failed", "irrelevant"] as const;
 
-export const usedInput = Type.Object(
-  {
-    id: Type.String({ description: "Lesson id" }),
-    result: Type.String({ enum: [...RESULTS], description: "What happened when you applied it" }),
-    reason: Type.Optional(Type.String({ description: "Why; required when it failed" })),
-    session: Type.Optional(Type.String({ description: "Session id (default: from the harness environment)" })),
-  },
-  { additionalProperties: false },
-);
+export const usedInput = (Type: TypeBuilder) =>
+  Type.Object(
+    {
+      id: Type.String({ description: "Lesson id" }),
+      result: Type.String({ enum: [...RESULTS], description: "What happened when you applied it" }),
+      reason: Type.Optional(Type.String({ description: "Why; required when it failed" })),
+      session: Type.Optional(Type.String({ description: "Session id (default: from the harness environment)" })),
+    },
+    { additionalProperties: false },
+  );
 
 export default defineCommand({
   name: "used",

@@ -1,8 +1,8 @@
 import type { CommandContext } from "../commands/_shared.ts";
 import { expectedValue, inputProblem } from "../input.ts";
+import type { CheckedInput } from "../inputs.ts";
 import { ORIGIN_ENV } from "../kb/burst.ts";
 import type { PlaceOptions } from "../kb/place.ts";
-import type { TObject } from "typebox";
 import { asRkbError, usageError, type RkbError } from "../output/errors.ts";
 import { frame } from "../output/frame.ts";
 import { renderError, renderOutput } from "../output/render.ts";
@@ -43,10 +43,10 @@ export async function callTool(name: string, args: unknown, call: ToolCall): Pro
   try {
     const tool = findTool(name);
     if (!tool) throw unknownTool(name);
-    const { cmd, parameters } = await loadTool(tool);
-    const input = checkedArguments(tool, parameters, args);
+    const { cmd, parameters, commandSchema } = await loadTool(tool);
+    const input = await checkedArguments(tool, parameters, args);
     // Provenance: the session goes to the commands that record one, the harness to all of them.
-    if ("session" in (cmd.input.properties as object) && call.sessionId) input.session = call.sessionId;
+    if ("session" in commandSchema.properties && call.sessionId) input.session = call.sessionId;
     const ctx: CommandContext = {
       // The command runs as the agent's: agent writes have a burst limit (kb/burst.ts).
       env: { ...call.env, [ORIGIN_ENV]: "agent", ...(call.harness ? { RKB_HARNESS: call.harness } : {}) },
@@ -94,13 +94,16 @@ export function unknownTool(name: string): RkbError {
 }
 
 /** The arguments checked against the tool's schema (null counts as absent); a usage error says exactly what is wrong, so the model can correct the call. */
-export function checkedArguments(tool: ToolSpec, parameters: TObject, args: unknown): Record<string, unknown> {
+export async function checkedArguments(tool: ToolSpec, parameters: CheckedInput, args: unknown): Promise<Record<string, unknown>> {
   const given = Object.fromEntries(Object.entries(asObject(tool.name, args)).filter(([, v]) => v !== null));
-  const problem = inputProblem(parameters, given);
+  const problem = await inputProblem(parameters, given);
   if (!problem) return given;
   const fix = `run \`rkb tools --toon\` to see the arguments of ${tool.name}`;
   if (problem.kind === "unknown")
-    throw usageError(`\`${problem.field}\` is not an argument of ${tool.name}`, `${fix}; its arguments are ${Object.keys(parameters.properties).join(", ")}`);
+    throw usageError(
+      `\`${problem.field}\` is not an argument of ${tool.name}`,
+      `${fix}; its arguments are ${Object.keys(parameters.schema.properties).join(", ")}`,
+    );
   if (problem.kind === "missing") throw usageError(`${tool.name} needs \`${problem.field}\``, fix);
   throw usageError(`\`${problem.field}\` of ${tool.name} must be ${expectedValue(problem.schema)}`, fix);
 }

@@ -1,7 +1,8 @@
-import { Type, type TObject, type TSchema } from "typebox";
+import type { TObject } from "typebox";
 import { firstSentence } from "../kb/body.ts";
 import { loadCommand } from "../commands/index.ts";
 import type { RkbCommand } from "../commands/_shared.ts";
+import type { CheckedInput } from "../inputs.ts";
 
 // The agent tools. Each is a command: its parameters are the command's input schema, picked down to
 // what an agent gives (and with the fields it must give made required), so there is one definition.
@@ -99,17 +100,14 @@ export function findTool(name: string): ToolSpec | undefined {
   return TOOLS.find((t) => t.name === name);
 }
 
-/** The tool's parameters: its fields picked from the command's input schema, the required ones made required. */
-export function toolParameters(tool: ToolSpec, cmd: RkbCommand): TObject {
-  const picked = (tool.pick ? Type.Pick(cmd.input, [...tool.pick]) : Type.Omit(cmd.input, [...(tool.omit ?? [])])).properties as Record<string, TSchema>;
-  const required = Type.Required(Type.Pick(cmd.input, [...tool.required])).properties as Record<string, TSchema>;
-  return Type.Object(Object.fromEntries((tool.pick ?? Object.keys(picked)).map((f) => [f, required[f] ?? picked[f]!])), { additionalProperties: false });
-}
-
-/** The tool and the command behind it. */
-export async function loadTool(tool: ToolSpec): Promise<{ cmd: RkbCommand; parameters: TObject }> {
-  const cmd = (await loadCommand(tool.command))!;
-  return { cmd, parameters: toolParameters(tool, cmd) };
+/**
+ * The tool, the command behind it and both inputs (the parameters are built from the command's
+ * schema when rkb is built: cli/inputs.build.ts). The inputs are loaded here, not at the top: this
+ * module is part of what builds them.
+ */
+export async function loadTool(tool: ToolSpec): Promise<{ cmd: RkbCommand; parameters: CheckedInput; commandSchema: TObject }> {
+  const [cmd, { commandInput, toolInput }] = await Promise.all([loadCommand(tool.command), import("../inputs.ts")]);
+  return { cmd: cmd!, parameters: toolInput(tool.name), commandSchema: commandInput(tool.command).schema };
 }
 
 /** What `rkb tools` prints for each tool; the snippet is the first sentence, for a harness's one-line tool list. */
@@ -120,6 +118,6 @@ export async function toolDefinition(t: ToolSpec) {
     label: t.label,
     description: t.description,
     snippet: firstSentence(t.description),
-    inputSchema: JSON.parse(JSON.stringify(parameters)),
+    inputSchema: parameters.schema,
   };
 }

@@ -14,7 +14,7 @@ async function problem(tool: string, args: Record<string, unknown>): Promise<str
   const spec = findTool(tool)!;
   const { parameters } = await loadTool(spec);
   try {
-    checkedArguments(spec, parameters, args);
+    await checkedArguments(spec, parameters, args);
     return undefined;
   } catch (e) {
     expect(e).toBeInstanceOf(RkbError);

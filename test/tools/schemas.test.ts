@@ -4,7 +4,8 @@ import { firstSentence } from "../../cli/kb/body.ts";
 import { TOOLS, toolDefinition } from "../../cli/tools/schemas.ts";
 
 const definitions = new Map(await Promise.all(TOOLS.map(async (t) => [t.name, await toolDefinition(t)] as const)));
-const json = (t: (typeof TOOLS)[number]) => definitions.get(t.name)!.inputSchema;
+// JSON Schema data, read field by field.
+const json = (t: (typeof TOOLS)[number]) => definitions.get(t.name)!.inputSchema as any;
 
 /** Every `default` anywhere in a schema, with its path. */
 function defaults(schema: unknown, path = ""): [string, unknown][] {
