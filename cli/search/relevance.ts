@@ -24,10 +24,27 @@ const PIECEWISE_CREDIT = 0.6;
 /** Evidence saturates when the held words weigh this many times the rarest word's weight. */
 const FULL_EVIDENCE_WORDS = 2.5;
 
-/** Per query word: how distinctive it is, and what share of it the lesson holds (0..1). */
-export function wordCredits(index: SearchIndex, query: ParsedQuery, doc: number): { importance: number; credit: number }[] {
+/** A query word's terms by role, and how distinctive it is: the same for every lesson, so worked out once per query. */
+interface WordTerms {
+  importance: number;
+  /** The word itself (or its compound whole): holding one of these is full credit. */
+  whole: string[];
+  /** A compound's parts, with their weights (idf). */
+  parts: { term: string; weight: number }[];
+  /** The sum of the parts' weights. */
+  partsWeight: number;
+  piecewise: boolean;
+  /** Typo stand-ins and synonyms. */
+  standIns: string[];
+}
+
+const wordTermsOf = new WeakMap<ParsedQuery, { index: SearchIndex; words: WordTerms[] }>();
+
+function wordTerms(index: SearchIndex, query: ParsedQuery): WordTerms[] {
+  const known = wordTermsOf.get(query);
+  if (known?.index === index) return known.words;
   const rarest = idf(index, 1);
-  return query.words.map((word, group) => {
+  const words = query.words.map((word, group) => {
     const terms = query.terms.filter((t) => t.group === group);
     const main = terms.filter((t) => t.kind !== "typo" && t.kind !== "synonym");
     let importance: number;
@@ -36,17 +53,31 @@ export function wordCredits(index: SearchIndex, query: ParsedQuery, doc: number)
       const typos = terms.filter((t) => t.kind === "typo");
       importance = typos.length ? Math.max(...typos.map((t) => idf(index, docFrequency(index, t.term)))) : rarest;
     }
-    let credit = 0;
-    const parts = main.filter((t) => t.kind === "part");
-    for (const t of main) if (t.kind !== "part" && termFrequency(index, t.term, doc) > 0) credit = 1;
-    if (credit < 1 && parts.length) {
-      const total = parts.reduce((n, t) => n + idf(index, docFrequency(index, t.term)), 0);
-      const held = parts.filter((t) => termFrequency(index, t.term, doc) > 0).reduce((n, t) => n + idf(index, docFrequency(index, t.term)), 0);
-      credit = Math.max(credit, (total ? held / total : 0) * (word.piecewise ? PIECEWISE_CREDIT : 1));
+    const parts = main.filter((t) => t.kind === "part").map((t) => ({ term: t.term, weight: idf(index, docFrequency(index, t.term)) }));
+    return {
+      importance: Math.min(importance, rarest),
+      whole: main.filter((t) => t.kind !== "part").map((t) => t.term),
+      parts,
+      partsWeight: parts.reduce((n, p) => n + p.weight, 0),
+      piecewise: word.piecewise,
+      standIns: terms.filter((t) => t.kind === "typo" || t.kind === "synonym").map((t) => t.term),
+    };
+  });
+  wordTermsOf.set(query, { index, words });
+  return words;
+}
+
+/** Per query word: how distinctive it is, and what share of it the lesson holds (0..1). */
+export function wordCredits(index: SearchIndex, query: ParsedQuery, doc: number): { importance: number; credit: number }[] {
+  const holds = (term: string) => termFrequency(index, term, doc) > 0;
+  return wordTerms(index, query).map((word) => {
+    let credit = word.whole.some(holds) ? 1 : 0;
+    if (credit < 1 && word.parts.length) {
+      const held = word.parts.filter((p) => holds(p.term)).reduce((n, p) => n + p.weight, 0);
+      credit = Math.max(credit, (word.partsWeight ? held / word.partsWeight : 0) * (word.piecewise ? PIECEWISE_CREDIT : 1));
     }
-    if (credit < STAND_IN_CREDIT && terms.some((t) => (t.kind === "typo" || t.kind === "synonym") && termFrequency(index, t.term, doc) > 0))
-      credit = STAND_IN_CREDIT;
-    return { importance: Math.min(importance, rarest), credit };
+    if (credit < STAND_IN_CREDIT && word.standIns.some(holds)) credit = STAND_IN_CREDIT;
+    return { importance: word.importance, credit };
   });
 }
 
