@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { cpSync, readdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, readdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { makeKb } from "../../scripts/bench-kb.ts";
 import { rkb, sandbox } from "../helpers.ts";
 
 const FIXTURE = join(import.meta.dir, "../fixtures/search-kb");
@@ -63,6 +64,32 @@ describe("rkb search", () => {
       const again = await rkb(query, { env });
       expect({ how, exit: again.exit, stdout: again.stdout }).toEqual({ how, exit: 0, stdout: first.stdout });
       expect(readFileSync(file).equals(whole)).toBe(true);
+    }
+  });
+  test("searches running while edits rebuild the cache all answer, each result whole", async () => {
+    const box = sandbox("rkb-search-race");
+    const env = { ...box.env, RKB_HOME: makeKb(box.dir, 300) };
+    const query = ["search", "undefined symbol after linker cache rebuild", "--format", "json", "--limit", "50"];
+    expect((await rkb(query, { env })).exit).toBe(0); // the first cache file
+    // Each edit changes the knowledge base's signature: the next search rebuilds the cache and
+    // renames the new file over the one other searches are reading.
+    let editing = true;
+    const edits = (async () => {
+      for (let round = 0; round < 12; round++) {
+        appendFileSync(join(env.RKB_HOME, "general", `topic-${round % 40}`, `lesson-${round}.md`), `More evidence ${round}.\n`);
+        await Bun.sleep(15);
+      }
+      editing = false;
+    })();
+    const answers: { exit: number; stdout: string; stderr: string }[] = [];
+    while (editing || answers.length < 24) answers.push(...(await Promise.all([1, 2, 3].map(() => rkb(query, { env })))));
+    await edits;
+    for (const answer of answers) {
+      expect({ exit: answer.exit, stderr: answer.stderr }).toEqual({ exit: 0, stderr: "" });
+      const results = JSON.parse(answer.stdout).results as { title: string; path: string }[];
+      expect(results.length).toBeGreaterThan(10);
+      // A record read from another file than its offsets would be cut, or another lesson's.
+      for (const r of results) expect(readFileSync(join(env.RKB_HOME, r.path), "utf8")).toContain(`\n# ${r.title}\n`);
     }
   });
   test("a folder that is no knowledge base is an error with a fix", async () => {
