@@ -586,7 +586,7 @@ const closeWhenUnused = new FinalizationRegistry<number>((fd) => {
  * file is only ever replaced by a rename, never changed in place, so the descriptor keeps reading
  * the file it opened.
  */
-function readCache(file: string, root: string, signature: string): SearchIndex | undefined {
+export function readCache(file: string, root: string, signature: string): SearchIndex | undefined {
   let fd: number;
   try {
     fd = openSync(file, "r");

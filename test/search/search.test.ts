@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { cpSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { boundedDistance } from "../../cli/distance.ts";
 import { parseLesson } from "../../cli/kb/lesson.ts";
 import { loadKb } from "../../cli/kb/store.ts";
 import { tokenize } from "../../cli/search/tokenize.ts";
-import { buildIndex, decodeIndex, encodeIndex, FIELD_WEIGHTS, lessonFields, lessonTerms, loadIndex } from "../../cli/search/index.ts";
+import { buildIndex, decodeIndex, encodeIndex, FIELD_WEIGHTS, lessonFields, lessonTerms, loadIndex, readCache } from "../../cli/search/index.ts";
 import { kbSignature } from "../../cli/search/signature.ts";
 import { parseQuery, rank, ranking } from "../../cli/search/rank.ts";
 import { searchKb } from "../../cli/search/search.ts";
@@ -171,6 +171,24 @@ describe("index cache", () => {
     // A file cut short or grown is not this header's: it is rebuilt, never half read.
     expect(decodeIndex(read, bytes.length - 4, index.root, "sig")).toBeUndefined();
     expect(decodeIndex(read, bytes.length + 4, index.root, "sig")).toBeUndefined();
+  });
+  test("an index read from the cache keeps reading its own file after a rebuild renames another over it", () => {
+    const dir = mkdtempSync(join(tmpdir(), "rkb-index-"));
+    try {
+      const index = buildIndex(loadKb(makeKb(dir, 60)));
+      const other = buildIndex(loadKb(makeKb(join(dir, "other"), 90)));
+      const file = join(dir, "cache.idx");
+      writeFileSync(file, encodeIndex(index, "sig"));
+      const read = readCache(file, index.root, "sig")!;
+      // Nothing but the small tables is read yet; now a rebuild puts another index in its place.
+      writeFileSync(`${file}.tmp`, encodeIndex({ ...other, root: index.root }, "sig"));
+      renameSync(`${file}.tmp`, file);
+      for (let i = 0; i < index.size; i++) expect(read.lesson(i)).toEqual(index.lesson(i));
+      index.terms.forEach((_, id) => expect([...read.postings(id).docs]).toEqual([...index.postings(id).docs]));
+      expect(readCache(file, index.root, "sig")!.size).toBe(other.size);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
   test("a changed, added or removed lesson is seen by the next search", () => {
     const dir = mkdtempSync(join(tmpdir(), "rkb-index-"));
