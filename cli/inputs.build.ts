@@ -35,7 +35,8 @@ export function builtInputs(): BuiltInputs {
   const schemas = new Map<string, TObject>();
   const commands: Record<string, string> = {};
   for (const name of commandNames) {
-    // The command table's file names; require, not import: a macro returns its value at once.
+    // The command table's names are its file names. A synchronous load, because a macro returns its
+    // value at once; import.meta.require, because a macro's module has no `require`.
     const cmd = (import.meta.require(`./commands/${name}.ts`) as { default: RkbCommand }).default;
     const schema = cmd.input(Type);
     schemas.set(name, schema);
