@@ -2,11 +2,11 @@ import { fstatSync } from "node:fs";
 import { commandNames, loadCommand } from "./commands/index.ts";
 import type { CommandContext } from "./commands/_shared.ts";
 import { helpText, overviewHelp, readCommandLine } from "./flags.ts";
-import { asRkbError, RkbError, usageError } from "./output/errors.ts";
+import { asRkbError, RkbError, usageError } from "./base/errors.ts";
 import { renderError, renderOutput, resolveFormat, type Format } from "./output/render.ts";
-import { debugFromEnv, projectFromEnv, systemFromEnv } from "./settings.ts";
-import { VERSION_LINE } from "./version.ts";
-import { editDistance } from "./distance.ts";
+import { debugFromEnv, projectFromEnv, systemFromEnv } from "./machine/settings.ts";
+import { VERSION_LINE } from "./base/version.ts";
+import { editDistance } from "./text/distance.ts";
 
 export interface CliResult {
   stdout: string;
@@ -74,9 +74,9 @@ export async function runCli(argv: string[], io: CliIO = {}): Promise<CliResult>
 async function answerHere(err: RkbError, env: NodeJS.ProcessEnv): Promise<CliResult | undefined> {
   const [{ isatty }, { isAgentWrite }, { answerAtTerminal }, { askTerminal }, { confirmedOutput }] = await Promise.all([
     import("node:tty"),
-    import("./kb/burst.ts"),
-    import("./kb/confirm.ts"),
-    import("./terminal.ts"),
+    import("./write/burst.ts"),
+    import("./write/confirm.ts"),
+    import("./base/terminal.ts"),
     import("./output/written.ts"),
   ]);
   if (!isatty(0) || !isatty(1) || isAgentWrite(env)) return undefined;

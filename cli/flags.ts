@@ -1,10 +1,10 @@
 import { parseArgs, type ArgsDef } from "citty";
 import type { TSchema } from "typebox";
 import type { RkbCommand } from "./commands/_shared.ts";
-import { expectedWord, inputProblem } from "./input.ts";
-import { commandInput } from "./inputs.ts";
-import { usageError } from "./output/errors.ts";
-import { VERSION_LINE } from "./version.ts";
+import { expectedWord, inputProblem } from "./base/input.ts";
+import { commandInput } from "./commands/inputs.ts";
+import { usageError } from "./base/errors.ts";
+import { VERSION_LINE } from "./base/version.ts";
 
 // The command-line adapter: turns argv into a command's input, checked by the command's one TypeBox
 // schema, and writes `--help` from that schema. A property `some_name` is the flag `--some-name`

@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { Glob } from "bun";
 import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_KB_TOML } from "../cli/kb/config.ts";
-import { classify } from "../cli/kb/layout.ts";
+import { DEFAULT_KB_TOML } from "../cli/lesson/config.ts";
+import { classify } from "../cli/lesson/layout.ts";
 import { gitIn, rkb, sandbox, type Sandbox } from "../test/helpers.ts";
 
 // The compiled binary over the Rust rkb's own knowledge bases: each is copied into a git repository

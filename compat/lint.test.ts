@@ -2,10 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { Glob } from "bun";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { classify } from "../cli/kb/layout.ts";
-import { parseLesson, serializeLesson } from "../cli/kb/lesson.ts";
-import type { Finding } from "../cli/kb/finding.ts";
-import { lintKb } from "../cli/kb/lint.ts";
+import { classify } from "../cli/lesson/layout.ts";
+import { parseLesson, serializeLesson } from "../cli/lesson/lesson.ts";
+import type { Finding } from "../cli/lesson/finding.ts";
+import { lintKb } from "../cli/lint/lint.ts";
 
 // The shared fixtures are lessons written by the Rust rkb: this implementation must read every one
 // of them, write each back unchanged, and find nothing wrong with them.

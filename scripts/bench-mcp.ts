@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { kbSignature } from "../cli/search/signature.ts";
+import { kbSignature } from "../cli/kb/signature.ts";
 import { makeKb } from "./bench-kb.ts";
 import { isolatedEnv, median } from "./bench-run.ts";
 import { build } from "./build.ts";

@@ -2,7 +2,7 @@
 // on text shaped like what capture masks (commands, failed build output, prompts) and on inputs
 // made to make a pattern retry (each a prefix of a secret or a rule's keyword, repeated), at 1 MB
 // and 8 MB: linear time means the 8 MB run costs ~8x the 1 MB one. Paste the output into BENCHMARKS.md.
-import { findSecrets, maskSecrets } from "../cli/sessions/secrets.ts";
+import { findSecrets, maskSecrets } from "../cli/text/secrets.ts";
 import { SECRET_SAMPLES } from "../test/reliability/secret-corpus.ts";
 
 const best = (fn: () => void, rounds = 3) => {

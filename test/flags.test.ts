@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { loadCommand } from "../cli/commands/index.ts";
 import { helpText, readCommandLine } from "../cli/flags.ts";
-import { RkbError } from "../cli/output/errors.ts";
+import { RkbError } from "../cli/base/errors.ts";
 
 const command = async (name: string) => (await loadCommand(name))!;
 

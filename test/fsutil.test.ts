@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { removeLeftTemps } from "../cli/fsutil.ts";
+import { removeLeftTemps } from "../cli/base/fsutil.ts";
 
 // A writer killed between creating its temp file and renaming/linking it leaves the temp behind;
 // the next writer removes it, but never the temp of a writer that is still running.

@@ -1,9 +1,9 @@
-// The two glob dialects of cli/glob.ts: they differ on purpose, and each is tested as what it is.
+// The two glob dialects of cli/base/glob.ts: they differ on purpose, and each is tested as what it is.
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isPathGlob, pathGlobFiles, wildcardMatches } from "../cli/glob.ts";
+import { isPathGlob, pathGlobFiles, wildcardMatches } from "../cli/base/glob.ts";
 
 describe("wildcard (host names, `when` values)", () => {
   test("`*` matches any run, `/` included; `?` one character; classes; the whole value", () => {

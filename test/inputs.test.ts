@@ -1,4 +1,4 @@
-// Input schemas are built and their checks compiled by TypeBox when rkb is built (cli/inputs.build.ts):
+// Input schemas are built and their checks compiled by TypeBox when rkb is built (cli/commands/inputs.build.ts):
 // the compiled checks must answer as TypeBox's own checker does, and nothing a run loads may hold
 // TypeBox, except the checker that words a failed check.
 import { describe, expect, test } from "bun:test";
@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { Type, type TObject, type TSchema } from "typebox";
 import { Check } from "typebox/schema";
 import { commandNames, loadCommand } from "../cli/commands/index.ts";
-import { commandInput, toolInput } from "../cli/inputs.ts";
-import { TOOLS } from "../cli/tools/schemas.ts";
+import { commandInput, toolInput } from "../cli/commands/inputs.ts";
+import { TOOLS } from "../cli/agent/tools/schemas.ts";
 import { seededRandom } from "./helpers.ts";
 
 /** Values around a schema: a fitting value, each property wrong, missing and unknown keys, random junk. */

@@ -14,7 +14,7 @@ import {
   saveSignatures,
   statePath,
   updateRecords,
-} from "../cli/state.ts";
+} from "../cli/machine/state.ts";
 import { sandbox } from "./helpers.ts";
 import { SECRETS } from "./sessions/secret-samples.ts";
 
@@ -44,7 +44,7 @@ describe("session records", () => {
     const script = join(dir, "append.ts");
     writeFileSync(
       script,
-      `import { updateRecords } from ${JSON.stringify(join(import.meta.dir, "../cli/state.ts"))};\n` +
+      `import { updateRecords } from ${JSON.stringify(join(import.meta.dir, "../cli/machine/state.ts"))};\n` +
         `for (let i = 0; i < 10; i++) updateRecords(process.env, "s", (r) => ({ append: [{ kind: "fixed", program: "p" + process.argv[2] + "-" + r.length }], result: 0 }));\n`,
     );
     const procs = Array.from({ length: 6 }, (_, i) => Bun.spawn([process.execPath, script, String(i)], { env, stderr: "pipe" }));

@@ -1,12 +1,12 @@
 import type { Static, TObject, Type } from "typebox";
-import type { PlaceOptions } from "../kb/place.ts";
+import type { PlaceOptions } from "../place/place.ts";
 import type { Format, Output } from "../output/render.ts";
 
 // The shape of every command: a handler `(input, ctx) → Output` whose input is one TypeBox schema.
 // Two adapters build that input and check it against the schema: cli/flags.ts from a command line,
-// cli/tools/run.ts from an agent tool's JSON.
+// cli/agent/tools/run.ts from an agent tool's JSON.
 
-/** TypeBox's schema builder, handed to a command's `input` when rkb is built (cli/inputs.ts). */
+/** TypeBox's schema builder, handed to a command's `input` when rkb is built (cli/commands/inputs.ts). */
 export type TypeBuilder = typeof Type;
 
 /** What a handler may know about the call besides its input. */
@@ -44,7 +44,7 @@ export interface RkbCommand<S extends TObject = TObject> {
   examples: string[];
   /**
    * The input schema, written with TypeBox's builder. It runs when rkb is built, not when a command
-   * runs: cli/inputs.ts holds every schema as data with a check TypeBox compiled, because loading
+   * runs: cli/commands/inputs.ts holds every schema as data with a check TypeBox compiled, because loading
    * TypeBox costs every rkb process ~2.4 ms, a third of what a warm search adds to its floor.
    */
   input: (Type: TypeBuilder) => S;

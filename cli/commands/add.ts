@@ -1,11 +1,11 @@
-import { planAdd } from "../kb/changes.ts";
-import { lessonParts, template, type LessonFields } from "../kb/compose.ts";
-import { completeFromItem, DRAFT_SECTIONS, draftTitle, finishItem, itemSource, partsOfText, readFromItem, type FromItem } from "../kb/from-item.ts";
+import { planAdd } from "../plan/changes.ts";
+import { lessonParts, template, type LessonFields } from "../lesson/compose.ts";
+import { completeFromItem, DRAFT_SECTIONS, draftTitle, finishItem, itemSource, partsOfText, readFromItem, type FromItem } from "../inbox/from-item.ts";
 import { openKb, provenance } from "../kb/open.ts";
-import { transact } from "../kb/write.ts";
-import { isLessonType } from "../kb/lesson.ts";
-import { ALL_TYPE_SECTIONS, LESSON_TYPES, REQUIRED_SECTIONS, sectionField, VERIFIED_HOW } from "../kb/schema.ts";
-import { usageError } from "../output/errors.ts";
+import { transact } from "../write/write.ts";
+import { isLessonType } from "../lesson/lesson.ts";
+import { ALL_TYPE_SECTIONS, LESSON_TYPES, REQUIRED_SECTIONS, sectionField, VERIFIED_HOW } from "../lesson/schema.ts";
+import { usageError } from "../base/errors.ts";
 import { writtenOutput } from "../output/written.ts";
 import { defineCommand, type CommandContext, type TypeBuilder } from "./_shared.ts";
 

@@ -1,8 +1,8 @@
-import { planArchive, planArchiveFolder } from "../kb/changes.ts";
-import { SCOPES } from "../kb/schema.ts";
+import { planArchive, planArchiveFolder } from "../plan/changes.ts";
+import { SCOPES } from "../lesson/schema.ts";
 import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
-import { transact } from "../kb/write.ts";
+import { transact } from "../write/write.ts";
 import { writtenOutput } from "../output/written.ts";
 import { defineCommand } from "./_shared.ts";
 

@@ -1,6 +1,6 @@
 import { changesSince } from "../kb/history.ts";
-import { requireReadableKb } from "../kb/layout.ts";
-import { kbRoot } from "../settings.ts";
+import { requireReadableKb } from "../lesson/layout.ts";
+import { kbRoot } from "../machine/settings.ts";
 import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({

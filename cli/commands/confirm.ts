@@ -1,6 +1,6 @@
-import { confirmRequest } from "../kb/confirm.ts";
+import { confirmRequest } from "../write/confirm.ts";
 import { confirmedOutput } from "../output/written.ts";
-import { askTerminal } from "../terminal.ts";
+import { askTerminal } from "../base/terminal.ts";
 import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({

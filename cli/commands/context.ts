@@ -1,5 +1,5 @@
 import { countsHere } from "../kb/overview.ts";
-import { currentByScope } from "../search/index.ts";
+import { currentByScope } from "../kb/index.ts";
 import { openSearch } from "../search/search.ts";
 import { defineCommand } from "./_shared.ts";
 

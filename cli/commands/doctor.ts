@@ -1,6 +1,6 @@
-import { kbChecks, stateChecks } from "../kb/doctor.ts";
+import { kbChecks, stateChecks } from "../doctor/doctor.ts";
 import { installChecks } from "../install/index.ts";
-import { kbRoot } from "../settings.ts";
+import { kbRoot } from "../machine/settings.ts";
 import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({

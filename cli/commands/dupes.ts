@@ -1,8 +1,8 @@
-import { loadKbConfig } from "../kb/config.ts";
-import { requireReadableKb } from "../kb/layout.ts";
-import { kbRoot } from "../settings.ts";
-import { searchIndexSimilarity } from "../kb/similarity.ts";
-import { loadIndex } from "../search/index.ts";
+import { loadKbConfig } from "../lesson/config.ts";
+import { requireReadableKb } from "../lesson/layout.ts";
+import { kbRoot } from "../machine/settings.ts";
+import { searchIndexSimilarity } from "../search/similarity.ts";
+import { loadIndex } from "../kb/index.ts";
 import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({

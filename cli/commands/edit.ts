@@ -1,8 +1,8 @@
-import { planEdit } from "../kb/changes.ts";
+import { planEdit } from "../plan/changes.ts";
 import { openKb, provenance } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
-import { transact } from "../kb/write.ts";
-import { usageError } from "../output/errors.ts";
+import { transact } from "../write/write.ts";
+import { usageError } from "../base/errors.ts";
 import { unchangedOutput, writtenOutput } from "../output/written.ts";
 import { defineCommand, type TypeBuilder } from "./_shared.ts";
 

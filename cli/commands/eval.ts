@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
 import { defineCommand } from "./_shared.ts";
 import { loadKb } from "../kb/store.ts";
-import { RkbError, usageError } from "../output/errors.ts";
+import { RkbError, usageError } from "../base/errors.ts";
 import { findSessionFiles } from "../sessions/extract.ts";
 import { evalFailures, evalQueries, readFailures, readQueries, selfQueries, type EvalReport, type EvalRow } from "../search/eval.ts";
 import { explainLines } from "../search/explain.ts";

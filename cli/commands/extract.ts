@@ -2,8 +2,8 @@ import { accessSync, constants, mkdirSync, writeSync } from "node:fs";
 import { isatty } from "node:tty";
 import { dirname, resolve } from "node:path";
 import { defineCommand } from "./_shared.ts";
-import { RkbError, usageError } from "../output/errors.ts";
-import { writeAtomic } from "../fsutil.ts";
+import { RkbError, usageError } from "../base/errors.ts";
+import { writeAtomic } from "../base/fsutil.ts";
 import { extract, markdownReport, type ExtractSummary } from "../sessions/extract.ts";
 import { counted } from "../output/words.ts";
 

@@ -1,7 +1,7 @@
-import { planFlag } from "../kb/changes.ts";
+import { planFlag } from "../plan/changes.ts";
 import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
-import { transact } from "../kb/write.ts";
+import { transact } from "../write/write.ts";
 import { writtenOutput } from "../output/written.ts";
 import { defineCommand, type TypeBuilder } from "./_shared.ts";
 

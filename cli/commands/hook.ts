@@ -1,7 +1,8 @@
-import { defineCommand } from "./_shared.ts";
-import { HANDLERS, HOOK_EVENTS, type HookEvent, type HookPayload } from "../hooks/events.ts";
-import { claudeReply, fromClaudeCode } from "../hooks/claude.ts";
-import { logHookError, noteHookCall } from "../state.ts";
+import { defineCommand, innerContext } from "./_shared.ts";
+import contextCommand from "./context.ts";
+import { HANDLERS, HOOK_EVENTS, type HookEvent, type HookHost, type HookPayload } from "../agent/hooks/events.ts";
+import { claudeReply, fromClaudeCode } from "../agent/hooks/claude.ts";
+import { logHookError, noteHookCall } from "../machine/state.ts";
 
 // `rkb hook <event>`: what the pi/omp extension calls on agent events. It never fails: whatever goes
 // wrong is logged in the state (`rkb doctor` shows it), the exit code is 0, and the agent sees nothing.
@@ -46,7 +47,7 @@ export default defineCommand({
       const payload = claude ?? raw;
       harness = payload.harness;
       if (harness) noteHookCall(ctx.env, harness, event);
-      text = await HANDLERS[event as HookEvent](payload, ctx.env);
+      text = await HANDLERS[event as HookEvent](payload, ctx.env, HOST);
       if (claude) text = claudeReply((raw as Record<string, unknown>).hook_event_name as string, text);
     } catch (e) {
       logHookError(ctx.env, event ?? "", harness, e);
@@ -55,6 +56,11 @@ export default defineCommand({
     return { data: { output: text }, human: text, raw: true };
   },
 });
+
+/** What the hooks need of the commands: session start runs the `context` handler. */
+const HOST: HookHost = {
+  context: async (env, cwd) => (await contextCommand.run({}, innerContext(env, cwd))).human,
+};
 
 async function readPayload(flags: Record<string, string | undefined>, stdin: () => Promise<string>): Promise<HookPayload> {
   const fromFlags: HookPayload = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined && v !== ""));

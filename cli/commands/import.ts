@@ -1,13 +1,13 @@
 import { resolve } from "node:path";
-import { isAgentWrite } from "../kb/burst.ts";
-import { planImport, readImportFolder, type ImportReport } from "../kb/import.ts";
+import { isAgentWrite } from "../write/burst.ts";
+import { planImport, readImportFolder, type ImportReport } from "../plan/import.ts";
 import { counted } from "../output/words.ts";
 import { openKb, provenance } from "../kb/open.ts";
-import { transact } from "../kb/write.ts";
-import { harnessFromEnv, sessionFromEnv } from "../settings.ts";
+import { transact } from "../write/write.ts";
+import { harnessFromEnv, sessionFromEnv } from "../machine/settings.ts";
 import { defineCommand } from "./_shared.ts";
 
-// `rkb import <folder>`: lessons and notes from elsewhere (kb/import decides). A person at the CLI
+// `rkb import <folder>`: lessons and notes from elsewhere (plan/import decides). A person at the CLI
 // imports at once; an agent's import asks the person first (`rkb confirm … --choice "import all"`).
 
 export default defineCommand({

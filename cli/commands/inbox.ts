@@ -1,8 +1,8 @@
 import { defineCommand } from "./_shared.ts";
-import { usageError } from "../output/errors.ts";
-import { age, dropItem, expireItems, listItems, parseOutcome, preview, readItem, recordOutcomes, type InboxItem } from "../sessions/inbox.ts";
+import { usageError } from "../base/errors.ts";
+import { age, dropItem, expireItems, listItems, parseOutcome, preview, readItem, recordOutcomes, type InboxItem } from "../inbox/inbox.ts";
 import { readFileSync } from "node:fs";
-import { addFromCommands } from "../kb/from-item.ts";
+import { addFromCommands } from "../inbox/from-item.ts";
 import { counted } from "../output/words.ts";
 
 // `rkb inbox [list|show|drop|done] [id…]`: what waits to be distilled into lessons.

@@ -1,3 +1,4 @@
+import type { ToolHost } from "../agent/tools/schemas.ts";
 import type { RkbCommand } from "./_shared.ts";
 
 // The command table. Each command lives in its own file and is loaded only when it runs.
@@ -43,4 +44,14 @@ export const commandNames = Object.keys(table);
 export async function loadCommand(name: string): Promise<RkbCommand | undefined> {
   const load = table[name];
   return load ? (await load()).default : undefined;
+}
+
+/**
+ * The commands as the agent's tools reach them: `rkb tool`, `rkb tools` and `rkb mcp` pass this to
+ * the tool runner and the MCP server. inputs.ts is loaded here, when called: its macro loads every
+ * command, so no module a command imports may load it at its top.
+ */
+export async function toolHost(): Promise<ToolHost> {
+  const { commandInput, toolInput } = await import("./inputs.ts");
+  return { loadCommand, commandInput, toolInput };
 }

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { initKb, cloneKb } from "../kb/init.ts";
-import { kbRoot } from "../settings.ts";
-import { RkbError } from "../output/errors.ts";
+import { initKb, cloneKb } from "../write/init.ts";
+import { kbRoot } from "../machine/settings.ts";
+import { RkbError } from "../base/errors.ts";
 import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { defineCommand } from "./_shared.ts";
 import { agentDir, HARNESSES, install, thisBinary, uninstall, type Harness, type InstallReport } from "../install/index.ts";
-import { RkbError, usageError } from "../output/errors.ts";
-import { tildify } from "../settings.ts";
+import { RkbError, usageError } from "../base/errors.ts";
+import { tildify } from "../machine/settings.ts";
 
 export default defineCommand({
   name: "install",

@@ -1,11 +1,11 @@
-import type { LessonWrite } from "../kb/changes.ts";
-import { loadKbConfig } from "../kb/config.ts";
-import { planLabel } from "../kb/labels.ts";
+import type { LessonWrite } from "../plan/changes.ts";
+import { loadKbConfig } from "../lesson/config.ts";
+import { planLabel } from "../plan/labels.ts";
 import { openKb } from "../kb/open.ts";
-import { SCOPES } from "../kb/schema.ts";
+import { SCOPES } from "../lesson/schema.ts";
 import { findLesson } from "../kb/store.ts";
-import { transact, type Written } from "../kb/write.ts";
-import { usageError } from "../output/errors.ts";
+import { transact, type Written } from "../write/write.ts";
+import { usageError } from "../base/errors.ts";
 import { unchangedOutput, writtenOutput } from "../output/written.ts";
 import { defineCommand } from "./_shared.ts";
 

@@ -1,15 +1,15 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { defineCommand } from "./_shared.ts";
-import { loadKbConfig } from "../kb/config.ts";
-import { requireReadableKb } from "../kb/layout.ts";
-import type { Finding } from "../kb/finding.ts";
-import { fixFlowStyle, lintKb, lintStaged } from "../kb/lint.ts";
+import { loadKbConfig } from "../lesson/config.ts";
+import { requireReadableKb } from "../lesson/layout.ts";
+import type { Finding } from "../lesson/finding.ts";
+import { fixFlowStyle, lintKb, lintStaged } from "../lint/lint.ts";
 import { isUnder } from "../kb/overview.ts";
-import { lockPath } from "../kb/write.ts";
-import { withLock } from "../lock.ts";
-import { EXIT, RkbError, usageError } from "../output/errors.ts";
-import { kbRoot } from "../settings.ts";
+import { lockPath } from "../write/write.ts";
+import { withLock } from "../base/lock.ts";
+import { EXIT, RkbError, usageError } from "../base/errors.ts";
+import { kbRoot } from "../machine/settings.ts";
 import { cutMessage, findingLine } from "../output/findings.ts";
 import { counted } from "../output/words.ts";
 

@@ -1,7 +1,7 @@
 import { folderTree, isUnder, lessonsUnder, listedFolder, topicCounts, type FolderCount } from "../kb/overview.ts";
-import { indexedLessons, type IndexedLesson } from "../search/index.ts";
+import { indexedLessons, type IndexedLesson } from "../kb/index.ts";
 import { openSearch } from "../search/search.ts";
-import { isCurrent } from "../kb/schema.ts";
+import { isCurrent } from "../lesson/schema.ts";
 import { defineCommand } from "./_shared.ts";
 import { counted } from "../output/words.ts";
 

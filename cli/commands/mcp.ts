@@ -1,8 +1,9 @@
 import { defineCommand } from "./_shared.ts";
+import { toolHost } from "./index.ts";
 import { SKILL_DESCRIPTION } from "../install/skill.ts";
-import { toolCaller } from "../mcp/call.ts";
-import { serve } from "../mcp/server.ts";
-import { VERSION } from "../version.ts";
+import { toolCaller } from "../agent/mcp/call.ts";
+import { serve } from "../agent/mcp/server.ts";
+import { VERSION } from "../base/version.ts";
 
 // `rkb mcp`: the MCP server Claude Code (or any MCP client) starts. It reads requests until the
 // client closes stdin. Bun.stdin.stream() reads fd 0 as bytes arrive without building Node's
@@ -14,7 +15,13 @@ export default defineCommand({
   input: (Type) => Type.Object({}, { additionalProperties: false }),
   run: async (_input, ctx) => {
     const input = Bun.stdin.stream() as unknown as AsyncIterable<Uint8Array>;
-    await serve(input, (line) => Bun.write(Bun.stdout, line), { callTool: toolCaller(ctx.env, ctx.cwd), version: VERSION, instructions: SKILL_DESCRIPTION });
+    const host = await toolHost();
+    await serve(input, (line) => Bun.write(Bun.stdout, line), {
+      callTool: toolCaller(ctx.env, ctx.cwd, host),
+      host,
+      version: VERSION,
+      instructions: SKILL_DESCRIPTION,
+    });
     return { data: null, human: "", raw: true };
   },
 });

@@ -1,8 +1,8 @@
-import type { LessonWrite } from "../kb/changes.ts";
+import type { LessonWrite } from "../plan/changes.ts";
 import { openKb } from "../kb/open.ts";
-import { planMove } from "../kb/relocate.ts";
+import { planMove } from "../plan/relocate.ts";
 import { findLesson } from "../kb/store.ts";
-import { transact, type Written } from "../kb/write.ts";
+import { transact, type Written } from "../write/write.ts";
 import { unchangedOutput, writtenOutput } from "../output/written.ts";
 import { defineCommand } from "./_shared.ts";
 

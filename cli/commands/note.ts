@@ -1,8 +1,8 @@
 import { defineCommand, type TypeBuilder } from "./_shared.ts";
-import { harnessFromEnv, sessionFromEnv } from "../settings.ts";
-import { usageError } from "../output/errors.ts";
-import { addItem, type InboxMeta } from "../sessions/inbox.ts";
-import { refuseSecrets } from "../kb/leak.ts";
+import { harnessFromEnv, sessionFromEnv } from "../machine/settings.ts";
+import { usageError } from "../base/errors.ts";
+import { addItem, type InboxMeta } from "../inbox/inbox.ts";
+import { refuseSecrets } from "../lint/leak.ts";
 
 // `rkb note`: puts a thought in the inbox to be distilled later, from the words given or stdin.
 export const noteInput = (Type: TypeBuilder) =>

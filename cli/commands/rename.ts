@@ -1,9 +1,9 @@
-import type { LessonWrite } from "../kb/changes.ts";
+import type { LessonWrite } from "../plan/changes.ts";
 import { openKb } from "../kb/open.ts";
-import { planRename } from "../kb/relocate.ts";
+import { planRename } from "../plan/relocate.ts";
 import { findLesson } from "../kb/store.ts";
-import { transact, type Written } from "../kb/write.ts";
-import { usageError } from "../output/errors.ts";
+import { transact, type Written } from "../write/write.ts";
+import { usageError } from "../base/errors.ts";
 import { unchangedOutput, writtenOutput } from "../output/written.ts";
 import { defineCommand } from "./_shared.ts";
 

@@ -1,10 +1,10 @@
-import { loadKbConfig } from "../kb/config.ts";
-import { requireReadableKb } from "../kb/layout.ts";
+import { loadKbConfig } from "../lesson/config.ts";
+import { requireReadableKb } from "../lesson/layout.ts";
 import { isUnder, lessonsUnder, listedFolder } from "../kb/overview.ts";
 import { reviewCandidates } from "../kb/review.ts";
 import { readUsage } from "../kb/usage.ts";
-import { indexedLessons, loadIndex } from "../search/index.ts";
-import { kbRoot } from "../settings.ts";
+import { indexedLessons, loadIndex } from "../kb/index.ts";
+import { kbRoot } from "../machine/settings.ts";
 import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({

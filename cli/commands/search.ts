@@ -1,5 +1,5 @@
 import { defineCommand, type TypeBuilder } from "./_shared.ts";
-import { usageError } from "../output/errors.ts";
+import { usageError } from "../base/errors.ts";
 import { openSearch, searchKb, type SearchHit, type SearchMode, type SearchResult } from "../search/search.ts";
 import type { UsageCounts } from "../kb/usage.ts";
 

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { folderCondition } from "../kb/layout.ts";
-import { contentHash, parseLesson, summary, type Lesson } from "../kb/lesson.ts";
+import { folderCondition } from "../lesson/layout.ts";
+import { contentHash, parseLesson, summary, type Lesson } from "../lesson/lesson.ts";
 import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
-import { evaluateWhen, factFlag, type WhenVerdict } from "../kb/when.ts";
-import { docOfId } from "../search/index.ts";
+import { evaluateWhen, factFlag, type WhenVerdict } from "../place/when.ts";
+import { docOfId } from "../kb/index.ts";
 import { openSearch } from "../search/search.ts";
 import { defineCommand, type TypeBuilder } from "./_shared.ts";
 

@@ -1,8 +1,8 @@
 import { countsHere } from "../kb/overview.ts";
-import { currentByScope } from "../search/index.ts";
+import { currentByScope } from "../kb/index.ts";
 import { openSearch } from "../search/search.ts";
-import { git } from "../kb/git.ts";
-import { tildify } from "../settings.ts";
+import { git } from "../base/git.ts";
+import { tildify } from "../machine/settings.ts";
 import { defineCommand } from "./_shared.ts";
 import { counted } from "../output/words.ts";
 

@@ -1,8 +1,8 @@
-import { planSupersede } from "../kb/changes.ts";
+import { planSupersede } from "../plan/changes.ts";
 import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
-import { transact } from "../kb/write.ts";
-import { usageError } from "../output/errors.ts";
+import { transact } from "../write/write.ts";
+import { usageError } from "../base/errors.ts";
 import { writtenOutput } from "../output/written.ts";
 import { defineCommand } from "./_shared.ts";
 

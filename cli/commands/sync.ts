@@ -1,6 +1,6 @@
-import { syncKb } from "../kb/sync.ts";
+import { syncKb } from "../write/sync.ts";
 import { findingLine } from "../output/findings.ts";
-import { kbRoot } from "../settings.ts";
+import { kbRoot } from "../machine/settings.ts";
 import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({

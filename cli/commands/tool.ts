@@ -1,7 +1,8 @@
 import { basename } from "node:path";
-import { harnessFromEnv } from "../settings.ts";
-import { callTool, parseToolArguments } from "../tools/run.ts";
+import { harnessFromEnv } from "../machine/settings.ts";
+import { callTool, parseToolArguments } from "../agent/tools/run.ts";
 import { defineCommand } from "./_shared.ts";
+import { toolHost } from "./index.ts";
 
 // `rkb tool <name>`: what an agent tool call runs. Arguments come as one JSON object on stdin; the
 // output is the matching command's TOON (or JSON), and the exit code is that command's.
@@ -36,6 +37,7 @@ export default defineCommand({
       place: ctx.place,
       sessionId,
       harness: input.harness || harnessFromEnv(ctx.env),
+      host: await toolHost(),
     });
     return { data: result.data, human: result.text, raw: true, exit: result.exit };
   },

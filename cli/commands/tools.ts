@@ -1,6 +1,7 @@
 import { defineCommand } from "./_shared.ts";
-import { ARGUMENTS_TOKEN, SLASH_COMMANDS } from "../install/prompts.ts";
-import { TOOLS, toolDefinition } from "../tools/schemas.ts";
+import { toolHost } from "./index.ts";
+import { ARGUMENTS_TOKEN, SLASH_COMMANDS } from "../agent/prompts.ts";
+import { TOOLS, toolDefinition } from "../agent/tools/schemas.ts";
 
 // Everything the pi/omp extension registers comes from here, so the extension never holds a copy.
 export default defineCommand({
@@ -9,7 +10,8 @@ export default defineCommand({
   examples: ["rkb tools --format json", "rkb tools --toon"],
   input: (Type) => Type.Object({}, { additionalProperties: false }),
   run: async () => {
-    const tools = await Promise.all(TOOLS.map(toolDefinition));
+    const host = await toolHost();
+    const tools = TOOLS.map((t) => toolDefinition(t, host));
     const data = {
       tools,
       commands: SLASH_COMMANDS.map((c) => ({ ...c, arguments_token: ARGUMENTS_TOKEN })),

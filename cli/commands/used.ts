@@ -1,12 +1,12 @@
-import { planFlag } from "../kb/changes.ts";
-import { sessionFromEnv } from "../settings.ts";
+import { planFlag } from "../plan/changes.ts";
+import { sessionFromEnv } from "../machine/settings.ts";
 import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
-import { isCurrent } from "../kb/schema.ts";
-import { refuseSecrets } from "../kb/leak.ts";
+import { isCurrent } from "../lesson/schema.ts";
+import { refuseSecrets } from "../lint/leak.ts";
 import { appendUsage } from "../kb/usage.ts";
-import { transact } from "../kb/write.ts";
-import { usageError } from "../output/errors.ts";
+import { transact } from "../write/write.ts";
+import { usageError } from "../base/errors.ts";
 import { defineCommand, type TypeBuilder } from "./_shared.ts";
 
 const RESULTS = ["worked", "failed", "irrelevant"] as const;

@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import { CLAUDE_HOOKS } from "../hooks/claude.ts";
-import { VERSION } from "../version.ts";
-import { ARGUMENTS_TOKEN, claudeCommandName, SLASH_COMMANDS, slashCommand } from "./prompts.ts";
+import { CLAUDE_HOOKS } from "../agent/hooks/claude.ts";
+import { VERSION } from "../base/version.ts";
+import { ARGUMENTS_TOKEN, claudeCommandName, SLASH_COMMANDS, slashCommand } from "../agent/prompts.ts";
 import { skillText } from "./skill.ts";
 
 // What `rkb install claude` writes: one plugin folder, ~/.claude/skills/rkb. Claude Code 2.1.332

@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { writeAtomic } from "../fsutil.ts";
-import type { Check } from "../kb/doctor.ts";
-import { RkbError } from "../output/errors.ts";
-import { tildify } from "../settings.ts";
+import { writeAtomic } from "../base/fsutil.ts";
+import type { Check } from "../doctor/doctor.ts";
+import { RkbError } from "../base/errors.ts";
+import { tildify } from "../machine/settings.ts";
 import extensionSource from "./extension-text.js";
 import { skillText } from "./skill.ts";
 import { claudePluginDir, claudePluginFiles } from "./claude.ts";

@@ -1,7 +1,7 @@
 // The skill file `rkb install` puts beside the extension: how an agent should use rkb. pi and omp
 // list a skill by its frontmatter and load the body when the agent asks for it.
-import { LESSON_TYPES, REQUIRED_SECTIONS, sectionField } from "../kb/schema.ts";
-import { slashCommand } from "./prompts.ts";
+import { LESSON_TYPES, REQUIRED_SECTIONS, sectionField } from "../lesson/schema.ts";
+import { slashCommand } from "../agent/prompts.ts";
 
 const sectionsByType = LESSON_TYPES.map((t) => `- ${t}: ${REQUIRED_SECTIONS[t].map(sectionField).join(", ")}`).join("\n");
 

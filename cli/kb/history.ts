@@ -1,6 +1,6 @@
-import { usageError } from "../output/errors.ts";
-import { git, gitOrThrow } from "./git.ts";
-import { parseLesson } from "./lesson.ts";
+import { usageError } from "../base/errors.ts";
+import { git, gitOrThrow } from "../base/git.ts";
+import { parseLesson } from "../lesson/lesson.ts";
 
 // What changed in the knowledge base, read from git: rkb writes one commit per change with the
 // subject `<kind>(<folder>): <title> [<id>]`, so the history is the change log.

@@ -1,6 +1,6 @@
-import { harnessFromEnv, kbRoot, sessionFromEnv } from "../settings.ts";
-import { requireReadableKb, requireWritableKb } from "./layout.ts";
-import { resolvePlace, type Place, type PlaceOptions } from "./place.ts";
+import { harnessFromEnv, kbRoot, sessionFromEnv } from "../machine/settings.ts";
+import { requireReadableKb, requireWritableKb } from "../lesson/layout.ts";
+import { resolvePlace, type Place, type PlaceOptions } from "../place/place.ts";
 import { loadKb, type Kb } from "./store.ts";
 
 /** The knowledge base a command works on, checked for reading or writing. */

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { RkbError } from "../output/errors.ts";
-import type { Lesson } from "./lesson.ts";
-import { isCurrent, SCOPES } from "./schema.ts";
-import type { Place } from "./place.ts";
+import { RkbError } from "../base/errors.ts";
+import type { Lesson } from "../lesson/lesson.ts";
+import { isCurrent, SCOPES } from "../lesson/schema.ts";
+import type { Place } from "../place/place.ts";
 
 // Counting and grouping lessons for status, context and list.
 

@@ -1,6 +1,6 @@
-import type { KbConfig } from "./config.ts";
-import { evidenceTextProblem, titleProblem } from "./quality.ts";
-import { isCurrent } from "./schema.ts";
+import type { KbConfig } from "../lesson/config.ts";
+import { evidenceTextProblem, titleProblem } from "../lesson/quality.ts";
+import { isCurrent } from "../lesson/schema.ts";
 import type { UsageCounts } from "./usage.ts";
 
 // `rkb review`: the current lessons that need a person's eye, each with its reasons. Read-only; one

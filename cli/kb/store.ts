@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { RkbError } from "../output/errors.ts";
-import { classify, walkFiles } from "./layout.ts";
-import { LessonParseError, parseLesson, type Lesson } from "./lesson.ts";
-import { parseNote, type FolderNote } from "./notes.ts";
-import { unreadableValue } from "./lint-lesson.ts";
+import { RkbError } from "../base/errors.ts";
+import { classify, walkFiles } from "../lesson/layout.ts";
+import { LessonParseError, parseLesson, type Lesson } from "../lesson/lesson.ts";
+import { parseNote, type FolderNote } from "../lesson/notes.ts";
+import { unreadableValue } from "../lesson/lint-lesson.ts";
 
 // Loads a knowledge base's lessons and folder notes. Files that do not parse are kept aside with
 // the reason, so readers skip them and lint reports them.

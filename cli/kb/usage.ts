@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { randomHex } from "../hash.ts";
+import { randomHex } from "../base/hash.ts";
 import { dirname, join } from "node:path";
-import { appendLine, createExclusive, pathInside, readIfExists } from "../fsutil.ts";
-import { configDir, systemHostname } from "../settings.ts";
+import { appendLine, createExclusive, pathInside, readIfExists } from "../base/fsutil.ts";
+import { configDir, systemHostname } from "../machine/settings.ts";
 
 // Use records: one JSONL file per machine under `.rkb/usage/`, so merging two machines never conflicts.
 
@@ -58,7 +58,7 @@ function usageDir(root: string): string {
 /** Appends one record to this machine's usage file; returns the file's path relative to the KB. */
 export async function appendUsage(root: string, record: UsageRecord, env = process.env): Promise<string> {
   // Loaded here: every search reads use records, only a write needs the lock and the secret table.
-  const [{ maskSecrets }, { withLock }] = await Promise.all([import("../sessions/secrets.ts"), import("../lock.ts")]);
+  const [{ maskSecrets }, { withLock }] = await Promise.all([import("../text/secrets.ts"), import("../base/lock.ts")]);
   // Use records are committed and pushed with the knowledge base. A reason the user gave was
   // refused already if it held a secret (`rkb used`); the hooks' reasons quote commands: masked.
   record = { ...record, ...(record.session ? { session: maskSecrets(record.session) } : {}), ...(record.reason ? { reason: maskSecrets(record.reason) } : {}) };

@@ -1,4 +1,4 @@
-import type { Finding } from "../kb/finding.ts";
+import type { Finding } from "../lesson/finding.ts";
 
 /** One lint finding for people: `<path[:line]>  <severity>  <rule>  <message>`. */
 export function findingLine(f: Pick<Finding, "path" | "line" | "severity" | "rule" | "message">): string {

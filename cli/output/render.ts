@@ -1,7 +1,7 @@
-import type { Finding } from "../kb/finding.ts";
-import { EXIT, RkbError, usageError } from "./errors.ts";
+import type { Finding } from "../lesson/finding.ts";
+import { EXIT, RkbError, usageError } from "../base/errors.ts";
 import { findingLine } from "./findings.ts";
-import { formatFromEnv } from "../settings.ts";
+import { formatFromEnv } from "../machine/settings.ts";
 
 // TOON is the library's own encoding, so its decoder reads back exactly the JSON data. The encoder
 // is loaded only when TOON is asked for: every rkb call is a new process.

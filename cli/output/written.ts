@@ -1,6 +1,6 @@
-import type { LessonWrite } from "../kb/changes.ts";
-import type { Confirmed } from "../kb/confirm.ts";
-import type { Written } from "../kb/write.ts";
+import type { LessonWrite } from "../plan/changes.ts";
+import type { Confirmed } from "../write/confirm.ts";
+import type { Written } from "../write/write.ts";
 import type { Output } from "./render.ts";
 
 /** The one shape every successful knowledge-base write reports. */

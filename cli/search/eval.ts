@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
-import { RkbError } from "../output/errors.ts";
-import { resolvePlace, type Place } from "../kb/place.ts";
+import { RkbError } from "../base/errors.ts";
+import { resolvePlace, type Place } from "../place/place.ts";
 import type { Kb } from "../kb/store.ts";
 import type { UsageCounts } from "../kb/usage.ts";
 import { explainSearch, type HitExplanation } from "./explain.ts";
 import { decideFailureIn, type FailureEvidence } from "./failure.ts";
-import { placeKb, type SearchIndex } from "./index.ts";
+import { placeKb, type SearchIndex } from "../kb/index.ts";
 import { recallDecision, recallGate } from "./recall.ts";
 import { searchKb } from "./search.ts";
 

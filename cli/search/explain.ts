@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseLesson } from "../kb/lesson.ts";
-import { lessonFields, type SearchIndex } from "./index.ts";
+import { parseLesson } from "../lesson/lesson.ts";
+import { lessonFields, type SearchIndex } from "../kb/index.ts";
 import type { QueryTerm } from "./rank.ts";
 import { fit } from "./relevance.ts";
 import type { SearchResult } from "./search.ts";
-import { tokenize } from "./tokenize.ts";
+import { tokenize } from "../text/tokenize.ts";
 
 // `--explain`: the evidence behind each ranked result, read back from the lesson itself, so people
 // can see why a lesson ranks where it does and why it would or would not be injected. Only the

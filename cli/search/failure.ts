@@ -1,15 +1,15 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { parseLesson } from "../kb/lesson.ts";
-import type { Place, PlaceOptions } from "../kb/place.ts";
+import { parseLesson } from "../lesson/lesson.ts";
+import type { Place, PlaceOptions } from "../place/place.ts";
 import type { UsageCounts } from "../kb/usage.ts";
-import { invocation, keyErrorLines, program, replaceVolatile, stripHarnessTrailer } from "../sessions/bash.ts";
-import { docFrequency, termFrequency, type SearchIndex } from "./index.ts";
+import { invocation, keyErrorLines, program, replaceVolatile, stripHarnessTrailer } from "../shell/bash.ts";
+import { docFrequency, termFrequency, type SearchIndex } from "../kb/index.ts";
 import { learnedHit } from "./learned.ts";
 import { idf } from "./rank.ts";
 import { injectable, toInjected, type InjectedLesson } from "./recall.ts";
 import { openSearch, searchKb, type SearchHit } from "./search.ts";
-import { tokenGroups, tokenize } from "./tokenize.ts";
+import { tokenGroups, tokenize } from "../text/tokenize.ts";
 
 // What rkb does when a command fails: build a query from the command and its error, search, and
 // inject a lesson only when the error itself is clearly what that lesson is about. Lessons quote

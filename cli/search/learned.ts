@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseLesson } from "../kb/lesson.ts";
-import { replaceVolatile } from "../sessions/bash.ts";
-import type { SearchIndex } from "./index.ts";
+import { parseLesson } from "../lesson/lesson.ts";
+import { replaceVolatile } from "../shell/bash.ts";
+import type { SearchIndex } from "../kb/index.ts";
 import type { SearchHit } from "./search.ts";
-import { tokenize } from "./tokenize.ts";
+import { tokenize } from "../text/tokenize.ts";
 
 // A lesson distilled from a failure (`rkb add --from`) keeps that failure's key error lines among
 // its example queries. When the same error comes back, a query that is its key line is strong

@@ -1,8 +1,8 @@
-import { boundedDistance } from "../distance.ts";
+import { boundedDistance } from "../text/distance.ts";
 import { USAGE_FACTOR_MAX, USAGE_FACTOR_MIN } from "../kb/usage.ts";
-import { docFrequency, termId, type SearchIndex } from "./index.ts";
-import { synonymsOf } from "./synonyms.ts";
-import { isVersion, tokenGroups } from "./tokenize.ts";
+import { docFrequency, termId, type SearchIndex } from "../kb/index.ts";
+import { synonymsOf } from "../text/synonyms.ts";
+import { isVersion, tokenGroups } from "../text/tokenize.ts";
 
 // Ranked search: BM25 over the field-weighted term frequencies of the index. A query word the
 // knowledge base does not know is matched to the closest known words (a typo), a folder alias

@@ -1,9 +1,9 @@
-import type { Place, PlaceOptions } from "../kb/place.ts";
+import type { Place, PlaceOptions } from "../place/place.ts";
 import type { UsageCounts } from "../kb/usage.ts";
 import { fieldTerms } from "./explain.ts";
-import { termFrequency, type SearchIndex } from "./index.ts";
+import { termFrequency, type SearchIndex } from "../kb/index.ts";
 import { openSearch, searchKb, type SearchHit, type SearchResult } from "./search.ts";
-import { tokenize } from "./tokenize.ts";
+import { tokenize } from "../text/tokenize.ts";
 
 // Prompt recall: whether to put a lesson in front of the agent because of what the user wrote.
 // An injected lesson that does not fit costs tokens and trust, so the rule stays silent unless the

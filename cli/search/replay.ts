@@ -1,4 +1,4 @@
-import { failureSignature, keyErrorLines, program, stripHarnessTrailer } from "../sessions/bash.ts";
+import { failureSignature, keyErrorLines, program, stripHarnessTrailer } from "../shell/bash.ts";
 import { failedBashCommands } from "../sessions/reader.ts";
 import type { EvalContext } from "./eval.ts";
 import { decideFailureIn } from "./failure.ts";

@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { requireReadableKb } from "../kb/layout.ts";
-import { resolvePlace, type Place, type PlaceOptions } from "../kb/place.ts";
-import { kbRoot } from "../settings.ts";
+import { requireReadableKb } from "../lesson/layout.ts";
+import { resolvePlace, type Place, type PlaceOptions } from "../place/place.ts";
+import { kbRoot } from "../machine/settings.ts";
 import { readUsage, usageFactor, type UsageCounts } from "../kb/usage.ts";
-import { evaluateWhen, type KeyVerdict, type Verdict } from "../kb/when.ts";
-import { usageError } from "../output/errors.ts";
-import { loadIndex, placeKb, type IndexedLesson, type SearchIndex } from "./index.ts";
+import { evaluateWhen, type KeyVerdict, type Verdict } from "../place/when.ts";
+import { usageError } from "../base/errors.ts";
+import { loadIndex, placeKb, type IndexedLesson, type SearchIndex } from "../kb/index.ts";
 import { parseQuery, ranking, type ParsedQuery, type Ranking } from "./rank.ts";
 import { relevances } from "./relevance.ts";
 

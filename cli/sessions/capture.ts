@@ -1,13 +1,13 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { RkbError } from "../output/errors.ts";
-import { expireState } from "../state.ts";
+import { RkbError } from "../base/errors.ts";
+import { expireState } from "../machine/state.ts";
 import { cursorFits, loadCursor, peekSessionId, saveCursor, withSessionLock, type Cursor } from "./cursor.ts";
-import { DRAFTS_HEADING, renderDraft } from "./draft.ts";
-import { renderExcerpt } from "./excerpt.ts";
-import { addItem, expireItems, type InboxMeta } from "./inbox.ts";
+import { DRAFTS_HEADING, renderDraft } from "../inbox/draft.ts";
+import { renderExcerpt } from "../inbox/excerpt.ts";
+import { addItem, expireItems, type InboxMeta } from "../inbox/inbox.ts";
 import { readSession, type SessionEvent, type SessionRead, type SkippedLine } from "./reader.ts";
-import { maskSecrets } from "./secrets.ts";
+import { maskSecrets } from "../text/secrets.ts";
 import { appendSignatures, SignatureStore } from "./signatures.ts";
 import { findSignals, worthAnItem, type DraftPitfall, type FailureSeen, type Findings, type SignalCounts } from "./signals.ts";
 

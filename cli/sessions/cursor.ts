@@ -1,10 +1,10 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import { hostname } from "node:os";
-import { holderGone } from "../lock.ts";
-import { RkbError } from "../output/errors.ts";
-import { captureLockHolder, dropCaptureLock, loadCursorRow, saveCursorRow, takeCaptureLock } from "../state.ts";
+import { holderGone } from "../base/lock.ts";
+import { RkbError } from "../base/errors.ts";
+import { captureLockHolder, dropCaptureLock, loadCursorRow, saveCursorRow, takeCaptureLock } from "../machine/state.ts";
 import type { SessionFormat, PendingCall } from "./reader.ts";
-import { maskSecrets } from "./secrets.ts";
+import { maskSecrets } from "../text/secrets.ts";
 import type { OpenFailure } from "./signals.ts";
 
 // Per session file, where rkb stopped reading: so a compaction followed by a shutdown, or a CI

@@ -5,7 +5,7 @@
 // new_string}`), patch (`{path, edits:[{diff}]}`) and hashline or apply_patch (`{input}`) modes,
 // and `write {path, content}`; Claude Code `Edit`, `MultiEdit`, `Write` and `NotebookEdit`.
 
-import { maskSecrets } from "./secrets.ts";
+import { maskSecrets } from "../text/secrets.ts";
 
 export interface FileChange {
   verb: "edited" | "wrote";

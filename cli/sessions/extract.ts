@@ -1,10 +1,10 @@
-import { isPathGlob, pathGlobFiles } from "../glob.ts";
+import { isPathGlob, pathGlobFiles } from "../base/glob.ts";
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { capture, type CaptureResult } from "./capture.ts";
-import { expireState } from "../state.ts";
-import { maskSecrets } from "./secrets.ts";
-import { expireItems } from "./inbox.ts";
+import { expireState } from "../machine/state.ts";
+import { maskSecrets } from "../text/secrets.ts";
+import { expireItems } from "../inbox/inbox.ts";
 import type { DraftPitfall } from "./signals.ts";
 import { appendSignatures, SignatureStore } from "./signatures.ts";
 import { counted } from "../output/words.ts";

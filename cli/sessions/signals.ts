@@ -1,8 +1,8 @@
-import { failureSignature, isReadOnly, keyErrorLines, program, task } from "./bash.ts";
+import { failureSignature, isReadOnly, keyErrorLines, program, task } from "../shell/bash.ts";
 import type { FileChange } from "./edits.ts";
-import { maskSecrets } from "./secrets.ts";
+import { maskSecrets } from "../text/secrets.ts";
 import type { SessionEvent } from "./reader.ts";
-import { paragraphs, sentences } from "../kb/body.ts";
+import { paragraphs, sentences } from "../lesson/body.ts";
 
 // What a session says worth a lesson, found by rules alone (no model): failed commands, fixes
 // (the same program working after it failed), user corrections and requests to remember, and

@@ -1,4 +1,4 @@
-import { loadSignatures, saveSignatures, signatureSession } from "../state.ts";
+import { loadSignatures, saveSignatures, signatureSession } from "../machine/state.ts";
 
 // Failure signatures seen on this machine (kept in the state database, see state.ts): a failure is
 // a repeat when another session had its signature within the last 90 days. Only hashes are kept:

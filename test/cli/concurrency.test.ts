@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseLesson } from "../../cli/kb/lesson.ts";
+import { parseLesson } from "../../cli/lesson/lesson.ts";
 import { gitIn, rkb, sandbox } from "../helpers.ts";
 
 const lesson = (n: number) => `---

@@ -289,7 +289,7 @@ describe("rkb log and rkb changes", () => {
 });
 
 test("/rkb-curate finds its candidates with rkb dupes and rkb review", async () => {
-  const { SLASH_COMMANDS } = await import("../../cli/install/prompts.ts");
+  const { SLASH_COMMANDS } = await import("../../cli/agent/prompts.ts");
   const curate = SLASH_COMMANDS.find((c) => c.name === "rkb-curate")!.prompt;
   expect(curate).toContain("rkb dupes --toon");
   expect(curate).toContain("rkb review --signals --toon");

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { distilledSince } from "../../cli/state.ts";
+import { distilledSince } from "../../cli/machine/state.ts";
 import { rkb, sandbox, writeFile } from "../helpers.ts";
 
 const box = () => sandbox("rkb-inbox");

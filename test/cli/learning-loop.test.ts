@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { distilledSince } from "../../cli/state.ts";
+import { distilledSince } from "../../cli/machine/state.ts";
 import { kbFromFixture, rkb, sandbox } from "../helpers.ts";
 import { SECRETS } from "../sessions/secret-samples.ts";
 import { SessionWriter } from "../sessions/session-writer.ts";

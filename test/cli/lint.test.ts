@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { DEFAULT_KB_TOML } from "../../cli/kb/config.ts";
+import { DEFAULT_KB_TOML } from "../../cli/lesson/config.ts";
 import { BIN, rkb, sandbox, writeFile, type Sandbox } from "../helpers.ts";
 
 const GOOD = `---

@@ -3,8 +3,8 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { hookErrorsSince } from "../../cli/state.ts";
-import { userConfig } from "../../cli/settings.ts";
+import { hookErrorsSince } from "../../cli/machine/state.ts";
+import { userConfig } from "../../cli/machine/settings.ts";
 import { gitIn, kbFromFixture, rkb, sandbox } from "../helpers.ts";
 
 describe("checkouts.toml", () => {

@@ -4,8 +4,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { SLASH_COMMANDS } from "../../cli/install/prompts.ts";
-import { hookErrorsSince } from "../../cli/state.ts";
+import { SLASH_COMMANDS } from "../../cli/agent/prompts.ts";
+import { hookErrorsSince } from "../../cli/machine/state.ts";
 import { rkb, sandbox, type Sandbox, withPrograms } from "../helpers.ts";
 import { AGENTS, AGENTS_DIR, configureAgent, RpcAgent } from "./agent.ts";
 import { FakeAnthropic, textOfBlocks, type AnthropicMessage } from "./fake-anthropic.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { renderInjection } from "../../cli/hooks/block.ts";
+import { renderInjection } from "../../cli/agent/hooks/block.ts";
 import { PREAMBLE } from "../../cli/output/frame.ts";
 import type { InjectedLesson } from "../../cli/search/recall.ts";
 

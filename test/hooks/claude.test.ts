@@ -4,7 +4,7 @@ import { beforeEach, expect, test } from "bun:test";
 import { copyFileSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCli } from "../../cli/dispatch.ts";
-import { hookErrorsSince, readRecords } from "../../cli/state.ts";
+import { hookErrorsSince, readRecords } from "../../cli/machine/state.ts";
 import { ROOT, sandbox, type Sandbox, ZLIB_PITFALL } from "../helpers.ts";
 
 let box: Sandbox;

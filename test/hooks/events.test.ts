@@ -3,8 +3,8 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCli } from "../../cli/dispatch.ts";
-import { hookCalls, hookErrorsSince, readRecords } from "../../cli/state.ts";
-import { addItem } from "../../cli/sessions/inbox.ts";
+import { hookCalls, hookErrorsSince, readRecords } from "../../cli/machine/state.ts";
+import { addItem } from "../../cli/inbox/inbox.ts";
 import { sandbox, type Sandbox, ZLIB_PITFALL } from "../helpers.ts";
 
 const CMAKE_ERROR =

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { firstSentence, paragraphs, sentences } from "../../cli/kb/body.ts";
+import { firstSentence, paragraphs, sentences } from "../../cli/lesson/body.ts";
 
 describe("sentences", () => {
   test.each([

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { addFromCommands, completeFromItem, finishItem, itemSource, partsOfText, readFromItem, type LessonParts } from "../../cli/kb/from-item.ts";
-import { serializeLesson } from "../../cli/kb/lesson.ts";
-import { parseLesson, summary } from "../../cli/kb/lesson.ts";
+import { addFromCommands, completeFromItem, finishItem, itemSource, partsOfText, readFromItem, type LessonParts } from "../../cli/inbox/from-item.ts";
+import { serializeLesson } from "../../cli/lesson/lesson.ts";
+import { parseLesson, summary } from "../../cli/lesson/lesson.ts";
 import { capture } from "../../cli/sessions/capture.ts";
-import { listItems, readItem } from "../../cli/sessions/inbox.ts";
+import { listItems, readItem } from "../../cli/inbox/inbox.ts";
 import { matchingQuery } from "../../cli/search/learned.ts";
 import { sandbox } from "../helpers.ts";
 import { SessionWriter } from "../sessions/session-writer.ts";

@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { Glob } from "bun";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { lintKb } from "../../cli/kb/lint.ts";
-import { LessonParseError, parseLesson } from "../../cli/kb/lesson.ts";
+import { lintKb } from "../../cli/lint/lint.ts";
+import { LessonParseError, parseLesson } from "../../cli/lesson/lesson.ts";
 import { kbFromFixture, rkb, ROOT, sandbox, seededRandom, writeFile } from "../helpers.ts";
 
 // Damaged lessons never crash rkb: parsing fails with a LessonParseError naming a line, lint turns

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { Glob } from "bun";
 import { join } from "node:path";
-import { contentHash, LessonParseError, newId, parseLesson, serializeLesson, summary } from "../../cli/kb/lesson.ts";
-import { isPlainSafe } from "../../cli/kb/yaml.ts";
+import { contentHash, LessonParseError, newId, parseLesson, serializeLesson, summary } from "../../cli/lesson/lesson.ts";
+import { isPlainSafe } from "../../cli/lesson/yaml.ts";
 import { ROOT } from "../helpers.ts";
 
 const lesson = `---

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_KB_TOML } from "../../cli/kb/config.ts";
-import type { Finding } from "../../cli/kb/finding.ts";
-import { fixFlowStyle, lintKb, lintStaged } from "../../cli/kb/lint.ts";
+import { DEFAULT_KB_TOML } from "../../cli/lesson/config.ts";
+import type { Finding } from "../../cli/lesson/finding.ts";
+import { fixFlowStyle, lintKb, lintStaged } from "../../cli/lint/lint.ts";
 import { sandbox, writeFile } from "../helpers.ts";
 import { NOT_SECRETS, SECRET_SAMPLES } from "../reliability/secret-corpus.ts";
 

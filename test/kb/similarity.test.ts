@@ -3,9 +3,9 @@
 // built from the cached search index (dupes, add) measures as the one built from parsed lessons (lint).
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { lessonSimilarity, searchIndexSimilarity, similarityTerms, type Comparable, type SimilarityIndex } from "../../cli/kb/similarity.ts";
+import { lessonSimilarity, searchIndexSimilarity, similarityTerms, type Comparable, type SimilarityIndex } from "../../cli/search/similarity.ts";
 import { loadKb } from "../../cli/kb/store.ts";
-import { buildIndex } from "../../cli/search/index.ts";
+import { buildIndex } from "../../cli/kb/index.ts";
 import { sandbox, writeFile } from "../helpers.ts";
 
 const LESSONS = 1200;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { compareVersions, evaluateWhen, isValidWhenValue, parseVersion } from "../../cli/kb/when.ts";
+import { compareVersions, evaluateWhen, isValidWhenValue, parseVersion } from "../../cli/place/when.ts";
 
 const v = (s: string) => parseVersion(s)!;
 

@@ -1,6 +1,6 @@
 // The MCP server's line framing: every way a pipe may cut the bytes gives the same lines.
 import { expect, test } from "bun:test";
-import { lines, type Line } from "../../cli/mcp/server.ts";
+import { lines, type Line } from "../../cli/agent/mcp/server.ts";
 
 async function* chunks(bytes: Uint8Array, cuts: number[]): AsyncGenerator<Uint8Array> {
   let at = 0;

@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_KB_TOML, parseKbToml } from "../../cli/kb/config.ts";
+import { DEFAULT_KB_TOML, parseKbToml } from "../../cli/lesson/config.ts";
 import { BIN, gitIn, rkb, sandbox, type Sandbox, factLesson } from "../helpers.ts";
 
 // Agent writes have a burst limit, and archiving a whole folder asks first: the command stops with

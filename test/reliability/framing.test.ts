@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { renderInjection } from "../../cli/hooks/block.ts";
+import { renderInjection } from "../../cli/agent/hooks/block.ts";
 import { frame, PREAMBLE } from "../../cli/output/frame.ts";
 import { rkb, sandbox, type Sandbox } from "../helpers.ts";
 

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseLesson } from "../../cli/kb/lesson.ts";
+import { parseLesson } from "../../cli/lesson/lesson.ts";
 import { BIN, gitIn, rkb, sandbox, writeFile, type Sandbox } from "../helpers.ts";
 
 // The write workloads of the reliability tests, shared with scripts/torture.ts (which runs them

@@ -15,7 +15,7 @@ import {
   FAILURE_MIN_QUOTE_FOUND,
   type FailureEvidence,
 } from "../../cli/search/failure.ts";
-import { buildIndex } from "../../cli/search/index.ts";
+import { buildIndex } from "../../cli/kb/index.ts";
 import { recallDecision, subjectWords, unnamedTopics } from "../../cli/search/recall.ts";
 import { searchKb } from "../../cli/search/search.ts";
 import { sandbox, writeFile } from "../helpers.ts";

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadKb } from "../../cli/kb/store.ts";
 import { decideFailureIn } from "../../cli/search/failure.ts";
-import { buildIndex } from "../../cli/search/index.ts";
+import { buildIndex } from "../../cli/kb/index.ts";
 import { sandbox, writeFile } from "../helpers.ts";
 
 // A lesson learned from a failure (its queries hold the failure's key line) is injected for that

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadKb } from "../../cli/kb/store.ts";
-import { buildIndex } from "../../cli/search/index.ts";
+import { buildIndex } from "../../cli/kb/index.ts";
 import { parseQuery, rank } from "../../cli/search/rank.ts";
 import { fit, relevances } from "../../cli/search/relevance.ts";
 import { searchKb } from "../../cli/search/search.ts";

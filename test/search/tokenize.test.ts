@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { stem } from "../../cli/search/stem.ts";
-import { tokenize } from "../../cli/search/tokenize.ts";
+import { stem } from "../../cli/text/stem.ts";
+import { tokenize } from "../../cli/text/tokenize.ts";
 
 describe("tokenize", () => {
   test("keeps code-ish names whole and splits them into words", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { failureSignature, isReadOnly, keyErrorLines, program, stripHarnessTrailer, task } from "../../cli/sessions/bash.ts";
+import { failureSignature, isReadOnly, keyErrorLines, program, stripHarnessTrailer, task } from "../../cli/shell/bash.ts";
 
 describe("stripHarnessTrailer", () => {
   test("pi: the exit line goes, the code stays", () => {

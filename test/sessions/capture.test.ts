@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { appendFileSync, copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { capture } from "../../cli/sessions/capture.ts";
-import { listItems } from "../../cli/sessions/inbox.ts";
+import { listItems } from "../../cli/inbox/inbox.ts";
 import { sandbox } from "../helpers.ts";
 import { SECRETS, SECRET_TEXT } from "./secret-samples.ts";
 import { SessionWriter } from "./session-writer.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { findSecrets, maskSecrets } from "../../cli/sessions/secrets.ts";
+import { findSecrets, maskSecrets } from "../../cli/text/secrets.ts";
 import { NOT_SECRETS, SECRET_SAMPLES } from "../reliability/secret-corpus.ts";
 import { SECRETS, SECRET_TEXT as SESSION_SECRET_TEXT } from "./secret-samples.ts";
 

@@ -2,17 +2,18 @@
 // tool) with the messages a model can act on, and rkb_add's fields turned into a lesson.
 import { describe, expect, test } from "bun:test";
 import { lessonFields } from "../../cli/commands/add.ts";
-import { lessonParts } from "../../cli/kb/compose.ts";
-import { serializeLesson, type Frontmatter } from "../../cli/kb/lesson.ts";
-import { REQUIRED_SECTIONS, sectionField } from "../../cli/kb/schema.ts";
-import { asRkbError, RkbError, usageError } from "../../cli/output/errors.ts";
-import { debugFromEnv } from "../../cli/settings.ts";
-import { findTool, loadTool } from "../../cli/tools/schemas.ts";
-import { checkedArguments, parseToolArguments, unknownTool } from "../../cli/tools/run.ts";
+import { lessonParts } from "../../cli/lesson/compose.ts";
+import { serializeLesson, type Frontmatter } from "../../cli/lesson/lesson.ts";
+import { REQUIRED_SECTIONS, sectionField } from "../../cli/lesson/schema.ts";
+import { asRkbError, RkbError, usageError } from "../../cli/base/errors.ts";
+import { debugFromEnv } from "../../cli/machine/settings.ts";
+import { findTool, loadTool } from "../../cli/agent/tools/schemas.ts";
+import { checkedArguments, parseToolArguments, unknownTool } from "../../cli/agent/tools/run.ts";
+import { toolHost } from "../../cli/commands/index.ts";
 
 async function problem(tool: string, args: Record<string, unknown>): Promise<string | undefined> {
   const spec = findTool(tool)!;
-  const { parameters } = await loadTool(spec);
+  const { parameters } = await loadTool(spec, await toolHost());
   try {
     await checkedArguments(spec, parameters, args);
     return undefined;

@@ -1,9 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { ALL_TYPE_SECTIONS, LESSON_TYPES, sectionField } from "../../cli/kb/schema.ts";
-import { firstSentence } from "../../cli/kb/body.ts";
-import { TOOLS, toolDefinition } from "../../cli/tools/schemas.ts";
+import { ALL_TYPE_SECTIONS, LESSON_TYPES, sectionField } from "../../cli/lesson/schema.ts";
+import { firstSentence } from "../../cli/lesson/body.ts";
+import { TOOLS, toolDefinition } from "../../cli/agent/tools/schemas.ts";
+import { toolHost } from "../../cli/commands/index.ts";
 
-const definitions = new Map(await Promise.all(TOOLS.map(async (t) => [t.name, await toolDefinition(t)] as const)));
+const host = await toolHost();
+const definitions = new Map(TOOLS.map((t) => [t.name, toolDefinition(t, host)] as const));
 // JSON Schema data, read field by field.
 const json = (t: (typeof TOOLS)[number]) => definitions.get(t.name)!.inputSchema as any;
 

@@ -1,0 +1,125 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { RkbError } from "../base/errors.ts";
+
+// Every setting rkb takes from outside the knowledge base, read in one place: the environment
+// variables, `<config>/config.toml` (the user's settings) and `<state>/checkouts.toml` (which
+// checkouts belong to which project). DEVELOPERS.md lists them all. The knowledge base's own
+// settings (kb.toml, synced with it) are in lesson/config.ts.
+
+// ---- Where things live ----
+
+// node:os is loaded only when it is needed (a host name, a home folder without $HOME): loading it
+// costs every rkb process ~0.4 ms, and a warm search adds only ~5 ms to the stat walk it needs.
+const os = (): typeof import("node:os") => require("node:os");
+
+/** The user's home folder: $HOME, as node's homedir() reads it, else the password database's. */
+const homedir = () => process.env.HOME || os().homedir();
+
+function expandHome(path: string): string {
+  if (path === "~") return homedir();
+  if (path.startsWith("~/")) return join(homedir(), path.slice(2));
+  return path;
+}
+
+/** RKB_HOME, `~` expanded; default ~/Personal/kb (the Rust rkb's). */
+export function kbRoot(env = process.env): string {
+  return resolve(expandHome(env.RKB_HOME || "~/Personal/kb"));
+}
+
+function xdg(name: string, fallback: string, env: NodeJS.ProcessEnv): string {
+  const base = env[name];
+  return join(base?.startsWith("/") ? base : join(homedir(), fallback), "rkb");
+}
+
+/** Per machine, never synced: the inbox and the state database. */
+export const stateDir = (env = process.env) => xdg("XDG_STATE_HOME", ".local/state", env);
+/** Safe to delete: the search index. */
+export const cacheDir = (env = process.env) => xdg("XDG_CACHE_HOME", ".cache", env);
+/** The user's settings (config.toml) and this machine's id. */
+export const configDir = (env = process.env) => xdg("XDG_CONFIG_HOME", ".config", env);
+
+/** Shows a path under the home folder as `~/…` (for output that may be shared). */
+export function tildify(path: string): string {
+  const home = homedir();
+  return path === home ? "~" : path.startsWith(home + "/") ? "~" + path.slice(home.length) : path;
+}
+
+// ---- What the environment says ----
+
+/** The agent session rkb runs in, if the harness names it. */
+export function sessionFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  return env.RKB_SESSION || env.PI_SESSION_ID || env.CLAUDE_CODE_SESSION_ID || undefined;
+}
+
+/** The harness rkb runs under: the extension sets RKB_HARNESS; Claude Code sets CLAUDECODE=1. */
+export function harnessFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  return env.CLAUDECODE === "1" ? "claude-code" : env.RKB_HARNESS || undefined;
+}
+
+/** RKB_PROJECT and RKB_SYSTEM: the place, when a flag does not name it. */
+export const projectFromEnv = (env: NodeJS.ProcessEnv) => env.RKB_PROJECT || undefined;
+export const systemFromEnv = (env: NodeJS.ProcessEnv) => env.RKB_SYSTEM || undefined;
+
+/** RKB_FORMAT: the output format when no flag names one. */
+export const formatFromEnv = (env: NodeJS.ProcessEnv) => env.RKB_FORMAT || undefined;
+
+/** RKB_DEBUG: print the stack of an unexpected error to stderr. */
+export const debugFromEnv = (env: NodeJS.ProcessEnv) => Boolean(env.RKB_DEBUG);
+
+/** The system's host name. */
+export const systemHostname = () => os().hostname();
+
+/** RKB_HOSTNAME, else the system's: what system notes' `hostname` globs match. */
+export const hostFromEnv = (env: NodeJS.ProcessEnv) => env.RKB_HOSTNAME || systemHostname();
+
+// ---- Files ----
+
+/** A TOML file of the user's, parsed; undefined when it does not exist; a clear error when broken. */
+function readToml(path: string): Record<string, unknown> | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    return Bun.TOML.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  } catch (e) {
+    const line = /line (\d+)/i.exec(String((e as Error).message))?.[1];
+    throw new RkbError("config", `${path}${line ? ":" + line : ""} is not valid TOML: ${(e as Error).message}`, `fix or remove ${tildify(path)}`);
+  }
+}
+
+/** `<config>/config.toml`: the user's settings. Every key it may hold is here. */
+export interface UserConfig {
+  /** `[hooks] stop_nudge = true`: ask the agent once to record a lesson when a session showed one. */
+  stopNudge: boolean;
+}
+
+export function userConfig(env: NodeJS.ProcessEnv): UserConfig {
+  const path = join(configDir(env), "config.toml");
+  const raw = readToml(path) ?? {};
+  const hooks = raw.hooks;
+  const stopNudge = hooks && typeof hooks === "object" ? (hooks as Record<string, unknown>).stop_nudge : undefined;
+  if (stopNudge !== undefined && typeof stopNudge !== "boolean") {
+    throw new RkbError(
+      "config",
+      `${path}: \`[hooks] stop_nudge\` must be true or false, not ${JSON.stringify(stopNudge)}`,
+      `write \`stop_nudge = true\` (or false) under [hooks] in ${tildify(path)}`,
+    );
+  }
+  return { stopNudge: stopNudge === true };
+}
+
+/**
+ * `<state>/checkouts.toml`: `project = ["/path/of/a/checkout", …]`, the checkouts of each project on
+ * this machine, for checkouts no remote or root commit places (the Rust rkb records them here; a
+ * person may add one by hand). Entries that are not lists of strings are ignored.
+ */
+export function checkouts(env: NodeJS.ProcessEnv): Map<string, string[]> {
+  const raw = readToml(join(stateDir(env), "checkouts.toml")) ?? {};
+  const out = new Map<string, string[]>();
+  for (const [project, paths] of Object.entries(raw))
+    if (Array.isArray(paths))
+      out.set(
+        project,
+        paths.filter((p): p is string => typeof p === "string"),
+      );
+  return out;
+}

@@ -1,0 +1,483 @@
+import { dirname, relative } from "node:path";
+import { RkbError, usageError } from "../base/errors.ts";
+import { editDistance } from "../text/distance.ts";
+import { shown } from "../base/fsutil.ts";
+import { isFolderName, lessonDepth, MAX_FOLDER_NAME, scopeFolder } from "../lesson/layout.ts";
+import { refuseSecrets } from "../lint/leak.ts";
+import {
+  contentHash,
+  isLessonType,
+  isMap,
+  LessonParseError,
+  newId,
+  parseLesson,
+  serializeLesson,
+  splitFrontmatter,
+  parseYamlMap,
+  frontmatterKeyLines,
+  refuseUnknownKeys,
+  idsAsWritten,
+  type Frontmatter,
+  type Lesson,
+} from "../lesson/lesson.ts";
+import { today } from "../kb/open.ts";
+import { isCurrent, LESSON_ID } from "../lesson/schema.ts";
+import { loadKbConfig } from "../lesson/config.ts";
+import { contentKey, searchIndexSimilarity, similarityTerms, type Comparable, type SimilarityIndex } from "../search/similarity.ts";
+import { loadIndex } from "../kb/index.ts";
+import type { Kb } from "../kb/store.ts";
+import type { Plan } from "../write/write.ts";
+import type { YamlValue } from "../lesson/yaml.ts";
+
+// Plans for every change to a lesson: what the files become and the commit message. They read the
+// knowledge base as it is under the write lock and never touch the disk themselves.
+
+export interface LessonWrite {
+  action: string;
+  id: string;
+  path: string;
+  title: string;
+  notes: string[];
+}
+
+const FORBIDDEN_ON_ADD = ["id", "schema", "status", "superseded_by", "stale_reason"];
+
+/** Longest file name (without `.md`) rkb gives a lesson. */
+export const MAX_SLUG = 60;
+
+export function slugify(title: string): string {
+  const words = title.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  let slug = "";
+  for (const w of words) {
+    const next = slug ? `${slug}-${w}` : w;
+    if (next.length > MAX_SLUG) break;
+    slug = next;
+  }
+  return slug || "lesson";
+}
+
+export interface AddInput {
+  /** The lesson as a file (stdin of `rkb add`), or as values already (built from fields). */
+  lesson: { text: string } | { frontmatter: Record<string, YamlValue>; body: string };
+  topic: string;
+  type?: string;
+  source: Record<string, string>;
+  /** The environment, for where the search index cache lives (similar lessons come from it). */
+  env?: NodeJS.ProcessEnv;
+  /** What errors call the text (default `<stdin>`), e.g. the file an import read it from. */
+  name?: string;
+  /** A lesson from elsewhere (`rkb import`): it may bring its schema, status and id (kept when free). */
+  imported?: boolean;
+  /** The lookups of a batch of adds (`rkb import`), built once and kept current by the batch. */
+  batch?: AddLookups;
+  /** File name (without .md) to use instead of one made from the title, e.g. an imported file's own. */
+  slug?: string;
+}
+
+/**
+ * What an add looks up in the knowledge base: lessons by content, ids, files, topic folders, similar
+ * lessons. Built once per plan; a batch of adds (`rkb import`) keeps one and tells it of each lesson
+ * it plans (`planned`), so n adds cost n lookups, not n scans of the knowledge base.
+ */
+export class AddLookups {
+  private readonly byContent = new Map<string, Lesson>();
+  private readonly ids = new Set<string>();
+  private readonly files: Set<string>;
+  private readonly topics = new Map<string, Set<string>>();
+  readonly similarity: SimilarityIndex<Comparable>;
+  readonly minSimilarity: number;
+
+  constructor(
+    private readonly kb: Kb,
+    env?: NodeJS.ProcessEnv,
+  ) {
+    for (const l of kb.lessons) this.learn(l);
+    this.files = new Set(kb.files);
+    this.similarity = searchIndexSimilarity(loadIndex(kb.root, env));
+    this.minSimilarity = loadKbConfig(kb.root).dupesMinSimilarity;
+  }
+
+  private learn(lesson: Lesson): void {
+    const key = contentKey(lesson.body);
+    if (!this.byContent.has(key)) this.byContent.set(key, lesson);
+    this.ids.add(lesson.id);
+  }
+
+  sameContent(lesson: Lesson): Lesson | undefined {
+    return this.byContent.get(contentKey(lesson.body));
+  }
+
+  taken(id: string): boolean {
+    return this.ids.has(id);
+  }
+
+  hasFile(rel: string): boolean {
+    return this.files.has(rel);
+  }
+
+  /** The topic folders of a scope (`general/git`, `projects/p/cmake`). */
+  topicFolders(scope: string): Set<string> {
+    let folders = this.topics.get(scope);
+    if (!folders) {
+      folders = topicFoldersOf(this.kb.files, scope);
+      this.topics.set(scope, folders);
+    }
+    return folders;
+  }
+
+  /** Records a lesson the batch plans to write, so the next add sees it. */
+  planned(lesson: Lesson): void {
+    this.learn(lesson);
+    this.files.add(lesson.path);
+    const folder = lesson.path.slice(0, lesson.path.lastIndexOf("/"));
+    for (const [scope, folders] of this.topics) if (folder.startsWith(scope + "/")) folders.add(folder);
+  }
+}
+
+/** The topic folders of a scope (`general/git`, `projects/p/cmake`) among the knowledge base's files. */
+export function topicFoldersOf(files: string[], scope: string): Set<string> {
+  const depth = lessonDepth(scope) - 1;
+  return new Set(
+    files
+      .filter((f) => f.startsWith(scope + "/"))
+      .map((f) => f.split("/").slice(0, depth).join("/"))
+      .filter((f) => f.split("/").length === depth && !f.endsWith(".md")),
+  );
+}
+
+/** Resolves a topic (`git`, `general/git`, or an alias from a topic note) to its folder under scope. */
+export function topicFolder(kb: Kb, look: Pick<AddLookups, "topicFolders">, scope: string, topic: string, notes: string[]): string {
+  const t = topic.replace(/\/+$/, "");
+  let folder: string;
+  if (t.includes("/")) {
+    if (!t.split("/").every(isFolderName)) throw badTopic(t);
+    if (!t.startsWith(scope + "/") || t.split("/").length !== scope.split("/").length + 1)
+      throw new RkbError(
+        "refused",
+        `topic folder ${shown(t)} is not under ${scope}, where this lesson's \`when\` puts it`,
+        `name the topic as ${scope}/<topic> or just by its name`,
+      );
+    folder = t;
+  } else {
+    const aliased = kb.notes.find((n) => n.role === "topic" && n.folder.startsWith(scope + "/") && n.aliases.includes(t));
+    if (aliased) return aliased.folder;
+    if (!isFolderName(t)) throw badTopic(t);
+    folder = `${scope}/${t}`;
+  }
+  const name = folder.split("/").pop()!;
+  const existing = look.topicFolders(scope);
+  if (!existing.has(folder)) {
+    notes.push(`new topic folder ${folder}`);
+    const close = [...existing]
+      .map((f) => f.split("/").pop()!)
+      .filter((n) => editDistance(n, name) <= Math.max(1, Math.floor(name.length / 4)))
+      .slice(0, 3);
+    if (close.length)
+      notes.push(
+        `the topic is close to ${close.map((c) => `${scope}/${c}`).join(", ")}; if it is the same topic, \`rkb move <id> ${scope}/${close[0]}\` puts the lesson there`,
+      );
+  }
+  return folder;
+}
+
+function badTopic(topic: string): RkbError {
+  return usageError(
+    `topic ${shown(topic)} is not a folder name rkb may create`,
+    `name one topic folder of lowercase letters, digits and single dashes, at most ${MAX_FOLDER_NAME} characters, e.g. build-tools or general/build-tools; nothing was written`,
+  );
+}
+
+/** `when.project` and `when.system` name the folder the lesson goes in, so they must be plain folder names. */
+function requireScopeNames(when: Record<string, unknown>): void {
+  for (const [key, scope] of [
+    ["project", "projects"],
+    ["system", "systems"],
+  ] as const) {
+    const value = when[key];
+    if (typeof value === "string" && !isFolderName(value)) {
+      throw usageError(
+        `\`when.${key}\` is ${shown(value)}, which is not the name of a folder under ${scope}/`,
+        `set \`when.${key}\` to the ${key}'s folder name: lowercase letters, digits and single dashes, e.g. \`${key}: my-${key}\`; nothing was written`,
+      );
+    }
+  }
+}
+
+/** A lesson given on stdin or by a tool that does not parse: an invalid lesson naming the line, not a crash. */
+function invalidInput(e: unknown): never {
+  if (e instanceof LessonParseError)
+    throw new RkbError("invalid_lesson", `${e.path}:${e.line}: ${e.message}`, "fix the lesson and try again; nothing was written");
+  throw e;
+}
+
+export function planAdd(kb: Kb, input: AddInput): Plan<LessonWrite> {
+  try {
+    return planAddParsed(kb, input);
+  } catch (e) {
+    return invalidInput(e);
+  }
+}
+
+function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
+  const name = input.name ?? "<stdin>";
+  let fm: Record<string, YamlValue> = {};
+  let body: string;
+  let keyLines: Record<string, number> = Object.create(null);
+  if ("text" in input.lesson) {
+    body = input.lesson.text;
+    if (body.includes("\0")) {
+      throw new RkbError(
+        "invalid_lesson",
+        `${name}:${body.slice(0, body.indexOf("\0")).split("\n").length}: the lesson holds a NUL byte`,
+        "remove it: a lesson is text, and git would take the file for binary; nothing was written",
+      );
+    }
+    if (/^---\r?\n/.test(body)) {
+      const split = splitFrontmatter(body, name);
+      fm = parseYamlMap(split.yaml, name, 2);
+      keyLines = frontmatterKeyLines(split.yaml);
+      idsAsWritten(fm, split.yaml);
+      body = split.body;
+    }
+  } else {
+    fm = input.lesson.frontmatter;
+    body = input.lesson.body;
+  }
+  // Checked here, before the frontmatter is rebuilt from the known keys and would drop the others.
+  refuseUnknownKeys(fm, name, keyLines);
+  for (const key of input.imported ? [] : FORBIDDEN_ON_ADD) {
+    if (key in fm) throw new RkbError("refused", `a new lesson must not set \`${key}\`; rkb sets it`, `remove \`${key}\` from the frontmatter`);
+  }
+  if (fm.schema !== undefined && fm.schema !== 1)
+    throw new RkbError("refused", `the lesson has \`schema: ${fm.schema}\`; rkb reads schema 1`, "convert it to schema 1, or leave it out");
+  if (fm.verified_how === "checked") throw new RkbError("refused", "`verified_how: checked` is set only by a passing check", "use ran, read or told");
+  const type = String(fm.type ?? input.type ?? "");
+  if (input.type && fm.type && fm.type !== input.type)
+    throw usageError(`--type ${input.type} disagrees with \`type: ${fm.type}\` in the lesson`, "drop one of them");
+  if (!isLessonType(type))
+    throw usageError(
+      type ? `unknown lesson type \`${type}\`` : "the lesson has no type",
+      `set \`type:\` in the frontmatter${input.imported ? "" : " or --type"} to pitfall, recipe, fact, decision or preference`,
+    );
+  body = body.replace(/^\s*\n/, "\n");
+  if (!body.startsWith("\n")) body = "\n" + body;
+  if (!body.endsWith("\n")) body += "\n";
+  const look = input.batch ?? new AddLookups(kb, input.env);
+  const taken = (candidate: string) => look.taken(candidate);
+  const notes: string[] = [];
+  // An imported lesson keeps its id when no lesson has it, so links and `superseded_by` elsewhere still find it.
+  const own = input.imported && typeof fm.id === "string" && LESSON_ID.test(fm.id) ? fm.id : undefined;
+  const id = own && !taken(own) ? own : newId(taken);
+  if (own && id !== own) notes.push(`its id ${own} is taken by another lesson, so it gets the new id ${id}`);
+  const meta = isMap(fm.meta) ? { ...fm.meta } : {};
+  // A lesson from elsewhere keeps where it was first written, if it says.
+  if (!(input.imported && isMap(meta.source))) meta.source = input.source;
+  const frontmatter: Frontmatter = {
+    ...fm,
+    schema: 1,
+    id,
+    type,
+    status: input.imported && typeof fm.status === "string" ? fm.status : "active",
+    verified: (fm.verified as string) ?? today(),
+    verified_how: (fm.verified_how as string) ?? "ran",
+    meta,
+  };
+  const text = serializeLesson(frontmatter, body);
+  const lesson = parseLesson(text, "<new>");
+  if (!lesson.title) throw new RkbError("invalid_lesson", "the lesson has no `# Title` line", "start the body with one `# Title` heading");
+  requireScopeNames(lesson.when);
+  const scope = scopeFolder(lesson.when);
+  const folder = topicFolder(kb, look, scope, input.topic, notes);
+  const slug = input.slug ?? slugify(lesson.title);
+  let rel = `${folder}/${slug}.md`;
+  for (let n = 2; look.hasFile(rel); n++) rel = `${folder}/${slug}-${n}.md`;
+  const same = look.sameContent(lesson);
+  if (same) {
+    throw new RkbError(
+      "refused",
+      `this lesson is already in the knowledge base as ${same.id} "${same.title}" (${same.path}, ${same.status})`,
+      same.status === "archived"
+        ? `bring it back with \`rkb unarchive ${same.id}\``
+        : `change that lesson instead: \`rkb show ${same.id}\` prints its hash for \`rkb edit ${same.id} --base <hash>\``,
+    );
+  }
+  const similar = look.similarity.similarTo(similarityTerms(lesson, kb.notes), look.minSimilarity).slice(0, 3);
+  for (const s of similar)
+    notes.push(
+      `looks like ${s.item.id} "${s.item.title}" (${s.item.path}, similarity ${s.similarity}); consider merging them with \`rkb edit\` and \`rkb supersede\``,
+    );
+  return {
+    changes: [{ rel, text }],
+    message: `add(${folder}): ${lesson.title} [${id}]`,
+    result: { action: "add", id, path: rel, title: lesson.title, notes },
+  };
+}
+
+export interface EditInput {
+  lesson: Lesson;
+  base: string;
+  text: string;
+  source: Record<string, string>;
+}
+
+export function planEdit(input: EditInput): Plan<LessonWrite | { unchanged: true; id: string; path: string }> {
+  const { lesson } = input;
+  const current = contentHash(lesson.raw);
+  if (input.base !== current) {
+    throw new RkbError(
+      "conflict",
+      `${lesson.path} changed since you read it: its hash is now ${current}, not ${input.base}`,
+      `run \`rkb show ${lesson.id}\` again, redo your edit on the new text and pass --base ${current}`,
+    );
+  }
+  if (input.text === lesson.raw) return { changes: [], message: "", result: { unchanged: true, id: lesson.id, path: lesson.path } };
+  if (input.text.includes("\0"))
+    throw new RkbError("invalid_lesson", `${lesson.path}: the new text holds a NUL byte`, "remove it: a lesson is text; nothing was written");
+  let next: Lesson;
+  try {
+    next = parseLesson(input.text, lesson.path);
+  } catch (e) {
+    return invalidInput(e);
+  }
+  const fm = { ...next.frontmatter };
+  for (const key of ["id", "schema"] as const) {
+    if (String(fm[key]) !== String(lesson.frontmatter[key]))
+      throw new RkbError("refused", `\`${key}\` cannot change (it is ${lesson.frontmatter[key]})`, `keep \`${key}: ${lesson.frontmatter[key]}\``);
+  }
+  if (fm.verified_how === "checked" && lesson.frontmatter.verified_how !== "checked") {
+    throw new RkbError("refused", "`verified_how: checked` is set only by a passing check", "use ran, read or told");
+  }
+  const revive = lesson.status === "stale" && next.sections.get("Evidence") !== lesson.sections.get("Evidence");
+  for (const key of ["status", "superseded_by", "stale_reason"] as const) {
+    if (revive) continue;
+    if (JSON.stringify(fm[key]) !== JSON.stringify(lesson.frontmatter[key])) {
+      throw new RkbError(
+        "refused",
+        `\`${key}\` cannot change with edit`,
+        "use `rkb flag`, `rkb supersede`, `rkb archive` or `rkb unarchive`; a stale lesson becomes active again when its Evidence changes",
+      );
+    }
+  }
+  if (revive) {
+    fm.status = "active";
+    delete fm.stale_reason;
+  }
+  const meta = isMap(fm.meta) ? { ...fm.meta } : {};
+  meta.edited_by = input.source;
+  fm.meta = meta;
+  const text = serializeLesson(fm, next.body);
+  return {
+    changes: [{ rel: lesson.path, text }],
+    message: `edit(${dirname(lesson.path)}): ${next.title} [${lesson.id}]`,
+    result: {
+      action: "edit",
+      id: lesson.id,
+      path: lesson.path,
+      title: next.title,
+      notes: revive ? ["the Evidence changed, so the lesson is active again"] : [],
+    },
+  };
+}
+
+function appendSection(body: string, heading: string, text: string): string {
+  const base = body.endsWith("\n") ? body : body + "\n";
+  return `${base}\n## ${heading}\n${text.trim()}\n`;
+}
+
+function removeSection(body: string, heading: string): string {
+  const lines = body.split("\n");
+  const start = lines.findIndex((l) => l.trim() === `## ${heading}`);
+  if (start < 0) return body;
+  let end = lines.findIndex((l, i) => i > start && /^##\s/.test(l));
+  if (end < 0) end = lines.length;
+  const kept = [...lines.slice(0, start), ...lines.slice(end)];
+  return kept
+    .join("\n")
+    .replace(/\n{3,}$/, "\n")
+    .replace(/\n*$/, "\n");
+}
+
+function requireCurrent(lesson: Lesson, verb: string): void {
+  if (!isCurrent(lesson.status)) {
+    throw new RkbError(
+      "refused",
+      `${lesson.id} is ${lesson.status}; only active or stale lessons can be ${verb}`,
+      lesson.status === "archived" ? `run \`rkb unarchive ${lesson.id}\` first` : "pick the lesson that replaced it",
+    );
+  }
+}
+
+function requireReason(reason: string | undefined, cmd: string): string {
+  if (!reason?.trim()) throw usageError(`\`rkb ${cmd}\` needs --reason`, `say why, e.g. rkb ${cmd} <id> --reason "the flag was renamed in 2.0"`);
+  if (reason.includes("\0")) throw usageError("the reason holds a NUL byte", "write the reason as plain text");
+  refuseSecrets(reason, "--reason");
+  return reason.trim();
+}
+
+/** A status change; its commit names the lesson in the subject and the reason in the body. */
+function statusChange(lesson: Lesson, action: string, fm: Frontmatter, body: string, reason: string | undefined, notes: string[] = []): Plan<LessonWrite> {
+  return {
+    changes: [{ rel: lesson.path, text: serializeLesson(fm, body) }],
+    message: `${action}(${dirname(lesson.path)}): ${lesson.title} [${lesson.id}]${reason ? `\n\n${reason}` : ""}`,
+    result: { action, id: lesson.id, path: lesson.path, title: lesson.title, notes },
+  };
+}
+
+export function planFlag(lesson: Lesson, reason: string | undefined): Plan<LessonWrite> {
+  const why = requireReason(reason, "flag");
+  requireCurrent(lesson, "flagged");
+  return statusChange(lesson, "flag", { ...lesson.frontmatter, status: "stale", stale_reason: why }, lesson.body, why);
+}
+
+export function planSupersede(old: Lesson, by: Lesson, reason: string | undefined): Plan<LessonWrite> {
+  const why = requireReason(reason, "supersede");
+  if (old.id === by.id) throw new RkbError("refused", "a lesson cannot supersede itself", "pass the id of the lesson that replaces it with --by");
+  requireCurrent(old, "superseded");
+  requireCurrent(by, "used as a replacement");
+  const fm: Frontmatter = { ...old.frontmatter, status: "superseded", superseded_by: by.id };
+  delete fm.stale_reason;
+  const link = relative(dirname(old.path), by.path);
+  const body = appendSection(old.body, "Why superseded", `${why}\n\nReplaced by [${by.title}](${link}).`);
+  return statusChange(old, "supersede", fm, body, `${why}\n\nReplaced by ${by.id} (${by.path}).`, [`${by.id} "${by.title}" replaces it`]);
+}
+
+export function planArchive(lesson: Lesson, reason: string | undefined): Plan<LessonWrite> {
+  const why = requireReason(reason, "archive");
+  requireCurrent(lesson, "archived");
+  const fm: Frontmatter = { ...lesson.frontmatter, status: "archived" };
+  delete fm.stale_reason;
+  return statusChange(lesson, "archive", fm, appendSection(lesson.body, "Why archived", why), why, ["the file stays where it is; search skips it"]);
+}
+
+/** Archives every current lesson under a folder: one commit, and only after the user allows it. */
+export function planArchiveFolder(kb: Kb, folder: string, reason: string | undefined): Plan<LessonWrite> {
+  const why = requireReason(reason, "archive");
+  const f = folder.replace(/\/+$/, "");
+  const lessons = kb.lessons.filter((l) => l.path.startsWith(f + "/") && isCurrent(l.status));
+  if (!lessons.length) throw new RkbError("not_found", `no active or stale lesson under ${shown(f)}`, "check the folder with `rkb list`");
+  const changes = lessons.map((l) => {
+    const fm: Frontmatter = { ...l.frontmatter, status: "archived" };
+    delete fm.stale_reason;
+    return { rel: l.path, text: serializeLesson(fm, appendSection(l.body, "Why archived", why)) };
+  });
+  const n = lessons.length;
+  return {
+    changes,
+    message: `archive(${f}): ${n} lessons\n\n${why}`,
+    result: {
+      action: "archive",
+      id: lessons.map((l) => l.id).join(","),
+      path: f,
+      title: `${n} lessons`,
+      notes: ["the files stay where they are; search skips them"],
+    },
+    ask: { question: `archive all ${n} lessons under ${f} (${why})?`, option: `archive ${f}` },
+  };
+}
+
+export function planUnarchive(lesson: Lesson): Plan<LessonWrite> {
+  if (lesson.status !== "archived") throw new RkbError("refused", `${lesson.id} is ${lesson.status}, not archived`, "only archived lessons can be unarchived");
+  return statusChange(lesson, "unarchive", { ...lesson.frontmatter, status: "active" }, removeSection(lesson.body, "Why archived"), undefined, [
+    "the lesson is back in search",
+  ]);
+}

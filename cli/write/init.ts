@@ -1,0 +1,105 @@
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { writeAtomic } from "../base/fsutil.ts";
+import { RkbError } from "../base/errors.ts";
+import { DEFAULT_KB_TOML } from "../lesson/config.ts";
+import { git, gitIdentity, gitOrThrow } from "../base/git.ts";
+
+// Creating and cloning knowledge bases, and the per-clone setup both need. Either one succeeds
+// whole or leaves nothing behind: the folders it made are removed, a folder that was there (empty)
+// is emptied again.
+
+export const PRE_COMMIT_HOOK = `#!/bin/sh
+# Installed by rkb: lint staged lessons before every commit.
+command -v rkb >/dev/null 2>&1 || { echo "rkb is not on PATH; install it or commit with --no-verify" >&2; exit 1; }
+RKB_HOME="$(git rev-parse --show-toplevel)" exec rkb lint --staged
+`;
+
+/** The setup every clone needs: pushes to it update its work tree, and lint runs before commits. */
+export function setupClone(root: string, env: NodeJS.ProcessEnv): void {
+  gitOrThrow(root, ["config", "receive.denyCurrentBranch", "updateInstead"], { env });
+  const hook = join(root, ".git", "hooks", "pre-commit");
+  writeAtomic(hook, PRE_COMMIT_HOOK, 0o755);
+  chmodSync(hook, 0o755);
+}
+
+function requireIdentity(cwd: string, env: NodeJS.ProcessEnv): void {
+  const { name, email } = gitIdentity(cwd, env);
+  if (!name || !email) {
+    throw new RkbError(
+      "git_identity",
+      "git has no user name or email, so rkb cannot commit; nothing was created",
+      'run `git config --global user.name "Your Name"` and `git config --global user.email you@example.com`, then `rkb init` again',
+    );
+  }
+}
+
+/** The nearest folder at or above path that exists (a file in the way is skipped: mkdir reports it). */
+function existingFolder(path: string): string {
+  let dir = path;
+  while (!(existsSync(dir) && statSync(dir).isDirectory()) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
+/**
+ * Makes root (and its missing parents) and runs make in it; when anything fails, removes what was
+ * made before the error goes on: the topmost folder it created, or the contents of a root that
+ * existed (empty, as init requires) before.
+ */
+function leavingNothingBehind<T>(root: string, make: () => T): T {
+  const existed = existsSync(root);
+  let topCreated: string | undefined;
+  try {
+    topCreated = mkdirSync(root, { recursive: true }) ?? undefined;
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    throw new RkbError(
+      "io",
+      `cannot create the folder ${root}: ${err.code === "EACCES" || err.code === "EPERM" ? "permission denied" : err.code === "ENOTDIR" ? "a part of the path is a file" : err.message}; nothing was created`,
+      "set RKB_HOME to a folder you can write (its parent must exist or be creatable), then `rkb init` again",
+    );
+  }
+  try {
+    return make();
+  } catch (e) {
+    if (existed) for (const entry of readdirSync(root)) rmSync(join(root, entry), { recursive: true, force: true });
+    else if (topCreated) rmSync(topCreated, { recursive: true, force: true });
+    if (e instanceof RkbError && e.code === "git") throw new RkbError("git", `${e.message}; nothing was left behind`, e.fix, e.extra);
+    throw e;
+  }
+}
+
+export function initKb(root: string, env: NodeJS.ProcessEnv): string {
+  // Asked before anything exists: a missing identity must not leave a folder behind.
+  requireIdentity(existingFolder(root), env);
+  return leavingNothingBehind(root, () => {
+    gitOrThrow(root, ["init", "-q"], { env });
+    setupClone(root, env);
+    writeAtomic(join(root, "kb.toml"), DEFAULT_KB_TOML);
+    for (const scope of ["general", "projects", "systems"]) writeAtomic(join(root, scope, ".gitkeep"), "");
+    gitOrThrow(root, ["add", "kb.toml", "general/.gitkeep", "projects/.gitkeep", "systems/.gitkeep"], { env });
+    gitOrThrow(root, ["commit", "-q", "--no-verify", "-m", "init: create knowledge base"], { env });
+    return gitOrThrow(root, ["rev-parse", "--short", "HEAD"], { env }).trim();
+  });
+}
+
+/** Clones url (a relative path is taken from cwd) into root. */
+export function cloneKb(root: string, url: string, env: NodeJS.ProcessEnv, cwd: string): void {
+  leavingNothingBehind(root, () => {
+    const r = git(cwd, ["clone", "-q", url, root], { env });
+    if (!r.ok)
+      throw new RkbError(
+        "git",
+        `cloning ${url} failed: ${r.stderr.trim().split("\n").pop()}`,
+        "check the URL and that you can reach it (`git ls-remote <url>`)",
+      );
+    if (!existsSync(join(root, "kb.toml"))) {
+      throw new RkbError(
+        "refused",
+        `${url} is not a knowledge base: it has no kb.toml; nothing was left behind`,
+        "clone the right repository, or run `rkb init` for a new one",
+      );
+    }
+    setupClone(root, env);
+  });
+}

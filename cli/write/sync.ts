@@ -1,0 +1,133 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { RkbError } from "../base/errors.ts";
+import { loadKbConfig } from "../lesson/config.ts";
+import { git } from "../base/git.ts";
+import { requireWritableKb } from "../lesson/layout.ts";
+import type { Finding } from "../lesson/finding.ts";
+import { lintKb } from "../lint/lint.ts";
+import { withLock } from "../base/lock.ts";
+import { gitOnIndex, waitForGitLocks } from "./git-index.ts";
+import { lockLeftByKilledWrite, recoverKilledWrite } from "./journal.ts";
+import { lockPath, useRecordPaths } from "./write.ts";
+
+// Keeping a knowledge base in step with a git remote: commit use records, pull with rebase, lint,
+// push only when lint is clean. A conflict is reported with its files, never resolved for the user.
+
+export interface Commit {
+  hash: string;
+  subject: string;
+}
+
+export type SyncResult =
+  | { status: "done"; remote: string; branch: string; pulled: Commit[]; pushed: Commit[] }
+  | { status: "not_pushed"; remote: string; branch: string; pulled: Commit[]; errors: number; findings: Finding[] };
+
+function commits(root: string, range: string, env: NodeJS.ProcessEnv): Commit[] {
+  const out = git(root, ["log", "--format=%h %s", range], { env });
+  return out.ok
+    ? out.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => ({ hash: l.slice(0, l.indexOf(" ")), subject: l.slice(l.indexOf(" ") + 1) }))
+    : [];
+}
+
+/**
+ * Commits the use records rkb appended since the last write, and nothing else: anything else left in
+ * the tree is the person's, and the clean-tree check below names it. They are linted here like the
+ * pre-commit hook would (which may not find rkb on PATH), so a failing file is never committed.
+ */
+async function commitUseRecords(root: string, env: NodeJS.ProcessEnv, waitMs: number): Promise<void> {
+  const records = useRecordPaths(root);
+  if (!records.length) return;
+  await gitOnIndex(root, ["add", "-A", "--", ...records], env, waitMs);
+  if (git(root, ["diff", "--cached", "--quiet", "--", ...records], { env }).ok) return;
+  const errors = lintKb(root, { only: records, env }).filter((f) => f.severity === "error" && records.includes(f.path));
+  if (errors.length) {
+    git(root, ["reset", "-q", "--", ...records], { env });
+    throw new RkbError("invalid_lesson", `${errors[0]!.path}: ${errors[0]!.message}`, "fix the file and run `rkb sync` again; nothing was committed", {
+      findings: errors,
+    });
+  }
+  await gitOnIndex(root, ["commit", "-q", "--no-verify", "-m", "usage: record lesson use", "--", ...records], env, waitMs);
+}
+
+export async function syncKb(root: string, env: NodeJS.ProcessEnv, remoteFlag?: string): Promise<SyncResult> {
+  requireWritableKb(root);
+  const config = loadKbConfig(root);
+  return withLock(lockPath(root), { staleMs: config.lock.staleMs, waitMs: config.lock.waitMs, what: "the knowledge base" }, async () => {
+    await waitForGitLocks(root, config.lock.waitMs, (lock) => lockLeftByKilledWrite(root, lock.path));
+    await recoverKilledWrite(root, env, config.lock.waitMs);
+    const gitDir = join(root, ".git");
+    if (["rebase-merge", "rebase-apply", "MERGE_HEAD"].some((f) => existsSync(join(gitDir, f)))) {
+      throw new RkbError(
+        "refused",
+        "a rebase or merge is in progress in the knowledge base",
+        `finish it first: \`git -C ${root} status\`, then \`git rebase --continue\` or \`git rebase --abort\``,
+      );
+    }
+    const branch = git(root, ["symbolic-ref", "--short", "-q", "HEAD"], { env }).stdout.trim();
+    if (!branch) throw new RkbError("refused", "the knowledge base is on a detached HEAD", `check out a branch: \`git -C ${root} switch main\``);
+    await commitUseRecords(root, env, config.lock.waitMs);
+    const dirty = git(root, ["status", "--porcelain"], { env }).stdout.split("\n").filter(Boolean);
+    if (dirty.length) {
+      throw new RkbError(
+        "refused",
+        `the knowledge base has uncommitted changes: ${dirty
+          .slice(0, 10)
+          .map((l) => l.slice(3))
+          .join(", ")}`,
+        `commit or discard them first (\`git -C ${root} status\`)`,
+        { files: dirty.slice(0, 10).map((l) => l.slice(3)) },
+      );
+    }
+    const remotes = git(root, ["remote"], { env }).stdout.split("\n").filter(Boolean);
+    const upstream = git(root, ["config", `branch.${branch}.remote`], { env }).stdout.trim();
+    const remote = remoteFlag || upstream || "origin";
+    if (!remotes.includes(remote)) {
+      throw new RkbError(
+        "not_found",
+        `the knowledge base has no remote \`${remote}\``,
+        remotes.length ? `use --remote with one of: ${remotes.join(", ")}` : `add one: \`git -C ${root} remote add origin <url>\``,
+        { remotes },
+      );
+    }
+    const fetched = git(root, ["fetch", "-q", remote, branch], { env });
+    const remoteHasBranch = fetched.ok;
+    if (!fetched.ok && !/couldn't find remote ref|not our ref|no such ref/i.test(fetched.stderr)) {
+      throw new RkbError("git", `fetching ${remote} failed: ${fetched.stderr.trim().split("\n").pop()}`, `check the remote: \`git -C ${root} remote -v\``);
+    }
+    let pulled: Commit[] = [];
+    if (remoteHasBranch) {
+      if (!git(root, ["merge-base", "HEAD", "FETCH_HEAD"], { env }).ok) {
+        throw new RkbError("refused", `${remote}/${branch} has an unrelated history`, "make sure the remote is a clone of this knowledge base");
+      }
+      pulled = commits(root, "HEAD..FETCH_HEAD", env);
+      const rebase = git(root, ["rebase", "-q", "FETCH_HEAD"], { env });
+      if (!rebase.ok) {
+        const files = git(root, ["diff", "--name-only", "--diff-filter=U"], { env }).stdout.split("\n").filter(Boolean);
+        throw new RkbError(
+          "conflict",
+          `pulling ${remote}/${branch} conflicts with local changes in ${files.join(", ") || "the knowledge base"}`,
+          `resolve it by hand in ${root}: edit the files, \`git add\` them and run \`git rebase --continue\`, then \`rkb sync\` again; or undo with \`git rebase --abort\``,
+          { files },
+        );
+      }
+    }
+    const findings = lintKb(root, { env });
+    const errors = findings.filter((f) => f.severity === "error").length;
+    if (errors) return { status: "not_pushed", remote, branch, pulled, errors, findings };
+    const ahead = remoteHasBranch ? commits(root, "FETCH_HEAD..HEAD", env) : commits(root, "HEAD", env);
+    if (ahead.length || !remoteHasBranch) {
+      const push = git(root, ["push", "-q", ...(remoteHasBranch ? [] : ["-u"]), remote, branch], { env });
+      if (!push.ok)
+        throw new RkbError(
+          "git",
+          `pushing to ${remote} failed: ${push.stderr.trim().split("\n").pop()}`,
+          "pull again with `rkb sync`, or check that you may push to the remote",
+        );
+    }
+    return { status: "done", remote, branch, pulled, pushed: ahead };
+  });
+}

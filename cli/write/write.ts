@@ -1,0 +1,240 @@
+import { existsSync, lstatSync, readdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { missingFolders, pathInside, readIfExists, removeEmptyFolders, writeAtomic } from "../base/fsutil.ts";
+import { withLock } from "../base/lock.ts";
+import { RkbError } from "../base/errors.ts";
+import { loadKbConfig, type KbConfig } from "../lesson/config.ts";
+import { burstQuestion, openGrace } from "./burst.ts";
+import { gitOrThrow } from "../base/git.ts";
+import { gitOnIndex, waitForGitLocks } from "./git-index.ts";
+import { closeJournal, entryBefore, headCommit, lockLeftByKilledWrite, openJournal, recoverKilledWrite, rollBack, type Journal } from "./journal.ts";
+import { requireWritableKb } from "../lesson/layout.ts";
+import type { Finding } from "../lesson/finding.ts";
+import { refuseSecrets } from "../lint/leak.ts";
+import { lintKb } from "../lint/lint.ts";
+import { needsUser, saveRequest, type PendingRequest, type StoredWrite } from "./requests.ts";
+import { loadKb, type Kb } from "../kb/store.ts";
+import type { InboxEntry } from "../inbox/inbox.ts";
+
+// The one write path: under the knowledge base's lock, undo a write that was killed half-way, plan
+// the change from the current files, check its paths stay inside, lint it, write atomically and
+// commit exactly its own paths. Any failure, and a kill, puts the files back as they were.
+
+export interface Change {
+  /** Path relative to the knowledge base. */
+  rel: string;
+  /** New content, or null to delete. */
+  text: string | null;
+  /** Set for a file that is not text (an image a move carries along): `text` holds its bytes in base64. */
+  encoding?: "base64";
+}
+
+/** What a change writes: text, bytes, or null to delete. */
+function content(c: Change): string | Uint8Array | null {
+  return c.text !== null && c.encoding === "base64" ? Buffer.from(c.text, "base64") : c.text;
+}
+
+export interface Plan<R> {
+  changes: Change[];
+  /** Commit subject, e.g. `add(general/git): Title [id]`. */
+  message: string;
+  result: R;
+  /** A write the user must allow first (e.g. archiving a whole folder): the question and the option that allows it. */
+  ask?: { question: string; option: string };
+  /** Inbox items made after the commit (an import's plain notes), already masked; asked about with the write. */
+  inbox?: InboxEntry[];
+  /** Files changed only in passing (a link rewritten by a move): errors they had before do not stop the write. */
+  incidental?: string[];
+}
+
+export interface Written<R> {
+  result: R;
+  commit: string;
+  diff: string[];
+  /** Ids of the plan's inbox items, in its order. */
+  inbox?: string[];
+}
+
+const DIFF_LINES = 80;
+
+export function lockPath(root: string): string {
+  const dotGit = join(root, ".git");
+  return statSync(dotGit).isDirectory() ? join(dotGit, "rkb.lock") : join(root, ".rkb-write.lock");
+}
+
+/** Runs fn under the write lock, once git's index is free and a write killed half-way is undone. */
+async function underWriteLock<T>(root: string, env: NodeJS.ProcessEnv, fn: (config: KbConfig) => Promise<T>): Promise<T> {
+  requireWritableKb(root);
+  const config = loadKbConfig(root);
+  return withLock(lockPath(root), { staleMs: config.lock.staleMs, waitMs: config.lock.waitMs, what: "the knowledge base" }, async () => {
+    await waitForGitLocks(root, config.lock.waitMs, (lock) => lockLeftByKilledWrite(root, lock.path));
+    await recoverKilledWrite(root, env, config.lock.waitMs);
+    return fn(config);
+  });
+}
+
+export async function transact<R>(root: string, env: NodeJS.ProcessEnv, plan: (kb: Kb) => Plan<R> | Promise<Plan<R>>): Promise<Written<R>> {
+  return underWriteLock(root, env, async (config) => {
+    const planned = await plan(loadKb(root));
+    // A plan with no changes (an edit to the same text) has nothing to lint or commit; `git commit`
+    // with no paths would fail on an empty message.
+    if (!planned.changes.length) return { result: planned.result, commit: "", diff: [], inbox: await addInboxEntries(env, planned.inbox) };
+    check(root, env, planned.changes, planned.message, planned.incidental);
+    // After the checks, so an invalid write never asks the user.
+    const burst = burstQuestion(root, env, config);
+    const ask = planned.ask ?? (burst ? { question: burst, option: "continue" } : undefined);
+    if (ask) {
+      const before = Object.fromEntries(planned.changes.map((c) => [c.rel, readIfExists(pathInside(root, c.rel)) ?? null]));
+      const write: StoredWrite = {
+        root,
+        changes: planned.changes,
+        before,
+        message: planned.message,
+        result: planned.result,
+        inbox: planned.inbox,
+        incidental: planned.incidental,
+      };
+      throw needsUser(saveRequest(env, { question: ask.question, options: [ask.option, "cancel"], write }));
+    }
+    const written = await applyAndCommit(root, env, planned, config.lock.waitMs);
+    return { ...written, inbox: await addInboxEntries(env, planned.inbox) };
+  });
+}
+
+/** Makes a plan's inbox items, after its commit: a write that failed leaves none. */
+async function addInboxEntries(env: NodeJS.ProcessEnv, entries: InboxEntry[] | undefined): Promise<string[] | undefined> {
+  if (!entries?.length) return undefined;
+  // Loaded only here: most writes make no inbox item.
+  const { addItem } = await import("../inbox/inbox.ts");
+  return entries.map((e) => addItem(env, e.meta, e.body));
+}
+
+/** Makes a write the user allowed with `rkb confirm`, if its files are still as they were when it was asked. */
+export async function applyAllowed(req: PendingRequest, choice: string, env: NodeJS.ProcessEnv): Promise<Written<unknown>> {
+  const { write } = req;
+  return underWriteLock(write.root, env, async (config) => {
+    for (const c of write.changes) {
+      if ((readIfExists(pathInside(write.root, c.rel)) ?? null) !== write.before[c.rel]) {
+        throw new RkbError("conflict", `${c.rel} changed since the request was made`, "run the command again; nothing was written");
+      }
+    }
+    check(write.root, env, write.changes, write.message, write.incidental);
+    if (choice === "continue") openGrace(write.root, env, req.session, config);
+    const written = await applyAndCommit(write.root, env, { changes: write.changes, message: write.message, result: write.result }, config.lock.waitMs);
+    return { ...written, inbox: await addInboxEntries(env, write.inbox) };
+  });
+}
+
+/** Every path stays inside the knowledge base (checked before anything is created) and every lesson passes lint. */
+function check(root: string, env: NodeJS.ProcessEnv, changes: Change[], message: string, incidental: string[] = []): void {
+  // git takes a file with a NUL byte for binary, and no process argument (the commit message) can hold one.
+  const nul = changes.find((c) => c.encoding === undefined && c.text?.includes("\0"));
+  if (nul || message.includes("\0"))
+    throw new RkbError(
+      "invalid_lesson",
+      `${nul ? nul.rel : "the commit message"} holds a NUL byte`,
+      "remove it: lessons and reasons are text; nothing was written",
+    );
+  for (const c of changes) pathInside(root, c.rel);
+  const overrides = new Map(changes.map((c) => [c.rel, content(c)]));
+  // Only errors stop a write, so the whole-tree comparison behind the near-duplicate warning is skipped.
+  const lintErrors = (opts: { overrides?: typeof overrides; only: string[] }) =>
+    lintKb(root, { ...opts, env, nearDuplicates: false }).filter((f) => f.severity === "error");
+  const key = (f: Finding) => `${f.path}\0${f.rule}\0${f.message}`;
+  const had = new Set(incidental.length ? lintErrors({ only: incidental }).map(key) : []);
+  // The files written are judged, and the folders the write creates (a topic named like another topic's alias).
+  const created = new Set(
+    changes
+      .filter((c) => c.text !== null)
+      .flatMap((c) =>
+        c.rel
+          .split("/")
+          .slice(0, -1)
+          .map((_, i, parts) => parts.slice(0, i + 1).join("/")),
+      )
+      .filter((folder) => !existsSync(join(root, folder))),
+  );
+  const errors = lintErrors({ overrides, only: changes.filter((c) => c.text !== null).map((c) => c.rel) }).filter(
+    (f) => (overrides.has(f.path) || created.has(f.path)) && !had.has(key(f)),
+  );
+  if (errors.length) throw invalid(errors);
+  refuseSecrets(message, "the commit message");
+}
+
+function invalid(findings: Finding[]): RkbError {
+  const first = findings[0]!;
+  return new RkbError(
+    "invalid_lesson",
+    `${first.path}${first.line ? ":" + first.line : ""}: ${first.message}${findings.length > 1 ? ` (and ${findings.length - 1} more)` : ""}`,
+    "fix the lesson and try again; nothing was written",
+    { findings },
+  );
+}
+
+/** Use records this machine and others appended since the last commit: rkb's own files, which ride along with a write. */
+export function useRecordPaths(root: string): string[] {
+  const paths: string[] = [];
+  for (const rel of [".rkb/.gitignore", ...listUsage(root)]) {
+    try {
+      pathInside(root, rel);
+      if (existsSync(join(root, rel))) paths.push(rel);
+    } catch {
+      // A use-record path that is a symlink or not a file is never committed.
+    }
+  }
+  return paths;
+}
+
+function listUsage(root: string): string[] {
+  try {
+    if (!lstatSync(join(root, ".rkb", "usage")).isDirectory()) return [];
+    return readdirSync(join(root, ".rkb", "usage"))
+      .filter((n) => n.endsWith(".jsonl"))
+      .map((n) => `.rkb/usage/${n}`);
+  } catch {
+    return [];
+  }
+}
+
+/** The folders that held the files a write deleted, outermost first (below the knowledge base's root). */
+function emptiedFolders(root: string, changes: Change[]): string[] {
+  const folders = new Set<string>();
+  for (const c of changes) {
+    if (c.text !== null) continue;
+    const parts = c.rel.split("/").slice(0, -1);
+    for (let i = 1; i <= parts.length; i++) folders.add(join(root, ...parts.slice(0, i)));
+  }
+  return [...folders].sort((a, b) => a.split("/").length - b.split("/").length);
+}
+
+async function applyAndCommit<R>(root: string, env: NodeJS.ProcessEnv, planned: Plan<R>, waitMs: number): Promise<Written<R>> {
+  const journal: Journal = {
+    head: headCommit(root, env),
+    entries: planned.changes.map((c) => entryBefore(pathInside(root, c.rel), c.rel)),
+    created: [...new Set(planned.changes.flatMap((c) => missingFolders(root, c.rel)))],
+  };
+  openJournal(root, journal);
+  try {
+    for (const c of planned.changes) {
+      const abs = pathInside(root, c.rel);
+      const next = content(c);
+      if (next === null) rmSync(abs, { force: true });
+      else writeAtomic(abs, next);
+    }
+    // Exactly this write's paths, plus rkb's own use records: never anything else in the tree.
+    const paths = [...planned.changes.map((c) => c.rel), ...useRecordPaths(root)];
+    await gitOnIndex(root, ["add", "-A", "--", ...paths], env, waitMs);
+    await gitOnIndex(root, ["commit", "-q", "--no-verify", "-m", planned.message, "--", ...paths], env, waitMs);
+  } catch (e) {
+    rollBack(root, env, journal);
+    closeJournal(root);
+    throw e;
+  }
+  closeJournal(root);
+  // A move leaves its old folders behind; an empty folder is nothing git keeps, so neither does rkb.
+  removeEmptyFolders(emptiedFolders(root, planned.changes));
+  const commit = gitOrThrow(root, ["rev-parse", "--short", "HEAD"], { env }).trim();
+  const show = gitOrThrow(root, ["show", "--format=%h %s", commit], { env }).split("\n");
+  const diff = show.length > DIFF_LINES ? [...show.slice(0, DIFF_LINES), `... [${show.length} lines; run \`git -C ${root} show ${commit}\` for all]`] : show;
+  return { result: planned.result, commit, diff };
+}
