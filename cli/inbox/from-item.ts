@@ -1,4 +1,4 @@
-import { keyErrorLines } from "../shell/bash.ts";
+import { keyErrorLines } from "../shell/result.ts";
 import { parseDrafts, type ItemDraft } from "./draft.ts";
 import { failedInExcerpt } from "./excerpt.ts";
 import { dropItem, readItem, recordOutcomes, rewriteItem, type InboxItem } from "./inbox.ts";

@@ -4,6 +4,7 @@ import { resolvePlace, type Place } from "../place/place.ts";
 import type { Kb } from "../kb/store.ts";
 import type { UsageCounts } from "../kb/usage.ts";
 import { explainSearch, type HitExplanation } from "./explain.ts";
+import { readFailure } from "../shell/failure.ts";
 import { decideFailureIn, type FailureEvidence } from "./failure.ts";
 import { placeKb, type SearchIndex } from "../kb/index.ts";
 import { recallDecision, recallGate } from "./recall.ts";
@@ -224,7 +225,7 @@ export function evalFailures(ctx: EvalContext, failures: EvalFailure[], explain 
     failures.map((f) => f.expect),
   );
   const rows = failures.map((f): EvalRow => {
-    const decision = decideFailureIn(ctx.index, ctx.here, ctx.usage, f.command, f.error);
+    const decision = decideFailureIn(ctx.index, ctx.here, ctx.usage, readFailure(f.command, f.error));
     const result = searchKb({ index: ctx.index, query: decision.query, place: ctx.here, limit: RANK_DEPTH, usage: ctx.usage });
     const injected = decision.lesson?.id;
     return {

@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { parseLesson } from "../lesson/lesson.ts";
 import type { Place, PlaceOptions } from "../place/place.ts";
 import type { UsageCounts } from "../kb/usage.ts";
-import { invocation, keyErrorLines, program, replaceVolatile, stripHarnessTrailer } from "../shell/bash.ts";
+import { errorCodes, joinWrapped, lineSpeaker, plainQuotes, SEVERITY, withoutNoise, type Failure } from "../shell/failure.ts";
 import { docFrequency, termFrequency, type SearchIndex } from "../kb/index.ts";
 import { learnedHit } from "./learned.ts";
 import { idf } from "./rank.ts";
@@ -11,8 +11,9 @@ import { injectable, toInjected, type InjectedLesson } from "./recall.ts";
 import { openSearch, searchKb, type SearchHit } from "./search.ts";
 import { tokenGroups, tokenize } from "../text/tokenize.ts";
 
-// What rkb does when a command fails: build a query from the command and its error, search, and
-// inject a lesson only when the error itself is clearly what that lesson is about. Lessons quote
+// What rkb does when a command fails: build a query from the failure (shell/failure.ts, read once
+// from the command and its error), search, and inject a lesson only when the error itself is
+// clearly what that lesson is about. Lessons quote
 // the errors they are about verbatim, so the evidence is the quote, not shared vocabulary:
 // - the lesson quotes most of one key error line (runs of two or more words in the same order, or
 //   a compound name), and most of its quoted line is in the error: a lesson whose long quote only
@@ -49,119 +50,11 @@ export const FAILURE_MIN_QUOTE_FOUND_OTHER_PROGRAM = 0.7;
 const MAX_KEY_LINES = 12;
 const MAX_LINE_TERMS = 40;
 
-/** A place in a file or input (`line 1:`, `column 7`): where the error is, not which error. */
-const LOCATION = /\b(?:line|column|col)\s+\d+/gi;
-
-/** A key error line without the parts that only add noise to a query (locations, paths, hex ids, numbers). */
-function withoutNoise(line: string): string {
-  return replaceVolatile(line.replace(LOCATION, " "), " ").replace(/\s+/g, " ").trim();
-}
-
-/** Terminal colour and cursor codes (`ESC[1;31m`): how a tool paints its output, not what it says. */
-const ANSI = /\x1b\[[0-9;?]{0,32}[A-Za-z]/g;
-
-/**
- * Prefixes a line gets from where it was logged, which say when and where, not what: a journal or
- * syslog stamp (`Nov 02 11:03:44 web1 systemd[1]: `, its process kept as the line's speaker), an
- * ISO time, klog's `E1128 10:02:11.123456 48213 memcache.go:265] `, and the box terraform draws
- * round a message (`│ `). Each is anchored at the line's start.
- */
-const LOG_PREFIXES: [RegExp, string][] = [
-  [/^[A-Z][a-z]{2} {1,2}\d{1,2} \d\d:\d\d:\d\d(?:\.\d+)? \S+ ([\w.@-]+)(?:\[\d+\])?: /, "$1: "],
-  [/^\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s+/, ""],
-  [/^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w.-]+:\d+\] /, ""],
-  [/^[│┃╷╵][ \t]?/, ""],
-];
-
-/**
- * A sentence a tool wrapped over several lines: a line of at least this many characters that
- * stops after a word or a comma, followed by one at the same indentation that starts with a plain
- * lower-case word (not `collect2:` or `fatal:`, which start another message).
- */
-const WRAP_MIN_CHARS = 50;
-
-function continuesOnNext(line: string, next: string): boolean {
-  const indent = (l: string) => l.length - l.trimStart().length;
-  return (
-    line.trim().length >= WRAP_MIN_CHARS &&
-    /[A-Za-z,]$/.test(line.trimEnd()) &&
-    /^[a-z][a-z'-]*(?:[\s,.]|$)/.test(next.trimStart()) &&
-    indent(line) === indent(next)
-  );
-}
-
-/** Lines with each wrapped sentence put back on one line, so a key line holds the whole message. */
-function joinWrapped(lines: string[]): string[] {
-  const out: string[] = [];
-  for (const line of lines) {
-    const prev = out[out.length - 1];
-    if (prev !== undefined && prev.length < MAX_FAILURE_LINE_CHARS && continuesOnNext(prev, line)) out[out.length - 1] = `${prev.trimEnd()} ${line.trim()}`;
-    else out.push(line);
-  }
-  return out;
-}
-
-function withoutLogPrefix(line: string): string {
-  for (const [prefix, by] of LOG_PREFIXES) line = line.replace(prefix, by);
-  return line;
-}
-
-/** An error as the rule reads it: without the harness's trailer, colour codes and log prefixes, wrapped sentences joined. */
-export function failureText(error: string): string {
-  return joinWrapped(plainQuotes(stripHarnessTrailer(error).text.replace(ANSI, "")).split("\n").map(withoutLogPrefix)).join("\n");
-}
-
-/** Typographic quotes as ASCII ones: GNU tools in a UTF-8 locale print ‘bash\r’ where a lesson may quote 'bash\r'. */
-function plainQuotes(text: string): string {
-  return text.replace(/[‘’‚‛]/g, "'").replace(/[“”„]/g, '"');
-}
-
-/**
- * A failure is judged on its first key lines, each cut to a length real error lines stay under:
- * a 10 MB log line or a hundred thousand error lines would otherwise make each hook as slow as
- * the output is long, for no better match.
- */
-const MAX_FAILURE_LINES = 32;
-const MAX_FAILURE_LINE_CHARS = 1_000;
-
-/** The key lines of an error, cleaned of noise, each once. */
-export function failureLines(error: string): string[] {
-  const lines = keyErrorLines(failureText(error))
-    .slice(0, MAX_FAILURE_LINES)
-    .flatMap((l) => {
-      const line = withoutNoise(l.slice(0, MAX_FAILURE_LINE_CHARS));
-      const cause = rootCause(line);
-      return cause ? [cause, line] : [line];
-    });
-  return [...new Set(lines.filter((l) => tokenize(l).length > 0))];
-}
-
-/** A line chaining at least this many messages with `: ` and this many words is a chain of causes… */
-const CHAIN_MIN_CLAUSES = 3;
-const CHAIN_MIN_TERMS = 24;
-/** …whose last messages, up to this many words, are the root cause. */
-const ROOT_CAUSE_MAX_TERMS = 16;
-
-/**
- * The root cause at the end of a long line that wraps each error in the one that caused it
- * (Maven's "Failed to execute goal …: Could not resolve dependencies …: … : PKIX path building
- * failed: …"; Go's and Java's chains read the same way): its last messages, read as a key line of
- * their own before the whole line, which says mostly what was being done.
- */
-function rootCause(line: string): string | undefined {
-  const clauses = line.split(": ");
-  if (clauses.length < CHAIN_MIN_CLAUSES || tokenize(line).length < CHAIN_MIN_TERMS) return undefined;
-  let from = clauses.length - 1;
-  let terms = tokenize(clauses[from]!).length;
-  while (from > 1 && terms + tokenize(clauses[from - 1]!).length <= ROOT_CAUSE_MAX_TERMS) terms += tokenize(clauses[--from]!).length;
-  return clauses.slice(from).join(": ");
-}
-
 /** The search query for a failed command: its program, then the words of the key error lines. */
-export function failureQuery(command: string, error: string): string {
-  const words = [program(command)].filter(Boolean);
+export function failureQuery(failure: Failure): string {
+  const words = [failure.program].filter(Boolean);
   let terms = tokenize(words.join(" ")).length;
-  for (const line of failureLines(error)) {
+  for (const line of failure.lines) {
     for (const word of line.split(" ")) {
       const n = tokenize(word).length;
       if (terms + n > MAX_QUERY_TERMS) return words.join(" ");
@@ -187,123 +80,12 @@ function isCompound(term: string): boolean {
 
 const isFileName = (term: string) => term.includes(".") && !isCompound(term);
 
-/** Severity labels name no failure: "CMake Error", "npm ERR!", "nginx: [emerg]" and "fatal: …" start many different ones. */
-const SEVERITY = new Set(tokenize("error errors err fatal warning warn failed failure emerg crit alert"));
-
-/** An error code names one error (`E0382`, `NU1101`, `EACCES`, `ERR_REQUIRE_ESM`, `203/EXEC`); read from the raw text, where case still tells. */
-const ERROR_CODE = /(?<![\w/-])(?:[A-Z]{1,8}\d{3,6}|E[A-Z]{4,}|ERR_[A-Z0-9_]+|\d{3}\/[A-Z]{3,})(?![\w/-])/g;
-
 /** System error names (POSIX errno, and getaddrinfo's as Node prints it): every program that touches a file, port or host reports them. */
 const ERRNO = new Set(
   "eacces eaddrinuse eaddrnotavail eagain ebusy econnrefused econnreset eexist ehostunreach einval eio eisdir eloop emfile enametoolong enetunreach enfile enoent enomem enospc enotdir enotempty enotfound eperm epipe erofs etimedout exdev".split(
     " ",
   ),
 );
-
-export function errorCodes(text: string): string[] {
-  const out = new Set<string>();
-  for (const m of text.matchAll(ERROR_CODE)) if (!SEVERITY.has(m[0].toLowerCase())) out.add(m[0].toLowerCase());
-  return [...out];
-}
-
-/**
- * The names that print an error's lines: the command's program and a word that starts a key line
- * before a colon or `ERR!` (`nginx:`, `/usr/bin/ld:`, `npm ERR!`, `go:`), lowercased, each once.
- */
-export function failurePrograms(command: string, rawLines: string[]): string[] {
-  const names = [program(command), launchedProgram(command)];
-  for (const line of rawLines) {
-    const name = lineSpeaker(line);
-    if (name) names.push(name);
-  }
-  return [...new Set(names.map((n) => n.toLowerCase()).filter((n) => n && !SEVERITY.has(n)))];
-}
-
-/**
- * Programs that run a command somewhere else (a container, a pod, another host): the words that
- * launch (`exec`), the names that come before the command (a container, an image, a host), and
- * the options that take a value. That command's errors come back through them, so it fails too.
- */
-interface Launcher {
-  sub?: string[];
-  names: number;
-  valued: string[];
-  /** The command follows `--` (`kubectl exec pod -- psql`). */
-  afterDashes?: boolean;
-}
-
-const CONTAINER: Launcher = {
-  sub: ["exec", "run"],
-  names: 1,
-  valued: [
-    "-e",
-    "--env",
-    "--env-file",
-    "-u",
-    "--user",
-    "-w",
-    "--workdir",
-    "-v",
-    "--volume",
-    "--mount",
-    "-p",
-    "--publish",
-    "--name",
-    "--network",
-    "--entrypoint",
-    "-l",
-    "--label",
-    "--platform",
-    "-f",
-    "--file",
-    "--project-name",
-  ],
-};
-const IMAGE: Launcher = { sub: ["exec"], names: 1, valued: ["-B", "--bind", "--overlay", "-H", "--home", "--env", "--pwd"] };
-const LAUNCHERS = new Map<string, Launcher>([
-  ["docker", CONTAINER],
-  ["podman", CONTAINER],
-  ["apptainer", IMAGE],
-  ["singularity", IMAGE],
-  ["kubectl", { sub: ["exec"], names: 0, valued: [], afterDashes: true }],
-  ["ssh", { names: 1, valued: ["-i", "-p", "-l", "-o", "-J", "-F", "-L", "-R", "-D", "-W", "-b", "-c", "-E", "-e", "-m", "-O", "-Q", "-S", "-w", "-B"] }],
-]);
-
-/** The command a launcher runs elsewhere (`docker compose exec app systemctl status` → systemctl), if any. */
-export function launchedProgram(command: string): string {
-  const { program: name, args } = invocation(command);
-  const launcher = LAUNCHERS.get(name);
-  if (!launcher) return "";
-  let i = 0;
-  if (launcher.afterDashes) {
-    const dashes = args.indexOf("--");
-    return dashes < 0 ? "" : program(args.slice(dashes + 1).join(" "));
-  }
-  let sub = !launcher.sub;
-  let names = launcher.names;
-  for (; i < args.length; i++) {
-    const a = args[i]!;
-    if (a.startsWith("-")) {
-      if (launcher.valued.includes(a)) i++;
-    } else if (!sub) sub = launcher.sub!.includes(a);
-    else if (names > 0) names--;
-    else break;
-  }
-  return i < args.length ? program(args.slice(i).join(" ")) : "";
-}
-
-/**
- * The program a line comes from, when it starts with one (`nginx: [emerg] …`, `/usr/bin/ld: …`,
- * `npm ERR! …`). Tools print their name as it is invoked, in lower case: a capitalised label
- * (`Active:`, `Caused by:`, `DETAIL:`) is a field of the message, and an exception's class
- * (`ModuleNotFoundError:`) or a severity names the error, not who printed it.
- */
-function lineSpeaker(line: string): string | undefined {
-  const m = /^\s*(?:\S*\/)?([a-z][\w.+-]*)(?::\s| ERR!)/.exec(line);
-  const name = m?.[1];
-  if (!name || name.length < 2 || SEVERITY.has(name) || /(?:error|exception|warning)$/i.test(name)) return undefined;
-  return name;
-}
 
 /** The index terms a program name may appear as: `CMake` and `cmake` index differently (a compound keeps its whole form, a word is stemmed). */
 function programTerms(name: string): string[] {
@@ -577,10 +359,9 @@ function distinctWeight(words: LineWords, among?: Set<string>): number {
   return n;
 }
 
-/** The evidence for one lesson against a failure (`lines`: its key lines, from `failureLines`). */
-export function failureEvidence(index: SearchIndex, hit: SearchHit, command: string, error: string, lines: string[]): FailureEvidence {
-  const text = failureText(error);
-  const programs = failurePrograms(command, keyErrorLines(text));
+/** The evidence for one lesson against a failure. */
+export function failureEvidence(index: SearchIndex, hit: SearchHit, failure: Failure): FailureEvidence {
+  const { text, programs, lines } = failure;
   const skip = new Set([...SEVERITY, ...programs.flatMap(programTerms)]);
   const { title, raw, quotes } = lessonQuotes(index, hit.doc);
   const quoteWords = quotes.map((q) => lineWords(index, q, skip));
@@ -613,7 +394,7 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, command: str
         best = { passes, score: quoted + found, quoted, found, line, quote: quotes[qi]!, raw: raw[qi]!, words: covered.map((i) => key.terms[i]!) };
     });
   }
-  const failureCodes = errorCodes(text);
+  const failureCodes = failure.codes;
   const lessonCodes = errorCodes(raw.join("\n"));
   const evidence: FailureEvidence = {
     id: hit.lesson.id,
@@ -716,11 +497,11 @@ export interface FailureDecision {
 }
 
 /** Searches for a failure from a known place and decides whether to inject a lesson. */
-export function decideFailureIn(index: SearchIndex, place: Place, usage: Map<string, UsageCounts>, command: string, error: string): FailureDecision {
-  const query = failureQuery(command, error);
+export function decideFailureIn(index: SearchIndex, place: Place, usage: Map<string, UsageCounts>, failure: Failure): FailureDecision {
+  const query = failureQuery(failure);
   if (!tokenize(query).length) return { query, reason: "the error has no words to search for", candidates: [] };
   const result = searchKb({ index, query, place, limit: CANDIDATES, usage });
-  const lines = failureLines(error);
+  const lines = failure.lines;
   // A lesson learned from this very failure (one of its queries is the key line) is injected outright.
   const learned = learnedHit(
     index,
@@ -728,7 +509,7 @@ export function decideFailureIn(index: SearchIndex, place: Place, usage: Map<str
     lines,
   );
   if (learned) {
-    const evidence = result.hits.map((h) => failureEvidence(index, h, command, error, lines));
+    const evidence = result.hits.map((h) => failureEvidence(index, h, failure));
     return {
       query,
       lesson: toInjected(learned.hit),
@@ -740,7 +521,7 @@ export function decideFailureIn(index: SearchIndex, place: Place, usage: Map<str
   let chosen: { hit: SearchHit; evidence: FailureEvidence; score: number } | undefined;
   let firstReason: string | undefined;
   for (const hit of result.hits) {
-    const evidence = failureEvidence(index, hit, command, error, lines);
+    const evidence = failureEvidence(index, hit, failure);
     candidates.push(evidence);
     const veto = injectable(hit) ?? failureVeto(evidence);
     firstReason ??= veto;
@@ -752,13 +533,7 @@ export function decideFailureIn(index: SearchIndex, place: Place, usage: Map<str
   return { query, lesson: toInjected(chosen.hit), reason: injectReason(chosen.evidence), candidates };
 }
 
-export async function decideFailureInjection(input: {
-  command: string;
-  error: string;
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  place?: PlaceOptions;
-}): Promise<FailureDecision> {
+export async function decideFailureInjection(input: { failure: Failure; cwd: string; env: NodeJS.ProcessEnv; place?: PlaceOptions }): Promise<FailureDecision> {
   const { index, place, usage } = openSearch(input.env, input.cwd, input.place ?? { with: {} });
-  return decideFailureIn(index, place, usage, input.command, input.error);
+  return decideFailureIn(index, place, usage, input.failure);
 }

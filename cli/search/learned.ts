@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseLesson } from "../lesson/lesson.ts";
-import { replaceVolatile } from "../shell/bash.ts";
+import { replaceVolatile } from "../shell/result.ts";
 import type { SearchIndex } from "../kb/index.ts";
 import type { SearchHit } from "./search.ts";
 import { tokenize } from "../text/tokenize.ts";

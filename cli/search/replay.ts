@@ -1,4 +1,4 @@
-import { failureSignature, keyErrorLines, program, stripHarnessTrailer } from "../shell/bash.ts";
+import { readFailure } from "../shell/failure.ts";
 import { failedBashCommands } from "../sessions/reader.ts";
 import type { EvalContext } from "./eval.ts";
 import { decideFailureIn } from "./failure.ts";
@@ -24,7 +24,9 @@ export async function replayFailures(ctx: EvalContext, paths: string[]): Promise
   for (const path of paths) {
     for await (const f of failedBashCommands(path)) {
       failures++;
-      const decision = decideFailureIn(ctx.index, ctx.here, ctx.usage, f.command, f.error);
+      // Read as the hook reads a result (the reader has taken the harness's trailer off already).
+      const failure = readFailure(f.command, f.error);
+      const decision = decideFailureIn(ctx.index, ctx.here, ctx.usage, failure);
       if (decision.lesson) {
         covered++;
         const entry = lessons.get(decision.lesson.id) ?? { id: decision.lesson.id, title: decision.lesson.title, count: 0 };
@@ -32,10 +34,8 @@ export async function replayFailures(ctx: EvalContext, paths: string[]): Promise
         lessons.set(entry.id, entry);
         continue;
       }
-      const prog = program(f.command);
-      const text = stripHarnessTrailer(f.error).text;
-      const signature = failureSignature(prog, text);
-      const entry = uncovered.get(signature) ?? { signature, program: prog, count: 0, example: keyErrorLines(text)[0] ?? "" };
+      const { signature, program } = failure;
+      const entry = uncovered.get(signature) ?? { signature, program, count: 0, example: failure.outputLines[0] ?? "" };
       entry.count++;
       uncovered.set(signature, entry);
     }

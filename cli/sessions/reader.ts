@@ -1,5 +1,5 @@
 import { scanLines } from "./lines.ts";
-import { stripHarnessTrailer } from "../shell/bash.ts";
+import { stripHarnessTrailer } from "../shell/result.ts";
 import { stripInjected } from "./clean.ts";
 import { fileChange, type FileChange } from "./edits.ts";
 

@@ -1,4 +1,6 @@
-import { failureSignature, isReadOnly, keyErrorLines, program, task } from "../shell/bash.ts";
+import { failureOf } from "../shell/failure.ts";
+import { invocation, isReadOnly } from "../shell/program.ts";
+import { taskOf } from "../shell/task.ts";
 import type { FileChange } from "./edits.ts";
 import { maskSecrets } from "../text/secrets.ts";
 import type { SessionEvent } from "./reader.ts";
@@ -114,14 +116,16 @@ export function findSignals(
   for (const e of events) {
     if (e.kind === "tool" && e.ok && e.change) addStep(changeStep(e.change, e.line, e.entryId));
     if (e.kind === "command") {
-      const prog = program(e.command);
+      const run = invocation(e.command);
+      const prog = run.program;
       if (!prog) continue;
       // Open failures are kept per task: `cargo add serde` after a failed `cargo build` is a step of its fix.
-      const key = task(e.command);
+      const key = taskOf(run);
       if (!isReadOnly(e.command))
         addStep({ kind: "command", command: maskSecrets(e.command), exitCode: e.exitCode, ok: e.ok, line: e.line, entryId: e.entryId }, key);
       if (!e.ok) {
-        const keyLines = keyErrorLines(e.output).slice(0, MAX_KEY_LINES);
+        const failure = failureOf(e.command, e.output, e.exitCode, run);
+        const keyLines = failure.outputLines.slice(0, MAX_KEY_LINES);
         open.set(key, {
           program: prog,
           command: e.command,
@@ -135,7 +139,7 @@ export function findSignals(
           fixDropped: 0,
         });
         hits.push({ kind: "failed", line: e.line, entryId: e.entryId, program: prog });
-        const signature = failureSignature(prog, e.output);
+        const { signature } = failure;
         failures.push({ program: prog, signature, keyLine: keyLines[0] ?? "", line: e.line });
         if (!repeated.has(signature) && opts.seenElsewhere?.(signature)) {
           repeated.add(signature);

@@ -11,11 +11,12 @@ import { scanBody, firstSentence } from "../../cli/lesson/body.ts";
 import { rewriteLinks } from "../../cli/lesson/links.ts";
 import { findLeaks, leakOptions } from "../../cli/lint/leak.ts";
 import { flowStyleLines } from "../../cli/lesson/yaml.ts";
-import { failureSignature, keyErrorLines, stripHarnessTrailer } from "../../cli/shell/bash.ts";
+import { failureSignature, keyErrorLines, stripHarnessTrailer } from "../../cli/shell/result.ts";
+import { readFailure } from "../../cli/shell/failure.ts";
 import { stripInjected } from "../../cli/sessions/clean.ts";
 import { renderExcerpt } from "../../cli/inbox/excerpt.ts";
 import { userSignals } from "../../cli/sessions/signals.ts";
-import { failureLines, failureQuery } from "../../cli/search/failure.ts";
+import { failureQuery } from "../../cli/search/failure.ts";
 import { tokenize } from "../../cli/text/tokenize.ts";
 import { defang } from "../../cli/output/frame.ts";
 import { isLessonForm, noteText, planImport } from "../../cli/plan/import.ts";
@@ -186,9 +187,9 @@ describe("the work inside grows linearly (4× the input, under 8× the time)", (
       findLeaks: (s) => findLeaks(s, opts),
       stripHarnessTrailer,
       keyErrorLines,
-      failureSignature: (s) => failureSignature("make", s),
-      failureLines,
-      failureQuery: (s) => failureQuery(s, s),
+      failureSignature: (s) => failureSignature("make", keyErrorLines(s)),
+      failureLines: (s) => readFailure("make", s).lines,
+      failureQuery: (s) => failureQuery(readFailure(s, s)),
       stripInjected,
       userSignals,
       excerpt: (s) =>

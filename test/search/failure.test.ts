@@ -3,22 +3,23 @@ import { join } from "node:path";
 import { loadKb } from "../../cli/kb/store.ts";
 import {
   decideFailureIn,
-  errorCodes,
   failureEvidence,
-  failureLines,
-  failurePrograms,
   failureEvidenceLine,
   failureQuery,
-  failureText,
   failureVeto,
   FAILURE_MIN_QUOTED,
   FAILURE_MIN_QUOTE_FOUND,
   type FailureEvidence,
 } from "../../cli/search/failure.ts";
 import { buildIndex } from "../../cli/kb/index.ts";
+import { errorCodes, failureOf, readFailure, speakingPrograms } from "../../cli/shell/failure.ts";
+import { program } from "../../cli/shell/program.ts";
 import { recallDecision, subjectWords, unnamedTopics } from "../../cli/search/recall.ts";
 import { searchKb } from "../../cli/search/search.ts";
 import { sandbox, writeFile } from "../helpers.ts";
+
+const failureTextOf = (error: string) => readFailure("", error).text;
+const failureLinesOf = (error: string) => readFailure("", error).lines;
 
 const index = buildIndex(loadKb(join(import.meta.dir, "../fixtures/search-kb")));
 const nowhere = { facts: {}, isAncestor: () => undefined };
@@ -26,8 +27,10 @@ const nowhere = { facts: {}, isAncestor: () => undefined };
 describe("failureQuery", () => {
   test("program and key error lines, without paths, hex ids, numbers or the harness trailer", () => {
     const q = failureQuery(
-      "CC=gcc /usr/bin/make -j8",
-      "main.c: In function 'main':\n/usr/bin/ld: /tmp/cc1a2b3c4d.o: undefined reference to `vtable for Shape'\ncollect2: error: ld returned 1 exit status\n\nCommand exited with code 2",
+      readFailure(
+        "CC=gcc /usr/bin/make -j8",
+        "main.c: In function 'main':\n/usr/bin/ld: /tmp/cc1a2b3c4d.o: undefined reference to `vtable for Shape'\ncollect2: error: ld returned 1 exit status\n\nCommand exited with code 2",
+      ),
     );
     expect(q.startsWith("make ")).toBe(true);
     expect(q).toContain("undefined reference to `vtable for Shape'");
@@ -35,7 +38,7 @@ describe("failureQuery", () => {
   });
   test("stops before 40 terms", () => {
     const error = Array.from({ length: 30 }, (_, i) => `error: unknown option word${i} another${i}`).join("\n");
-    expect(failureQuery("tool", error).split(" ").length).toBeLessThan(45);
+    expect(failureQuery(readFailure("tool", error)).split(" ").length).toBeLessThan(45);
   });
 });
 
@@ -43,18 +46,18 @@ describe("inject or stay silent", () => {
   test("a failure whose error a lesson shows is injected", () => {
     const error =
       "/usr/bin/ld: shape.o: in function `ShapeRenderer::ShapeRenderer()':\nshape.cpp:(.text+0x1b): undefined reference to `vtable for ShapeRenderer'\ncollect2: error: ld returned 1 exit status";
-    const d = decideFailureIn(index, nowhere, new Map(), "make", error);
+    const d = decideFailureIn(index, nowhere, new Map(), readFailure("make", error));
     expect(d.lesson?.id).toBe("3c00000002");
   });
   test("an unrelated failure injects nothing", () => {
-    const d = decideFailureIn(index, nowhere, new Map(), "git push", "! [rejected] main -> main (fetch first)\nerror: failed to push some refs");
+    const d = decideFailureIn(index, nowhere, new Map(), readFailure("git push", "! [rejected] main -> main (fetch first)\nerror: failed to push some refs"));
     expect(d.lesson).toBeUndefined();
     expect(d.reason).not.toBe("");
   });
   test("a lesson that shares only the error's label and common words is not injected", () => {
     const error =
       "CMake Error at CMakeLists.txt:1 (cmake_minimum_required):\n  CMake 3.28 or higher is required.  You are running version 3.22.1\n\n-- Configuring incomplete, errors occurred!";
-    const d = decideFailureIn(index, nowhere, new Map(), "cmake -B build", error);
+    const d = decideFailureIn(index, nowhere, new Map(), readFailure("cmake -B build", error));
     expect(d.lesson).toBeUndefined();
   });
   test("recall needs a clear winner", () => {
@@ -99,7 +102,7 @@ test("the rule judges the lesson it would inject, not a higher-ranked one that i
   const clang = { facts: { compiler: "clang@17" }, isAncestor: () => undefined };
   // With clang the lesson that quotes the error is hidden; the one left on top only talks about
   // the error in prose, so it must not be injected on the strength of the hidden lesson's quote.
-  const d = decideFailureIn(idx, clang, new Map(), "make", error);
+  const d = decideFailureIn(idx, clang, new Map(), readFailure("make", error));
   expect(d.lesson).toBeUndefined();
   expect(d.reason).toContain("3c0000aa02 quotes no part of the error");
 });
@@ -107,7 +110,7 @@ test("the rule judges the lesson it would inject, not a higher-ranked one that i
 describe("failure evidence", () => {
   const docOf = (id: string) => [...Array(index.size).keys()].find((i) => index.lesson(i).id === id)!;
   const hitOf = (id: string) => ({ lesson: index.lesson(docOf(id)), doc: docOf(id), applies: "unknown" as const, applyKeys: [], relevance: 0.5 });
-  const evidence = (id: string, command: string, error: string) => failureEvidence(index, hitOf(id), command, error, failureLines(error));
+  const evidence = (id: string, command: string, error: string) => failureEvidence(index, hitOf(id), readFailure(command, error));
 
   test("the words of a key line the lesson quotes in order, and how much of its quote the error holds", () => {
     const e = evidence("3c00000002", "make", "shape.cpp:(.text+0x1b): undefined reference to `vtable for Widget'\ncollect2: error: ld returned 1 exit status");
@@ -136,11 +139,9 @@ describe("error codes and programs", () => {
     ["ERROR: relation does not exist; export JAVA_HOME=/opt/jdk", []],
   ])("%s", (text, codes) => expect(errorCodes(text)).toEqual(codes));
   test("the command's program and the names that start its error lines", () => {
-    expect(failurePrograms("CC=gcc make -j8", ["/usr/bin/ld: main.o: undefined reference", "npm ERR! code E404", "fatal: not a git repository"])).toEqual([
-      "make",
-      "ld",
-      "npm",
-    ]);
+    expect(
+      speakingPrograms([program("CC=gcc make -j8")], ["/usr/bin/ld: main.o: undefined reference", "npm ERR! code E404", "fatal: not a git repository"]),
+    ).toEqual(["make", "ld", "npm"]);
   });
 });
 
@@ -214,7 +215,7 @@ describe("the same message frame with another detail is another error", () => {
   const docOf = (id: string) => [...Array(kb.size).keys()].find((i) => kb.lesson(i).id === id)!;
   const judge = (id: string, command: string, error: string) => {
     const hit = { lesson: kb.lesson(docOf(id)), doc: docOf(id), applies: "unknown" as const, applyKeys: [], relevance: 0.5 };
-    return failureEvidence(kb, hit, command, error, failureLines(error));
+    return failureEvidence(kb, hit, readFailure(command, error));
   };
   const UNREACHABLE = (detail: string) =>
     `fatal: [app3]: UNREACHABLE! => {"changed": false, "msg": "Failed to connect to the host via ssh: ${detail}", "unreachable": true}`;
@@ -287,7 +288,7 @@ describe("errors as tools print them", () => {
       "E1128 10:02:11.123456   48213 memcache.go:265] couldn't get current server API group list",
       "│ Error: Invalid count argument",
     ].join("\n");
-    expect(failureText(error).split("\n")).toEqual([
+    expect(failureTextOf(error).split("\n")).toEqual([
       "error[E0382]: borrow of moved value",
       "systemd: api.service: Failed with result 'start-limit-hit'.",
       "worker crashed",
@@ -298,46 +299,49 @@ describe("errors as tools print them", () => {
   test("a wrapped sentence is one line; a new message, a stack frame or a quoted source line is not its continuation", () => {
     const wrapped =
       "The virtual environment was not created successfully because ensurepip is not\navailable.  On Debian/Ubuntu systems, you need to install the python3-venv";
-    expect(failureText(wrapped).split("\n")).toHaveLength(1);
+    expect(failureTextOf(wrapped).split("\n")).toHaveLength(1);
     for (const apart of [
       "/usr/bin/ld: cannot find -lcuda: No such file or directory\ncollect2: error: ld returned 1 exit status",
       "Error: listen EADDRINUSE: address already in use :::3000 by the old instance\n    at Server.setupListenHandle (node:net:1817:16)",
       "Sources/App/Client.swift:2:8: error: no such module 'Alamofire'\nimport Alamofire",
     ])
-      expect(failureText(apart).split("\n")).toHaveLength(2);
+      expect(failureTextOf(apart).split("\n")).toHaveLength(2);
   });
   test("only a lower-case name before a colon is a program: not a field label, an exception class or a severity", () => {
     expect(
-      failurePrograms("systemctl status api", [
-        "Active: failed (Result: start-limit-hit)",
-        "ModuleNotFoundError: No module named 'x'",
-        "Caused by: java.lang.IllegalStateException",
-        "psql: error: connection to server failed",
-      ]),
+      speakingPrograms(
+        [program("systemctl status api")],
+        [
+          "Active: failed (Result: start-limit-hit)",
+          "ModuleNotFoundError: No module named 'x'",
+          "Caused by: java.lang.IllegalStateException",
+          "psql: error: connection to server failed",
+        ],
+      ),
     ).toEqual(["systemctl", "psql"]);
   });
   test("typographic quotes read as ASCII ones", () => {
-    expect(failureText("/usr/bin/env: ‘bash\\r’: No such file or directory")).toBe("/usr/bin/env: 'bash\\r': No such file or directory");
+    expect(failureTextOf("/usr/bin/env: ‘bash\\r’: No such file or directory")).toBe("/usr/bin/env: 'bash\\r': No such file or directory");
   });
   test("a command run in a container, a pod or over ssh fails too", () => {
-    expect(failurePrograms("docker compose exec app systemctl status cron", [])).toEqual(["docker", "systemctl"]);
-    expect(failurePrograms("kubectl exec -it web-0 -- psql -U app", [])).toEqual(["kubectl", "psql"]);
-    expect(failurePrograms("ssh -p 2222 build01 'ninja -C build'", [])).toEqual(["ssh", "ninja"]);
-    expect(failurePrograms("docker run --rm -v /srv:/data alpine touch /data/probe", [])).toEqual(["docker", "touch"]);
-    expect(failurePrograms("ssh hpc-login2", [])).toEqual(["ssh"]);
-    expect(failurePrograms("kubectl get pods", [])).toEqual(["kubectl"]);
+    expect(readFailure("docker compose exec app systemctl status cron", "").programs).toEqual(["docker", "systemctl"]);
+    expect(readFailure("kubectl exec -it web-0 -- psql -U app", "").programs).toEqual(["kubectl", "psql"]);
+    expect(readFailure("ssh -p 2222 build01 'ninja -C build'", "").programs).toEqual(["ssh", "ninja"]);
+    expect(readFailure("docker run --rm -v /srv:/data alpine touch /data/probe", "").programs).toEqual(["docker", "touch"]);
+    expect(readFailure("ssh hpc-login2", "").programs).toEqual(["ssh"]);
+    expect(readFailure("kubectl get pods", "").programs).toEqual(["kubectl"]);
   });
   test("a location in a line is noise, as a path or a number", () => {
-    expect(failureLines("bash: line 1: ninja: command not found")).toEqual(["bash: : ninja: command not found"]);
+    expect(failureLinesOf("bash: line 1: ninja: command not found")).toEqual(["bash: : ninja: command not found"]);
   });
   test("a long chain of causes is read from its root cause first", () => {
     const chain =
       "[ERROR] Failed to execute goal on project orders: Could not resolve dependencies for project org.example:orders:jar:2.1.0: Failed to collect dependencies at com.google.guava:guava:jar:33.0.0-jre: Could not transfer artifact com.google.guava:guava:pom:33.0.0-jre from/to central: PKIX path building failed: unable to find valid certification path to requested target";
-    const [first, second] = failureLines(chain);
+    const [first, second] = failureLinesOf(chain);
     expect(first).toEndWith("PKIX path building failed: unable to find valid certification path to requested target");
     expect(first).not.toContain("execute goal");
     expect(second).toStartWith("[ERROR] Failed to execute goal");
-    expect(failureLines("error: cannot open file: No such file or directory")).toHaveLength(1);
+    expect(failureLinesOf("error: cannot open file: No such file or directory")).toHaveLength(1);
   });
 });
 
@@ -346,7 +350,7 @@ test("a lesson that quotes the error's variant elsewhere covers it", () => {
   const judge = (error: string) => {
     const doc = [...Array(kb.size).keys()].find((i) => kb.lesson(i).id === "5c00000045")!;
     const hit = { lesson: kb.lesson(doc), doc, applies: "unknown" as const, applyKeys: [], relevance: 0.5 };
-    return failureEvidence(kb, hit, "terraform plan", error, failureLines(error));
+    return failureEvidence(kb, hit, readFailure("terraform plan", error));
   };
   // 5c00000045 quotes "Error: Invalid count argument" and names `for_each` in its cause; it never names `depends_on`.
   expect(failureVeto(judge("Error: Invalid for_each argument"))).toBeUndefined();
@@ -359,7 +363,7 @@ test("a lesson filed where the knowledge base files the failing program's lesson
   const hit = { lesson: kb.lesson(doc), doc, applies: "unknown" as const, applyKeys: [], relevance: 0.5 };
   // The lesson is about the PostgreSQL server and never names psql; psql's lessons live in postgres/ beside it.
   const error = 'psql: error: connection to server on socket "/var/run/postgresql/.s.PGSQL.5432" failed: FATAL:  sorry, too many clients already';
-  const e = failureEvidence(kb, hit, "psql -d appdb", error, failureLines(error));
+  const e = failureEvidence(kb, hit, readFailure("psql -d appdb", error));
   expect(e.namedProgram).toBeUndefined();
   expect(e.filedWith?.program).toBe("psql");
   expect(e.programMatch).toBe(true);
@@ -375,6 +379,25 @@ test("a lesson's queries are quotes of the errors it answers", () => {
   for (const [i, topic] of ["git rebase conflicts", "python virtual environments", "ssh agent forwarding", "latex bibliography"].entries())
     writeFile(join(kb, `general/misc/filler-${i}.md`), lesson(`3c0000dd0${i}`, `Notes on ${topic}`, ""));
   const idx = buildIndex(loadKb(kb));
-  const d = decideFailureIn(idx, nowhere, new Map(), "shipit deploy", "shipit: error: release quota reached: 42 of 42 releases this week");
+  const d = decideFailureIn(idx, nowhere, new Map(), readFailure("shipit deploy", "shipit: error: release quota reached: 42 of 42 releases this week"));
   expect(d.lesson?.id).toBe("3c0000cc01");
+});
+
+describe("a failure read once", () => {
+  test("what it runs, its exit code, and its error as printed and as the rule reads it", () => {
+    const f = readFailure(
+      "sudo docker compose exec app systemctl restart api",
+      "Exit code 1\n\u001b[31mJob for api.service failed\u001b[0m because the control process exited with error code.\nSee 'systemctl status api.service' for details.",
+    );
+    expect([f.program, f.launched, f.exitCode]).toEqual(["docker", "systemctl", 1]);
+    expect(f.output).toStartWith("\u001b[31mJob for api.service failed");
+    expect(f.outputLines).toEqual(["\u001b[31mJob for api.service failed\u001b[0m because the control process exited with error code."]);
+    expect(f.keyLines).toEqual(["Job for api.service failed because the control process exited with error code."]);
+    expect(f.programs).toEqual(["docker", "systemctl"]);
+    expect(f.signature).toMatch(/^[0-9a-f]{24}$/);
+  });
+  test("output a session reader already freed of the trailer is kept as it is", () => {
+    expect(failureOf("make", "Command exited with code 2").output).toBe("Command exited with code 2");
+    expect(readFailure("make", "Command exited with code 2").output).toBe("");
+  });
 });

@@ -2,6 +2,7 @@ import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadKb } from "../../cli/kb/store.ts";
 import { decideFailureIn } from "../../cli/search/failure.ts";
+import { readFailure } from "../../cli/shell/failure.ts";
 import { buildIndex } from "../../cli/kb/index.ts";
 import { sandbox, writeFile } from "../helpers.ts";
 
@@ -24,14 +25,13 @@ function indexWith(first: string[], second: string[]) {
 }
 
 test("two lessons quote the error alike: silence, until one has learned the error's key line", () => {
-  const plain = decideFailureIn(indexWith([], []), nowhere, new Map(), "widget build", ERROR);
+  const plain = decideFailureIn(indexWith([], []), nowhere, new Map(), readFailure("widget build", ERROR));
   expect(plain.lesson).toBeUndefined();
   const learned = decideFailureIn(
     indexWith([], ["widget: error: calibration table missing for sensor array (run widget-calibrate first)"]),
     nowhere,
     new Map(),
-    "widget build --target fw",
-    ERROR,
+    readFailure("widget build --target fw", ERROR),
   );
   expect(learned.lesson?.id).toBe("bbbbbbbbbb");
   expect(learned.reason).toContain("was learned from this error");

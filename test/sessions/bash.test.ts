@@ -1,5 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { failureSignature, isReadOnly, keyErrorLines, program, stripHarnessTrailer, task } from "../../cli/shell/bash.ts";
+import { invocation, isReadOnly, program } from "../../cli/shell/program.ts";
+import { failureSignature, keyErrorLines, stripHarnessTrailer } from "../../cli/shell/result.ts";
+import { taskOf } from "../../cli/shell/task.ts";
+
+const task = (command: string) => taskOf(invocation(command));
+const signature = (prog: string, errorText: string) => failureSignature(prog, keyErrorLines(errorText));
 
 describe("stripHarnessTrailer", () => {
   test("pi: the exit line goes, the code stays", () => {
@@ -181,21 +186,21 @@ describe("keyErrorLines", () => {
 
 describe("failureSignature", () => {
   test("the same failure in another place and time has the same signature", () => {
-    const a = failureSignature("cmake", "CMake Error at /home/a/proj/CMakeLists.txt:5 (find_package):\nbuild 3f9a1c0d2e failed after 12 s");
-    const b = failureSignature("cmake", "CMake Error at /tmp/ci/x/CMakeLists.txt:17 (find_package):\nbuild 77aa00bb11 failed after 3 s");
+    const a = signature("cmake", "CMake Error at /home/a/proj/CMakeLists.txt:5 (find_package):\nbuild 3f9a1c0d2e failed after 12 s");
+    const b = signature("cmake", "CMake Error at /tmp/ci/x/CMakeLists.txt:17 (find_package):\nbuild 77aa00bb11 failed after 3 s");
     expect(a).toBe(b);
     expect(a).toMatch(/^[0-9a-f]{24}$/);
   });
   test("a Windows path is a path; one escape, as in bash\\r, is not", () => {
-    const a = failureSignature("msbuild", 'error MSB3027: Could not copy "obj\\Debug\\net8.0\\App.dll" to C:\\src\\App\\bin\\App.dll.');
-    const b = failureSignature("msbuild", 'error MSB3027: Could not copy "obj\\Release\\net9.0\\Web.dll" to D:\\work\\Web\\bin\\Web.dll.');
+    const a = signature("msbuild", 'error MSB3027: Could not copy "obj\\Debug\\net8.0\\App.dll" to C:\\src\\App\\bin\\App.dll.');
+    const b = signature("msbuild", 'error MSB3027: Could not copy "obj\\Release\\net9.0\\Web.dll" to D:\\work\\Web\\bin\\Web.dll.');
     expect(a).toBe(b);
-    expect(failureSignature("env", "/usr/bin/env: 'bash\\r': No such file")).not.toBe(failureSignature("env", "/usr/bin/env: 'ruby\\r': No such file"));
+    expect(signature("env", "/usr/bin/env: 'bash\\r': No such file")).not.toBe(signature("env", "/usr/bin/env: 'ruby\\r': No such file"));
   });
   test("another program or another error differs", () => {
-    const base = failureSignature("cmake", "CMake Error: could not find ZLIB");
-    expect(failureSignature("make", "CMake Error: could not find ZLIB")).not.toBe(base);
-    expect(failureSignature("cmake", "CMake Error: could not find PNG")).not.toBe(base);
+    const base = signature("cmake", "CMake Error: could not find ZLIB");
+    expect(signature("make", "CMake Error: could not find ZLIB")).not.toBe(base);
+    expect(signature("cmake", "CMake Error: could not find PNG")).not.toBe(base);
   });
 });
 

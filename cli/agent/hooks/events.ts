@@ -5,7 +5,8 @@ import { appendUsage } from "../../kb/usage.ts";
 import { kbRoot } from "../../machine/settings.ts";
 import { decideFailureInjection } from "../../search/failure.ts";
 import { decideRecall, type InjectedLesson } from "../../search/recall.ts";
-import { program } from "../../shell/bash.ts";
+import { readFailure } from "../../shell/failure.ts";
+import { program } from "../../shell/program.ts";
 import { capture } from "../../sessions/capture.ts";
 import { stripInjected } from "../../sessions/clean.ts";
 import { listItems } from "../../inbox/inbox.ts";
@@ -114,12 +115,13 @@ async function inject(
 
 async function toolFailed(p: HookPayload, env: NodeJS.ProcessEnv): Promise<string> {
   if (!p.command) throw new Error("tool-failed needs the command");
-  const prog = program(p.command);
+  const failure = readFailure(p.command, p.error ?? "");
+  const prog = failure.program;
   if (!haveKb(env)) {
     await updateRecords(env, p.session_id, () => ({ append: [{ kind: "failed", program: prog }], result: undefined }));
     return "";
   }
-  const decision = await decideFailureInjection({ command: p.command, error: p.error ?? "", cwd: p.cwd ?? process.cwd(), env });
+  const decision = await decideFailureInjection({ failure, cwd: p.cwd ?? process.cwd(), env });
   if (decision.lesson) return inject(env, p, "tool-failed", decision.lesson, [{ kind: "failed", program: prog }], decision.reason);
   await updateRecords(env, p.session_id, (records) => {
     const noted = records.some((r) => r.kind === "nohit" && r.program === prog);
