@@ -1,13 +1,11 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { defineCommand } from "./_shared.ts";
-import { loadKbConfig } from "../lesson/config.ts";
 import { requireReadableKb } from "../lesson/layout.ts";
 import type { Finding } from "../lesson/finding.ts";
 import { fixFlowStyle, lintKb, lintStaged } from "../lint/lint.ts";
 import { isUnder } from "../kb/overview.ts";
-import { lockPath } from "../write/write.ts";
-import { withLock } from "../base/lock.ts";
+import { underWriteLock } from "../write/entry.ts";
 import { EXIT, RkbError, usageError } from "../base/errors.ts";
 import { kbRoot } from "../machine/settings.ts";
 import { cutMessage, findingLine } from "../output/findings.ts";
@@ -44,7 +42,7 @@ export default defineCommand({
     }
     const root = kbRoot(env);
     requireReadableKb(root);
-    const fixed = input.fix ? await fixUnderLock(root) : undefined;
+    const fixed = input.fix ? await fixUnderLock(root, env) : undefined;
     const all = input.staged ? await lintStaged(root, env) : lintKb(root, { env });
     const only = input.paths?.map((p) => kbPath(root, cwd, p));
     const found = only ? all.filter((f) => only.some((p) => isUnder(f.path, p))) : all;
@@ -74,11 +72,10 @@ function kbPath(root: string, cwd: string, given: string): string {
   return rel.split(sep).join("/");
 }
 
-/** Fixing rewrites lessons, so it must not interleave with a write; a plain folder (no git) has no writers to wait for. */
-async function fixUnderLock(root: string): Promise<string[]> {
+/** Fixing rewrites lessons, so it enters the lock as every write does; a plain folder (no git) has no writers to wait for. */
+async function fixUnderLock(root: string, env: NodeJS.ProcessEnv): Promise<string[]> {
   if (!existsSync(join(root, ".git"))) return fixFlowStyle(root);
-  const { lock } = loadKbConfig(root);
-  return withLock(lockPath(root), { staleMs: lock.staleMs, waitMs: lock.waitMs, what: "the knowledge base" }, () => fixFlowStyle(root));
+  return underWriteLock(root, env, () => fixFlowStyle(root));
 }
 
 function humanReport(findings: Finding[], errors: number, warnings: number, fixed: string[] | undefined): string {

@@ -7,7 +7,7 @@ import { PRE_COMMIT_HOOK } from "../write/init.ts";
 import { lintKb } from "../lint/lint.ts";
 import { resolvePlace } from "../place/place.ts";
 import { loadKb } from "../kb/store.ts";
-import { lockPath } from "../write/write.ts";
+import { lockPath } from "../write/entry.ts";
 import { gitLock } from "../write/git-index.ts";
 import { describeHolder, staleReason } from "../base/lock.ts";
 import type { PlaceOptions } from "../place/place.ts";

@@ -1,15 +1,12 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { RkbError } from "../base/errors.ts";
-import { loadKbConfig } from "../lesson/config.ts";
 import { git } from "../base/git.ts";
-import { requireWritableKb } from "../lesson/layout.ts";
 import type { Finding } from "../lesson/finding.ts";
 import { lintKb } from "../lint/lint.ts";
-import { withLock } from "../base/lock.ts";
-import { gitOnIndex, waitForGitLocks } from "./git-index.ts";
-import { lockLeftByKilledWrite, recoverKilledWrite } from "./journal.ts";
-import { lockPath, useRecordPaths } from "./write.ts";
+import { underWriteLock } from "./entry.ts";
+import { gitOnIndex } from "./git-index.ts";
+import { useRecordPaths } from "./write.ts";
 
 // Keeping a knowledge base in step with a git remote: commit use records, pull with rebase, lint,
 // push only when lint is clean. A conflict is reported with its files, never resolved for the user.
@@ -54,11 +51,7 @@ async function commitUseRecords(root: string, env: NodeJS.ProcessEnv, waitMs: nu
 }
 
 export async function syncKb(root: string, env: NodeJS.ProcessEnv, remoteFlag?: string): Promise<SyncResult> {
-  requireWritableKb(root);
-  const config = loadKbConfig(root);
-  return withLock(lockPath(root), { staleMs: config.lock.staleMs, waitMs: config.lock.waitMs, what: "the knowledge base" }, async () => {
-    await waitForGitLocks(root, config.lock.waitMs, (lock) => lockLeftByKilledWrite(root, lock.path));
-    await recoverKilledWrite(root, env, config.lock.waitMs);
+  return underWriteLock(root, env, async (config) => {
     const gitDir = join(root, ".git");
     if (["rebase-merge", "rebase-apply", "MERGE_HEAD"].some((f) => existsSync(join(gitDir, f)))) {
       throw new RkbError(

@@ -1,14 +1,12 @@
-import { existsSync, lstatSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { missingFolders, pathInside, readIfExists, removeEmptyFolders, writeAtomic } from "../base/fsutil.ts";
-import { withLock } from "../base/lock.ts";
 import { RkbError } from "../base/errors.ts";
-import { loadKbConfig, type KbConfig } from "../lesson/config.ts";
 import { burstQuestion, openGrace } from "./burst.ts";
 import { gitOrThrow } from "../base/git.ts";
-import { gitOnIndex, waitForGitLocks } from "./git-index.ts";
-import { closeJournal, entryBefore, headCommit, lockLeftByKilledWrite, openJournal, recoverKilledWrite, rollBack, type Journal } from "./journal.ts";
-import { requireWritableKb } from "../lesson/layout.ts";
+import { underWriteLock } from "./entry.ts";
+import { gitOnIndex } from "./git-index.ts";
+import { closeJournal, entryBefore, headCommit, openJournal, rollBack, type Journal } from "./journal.ts";
 import type { Finding } from "../lesson/finding.ts";
 import { refuseSecrets } from "../lint/leak.ts";
 import { lintKb } from "../lint/lint.ts";
@@ -56,22 +54,6 @@ export interface Written<R> {
 }
 
 const DIFF_LINES = 80;
-
-export function lockPath(root: string): string {
-  const dotGit = join(root, ".git");
-  return statSync(dotGit).isDirectory() ? join(dotGit, "rkb.lock") : join(root, ".rkb-write.lock");
-}
-
-/** Runs fn under the write lock, once git's index is free and a write killed half-way is undone. */
-async function underWriteLock<T>(root: string, env: NodeJS.ProcessEnv, fn: (config: KbConfig) => Promise<T>): Promise<T> {
-  requireWritableKb(root);
-  const config = loadKbConfig(root);
-  return withLock(lockPath(root), { staleMs: config.lock.staleMs, waitMs: config.lock.waitMs, what: "the knowledge base" }, async () => {
-    await waitForGitLocks(root, config.lock.waitMs, (lock) => lockLeftByKilledWrite(root, lock.path));
-    await recoverKilledWrite(root, env, config.lock.waitMs);
-    return fn(config);
-  });
-}
 
 export async function transact<R>(root: string, env: NodeJS.ProcessEnv, plan: (kb: Kb) => Plan<R> | Promise<Plan<R>>): Promise<Written<R>> {
   return underWriteLock(root, env, async (config) => {

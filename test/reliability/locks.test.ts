@@ -144,6 +144,21 @@ describe("git's index.lock and ref locks", () => {
       expect(existsSync(journal)).toBe(false);
     }
   });
+
+  test("`rkb lint --fix` enters the lock as a write does: a killed write's journal and git lock are cleared first", async () => {
+    const box = await kbBox();
+    const head = gitIn(box.kb, box.env, "rev-parse", "HEAD").trim();
+    const journal = join(box.kb, ".git", "rkb-journal.json");
+    writeFileSync(journal, JSON.stringify({ head, entries: [], created: [] }));
+    age(journal, 30);
+    const lock = join(box.kb, ".git", "HEAD.lock");
+    writeFileSync(lock, "");
+    age(lock, 29);
+    const r = await rkb(["lint", "--fix"], { env: box.env });
+    expect(r.exit).toBe(0);
+    expect(existsSync(lock)).toBe(false);
+    expect(existsSync(journal)).toBe(false);
+  });
 });
 
 test("8 `rkb used` at once on a fresh machine make one machine id and one use-record file", async () => {
