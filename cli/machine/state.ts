@@ -8,12 +8,13 @@ import { maskSecrets } from "../text/secrets.ts";
 
 // Everything rkb keeps per machine besides the inbox, in one SQLite file (`<state>/cursors.sqlite`):
 // capture cursors and locks, what the hooks remember per session, failure signatures, the distill
-// log, hook errors, the last hook call per harness and the writes waiting for the user's yes.
+// log, hook errors, the last hook call per harness, the writes waiting for the user's yes and the
+// grace windows the user opened for an agent's burst of writes.
 // Transactions replace lock files; each kind expires with one DELETE. Session text is masked before it is stored, and deleted rows are
 // overwritten (secure_delete, then the write-ahead log is truncated), so an expired secret that
 // masking missed does not linger in the file's free pages.
 
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS cursor (file TEXT PRIMARY KEY, data TEXT NOT NULL);
@@ -29,6 +30,7 @@ CREATE INDEX IF NOT EXISTS distilled_time ON distilled (time);
 CREATE TABLE IF NOT EXISTS hook_error (id INTEGER PRIMARY KEY, time INTEGER NOT NULL, event TEXT NOT NULL, harness TEXT, error TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS hook_call (harness TEXT PRIMARY KEY, time INTEGER NOT NULL, event TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS request (id TEXT PRIMARY KEY, created INTEGER NOT NULL, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS burst_grace (session TEXT PRIMARY KEY, until_ms INTEGER NOT NULL, head TEXT NOT NULL);
 `;
 
 /** What an older rkb kept in files beside the database; removed once, when the schema is created. */
@@ -107,6 +109,7 @@ function migrate(db: Database, dir: string, from: number): void {
     db.run(`PRAGMA user_version = ${SCHEMA_VERSION}`);
   }).immediate();
   if (from < 2) removeOwnRequestFiles(dir);
+  if (from < 3) rmSync(join(dir, "burst-grace.json"), { force: true });
   if (olderRkb) {
     // Rewrite the file so no page keeps what version 0 stored (version 0 left it readable by all),
     // and drop the old JSONL files.
@@ -151,6 +154,7 @@ export function expireState(env: NodeJS.ProcessEnv, at = now()): number {
     run("DELETE FROM hook_error WHERE time < ? OR id <= (SELECT max(id) FROM hook_error) - ?", at - KEEP.hookErrors, MAX_HOOK_ERRORS);
     run("DELETE FROM hook_call WHERE time < ?", at - KEEP.hookCalls);
     run("DELETE FROM request WHERE created < ?", at - KEEP.requests);
+    run("DELETE FROM burst_grace WHERE until_ms <= ?", at * 1000);
   }).immediate();
   if (removed) truncateLog(db);
   return removed;
@@ -414,4 +418,31 @@ export function liveRequestRows(env: NodeJS.ProcessEnv): { id: string; data: str
 
 export function deleteRequestRow(env: NodeJS.ProcessEnv, id: string): void {
   stateDb(env, false)?.query("DELETE FROM request WHERE id = ?").run(id);
+}
+
+// ---- Grace windows for an agent's burst of writes (write/burst decides) ----
+
+export interface BurstGrace {
+  /** ms since the epoch when the window closes. */
+  until: number;
+  /** HEAD when the user answered: more than `burst` commits after it close the window too. */
+  head: string;
+}
+
+/** The open grace window of an agent session (or of the machine), if any. */
+export function burstGrace(env: NodeJS.ProcessEnv, session: string): BurstGrace | undefined {
+  const row = stateDb(env, false)?.query("SELECT until_ms, head FROM burst_grace WHERE session = ?").get(session) as
+    | { until_ms: number; head: string }
+    | null
+    | undefined;
+  return row && row.until_ms > Date.now() ? { until: row.until_ms, head: row.head } : undefined;
+}
+
+/** Opens (or renews) a session's grace window; closed ones go first. */
+export function openBurstGrace(env: NodeJS.ProcessEnv, session: string, grace: BurstGrace): void {
+  const db = stateDb(env)!;
+  db.transaction(() => {
+    db.query("DELETE FROM burst_grace WHERE until_ms <= ?").run(Date.now());
+    db.query("INSERT OR REPLACE INTO burst_grace (session, until_ms, head) VALUES (?, ?, ?)").run(session, grace.until, grace.head);
+  }).immediate();
 }

@@ -1,12 +1,12 @@
-import { join } from "node:path";
-import { harnessFromEnv, sessionFromEnv, stateDir } from "../machine/settings.ts";
-import { readIfExists, writeAtomic } from "../base/fsutil.ts";
+import { harnessFromEnv, sessionFromEnv } from "../machine/settings.ts";
+import { burstGrace, openBurstGrace } from "../machine/state.ts";
 import type { KbConfig } from "../lesson/config.ts";
 import { git } from "../base/git.ts";
 
 // The burst limit on agent writes: an agent in a loop must not rewrite the knowledge base faster
 // than a person can review it. Past `writes.burst` commits in the last ten minutes, an agent write
-// asks the user first (`continue`), which opens a grace window for that agent session.
+// asks the user first (`continue`), which opens a grace window for that agent session (kept in the
+// state database).
 //
 // Which writes are the agent's: those made through `rkb tool` (the agent's tools and MCP set
 // RKB_ORIGIN=agent for the command they run) or in an agent's environment (the pi/omp extension sets
@@ -19,25 +19,6 @@ export const BURST_WINDOW_MS = 10 * 60_000;
 
 export function isAgentWrite(env: NodeJS.ProcessEnv): boolean {
   return env[ORIGIN_ENV] === "agent" || harnessFromEnv(env) !== undefined;
-}
-
-interface Grace {
-  /** ms since the epoch when the window closes. */
-  until: number;
-  /** HEAD when the user answered: more than `burst` commits after it close the window too. */
-  head: string;
-}
-
-function graceFile(env: NodeJS.ProcessEnv): string {
-  return join(stateDir(env), "burst-grace.json");
-}
-
-function graces(env: NodeJS.ProcessEnv): Record<string, Grace> {
-  try {
-    return JSON.parse(readIfExists(graceFile(env)) ?? "{}");
-  } catch {
-    return {};
-  }
 }
 
 function sessionKey(env: NodeJS.ProcessEnv): string {
@@ -53,15 +34,12 @@ export function burstQuestion(root: string, env: NodeJS.ProcessEnv, config: KbCo
   if (!isAgentWrite(env)) return undefined;
   const recent = commitsSince(root, env, [`--since=${Math.round(BURST_WINDOW_MS / 1000)}.seconds.ago`]);
   if (recent < config.writes.burst) return undefined;
-  const grace = graces(env)[sessionKey(env)];
-  if (grace && grace.until > Date.now() && commitsSince(root, env, [`^${grace.head}`]) <= config.writes.burst) return undefined;
+  const grace = burstGrace(env, sessionKey(env));
+  if (grace && commitsSince(root, env, [`^${grace.head}`]) <= config.writes.burst) return undefined;
   return `the agent has made ${recent} writes to the knowledge base in the last ${BURST_WINDOW_MS / 60_000} minutes, the limit is ${config.writes.burst}; allow it to continue for ${Math.round(config.writes.graceMs / 60_000)} minutes?`;
 }
 
 /** Opens the grace window for a session after the user answered `continue`. */
 export function openGrace(root: string, env: NodeJS.ProcessEnv, session: string, config: KbConfig): void {
-  const all = graces(env);
-  for (const [key, g] of Object.entries(all)) if (g.until <= Date.now()) delete all[key];
-  all[session] = { until: Date.now() + config.writes.graceMs, head: git(root, ["rev-parse", "HEAD"], { env }).stdout.trim() };
-  writeAtomic(graceFile(env), JSON.stringify(all), 0o600);
+  openBurstGrace(env, session, { until: Date.now() + config.writes.graceMs, head: git(root, ["rev-parse", "HEAD"], { env }).stdout.trim() });
 }

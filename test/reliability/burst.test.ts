@@ -127,6 +127,12 @@ describe("the burst limit on agent writes", () => {
     // `continue` opened a grace window for that session; another session is still asked.
     expect((await addAs(box.agent, "Within the grace window")).exit).toBe(0);
     expect((await addAs({ ...box.agent, RKB_SESSION: "session-2" }, "Another session")).exit).toBe(3);
+    // The window is kept in the state database, not in a file beside it.
+    const state = join(box.home, ".local/state", "rkb");
+    const db = new Database(join(state, "cursors.sqlite"), { readonly: true });
+    expect((db.query("SELECT count(*) AS n FROM burst_grace").get() as { n: number }).n).toBe(1);
+    db.close();
+    expect(readdirSync(state).filter((f) => f.endsWith(".json"))).toEqual([]);
   });
 
   test("cancel needs no terminal and writes nothing", async () => {
