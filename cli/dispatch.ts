@@ -3,7 +3,7 @@ import { commandNames, loadCommand } from "./commands/index.ts";
 import type { CommandContext } from "./commands/_shared.ts";
 import { helpText, overviewHelp, readCommandLine } from "./flags.ts";
 import { asRkbError, RkbError, usageError } from "./base/errors.ts";
-import { renderError, renderOutput, resolveFormat, type Format } from "./output/render.ts";
+import { renderError, renderOutput, resolveFormat, type Format, type Output } from "./output/render.ts";
 import { debugFromEnv, projectFromEnv, systemFromEnv } from "./machine/settings.ts";
 import { VERSION_LINE } from "./base/version.ts";
 import { editDistance } from "./text/distance.ts";
@@ -51,18 +51,14 @@ export async function runCli(argv: string[], io: CliIO = {}): Promise<CliResult>
       stdin: async () => (io.stdin !== undefined ? io.stdin : stdinIsTTY ? "" : await Bun.stdin.text()),
       origin: "cli",
     };
-    return renderOutput(await cmd.run(line.input, ctx), format);
-  } catch (e) {
-    const err = asRkbError(e, debugFromEnv(env));
-    if (err.code === "needs_user" && format === "human" && io.stdin === undefined) {
-      try {
-        const answered = await answerHere(err, env);
-        if (answered) return answered;
-      } catch (answerError) {
-        return renderError(asRkbError(answerError, debugFromEnv(env)), format);
-      }
+    const out = await cmd.run(line.input, ctx);
+    if (out.ask && format === "human" && io.stdin === undefined) {
+      const answered = await answerHere(out.ask, env);
+      if (answered) return answered;
     }
-    return renderError(err, format);
+    return renderOutput(out, format);
+  } catch (e) {
+    return renderError(asRkbError(e, debugFromEnv(env)), format);
   }
 }
 
@@ -71,7 +67,7 @@ export async function runCli(argv: string[], io: CliIO = {}): Promise<CliResult>
  * environment), answers at once from a menu instead of running `rkb confirm` after. Loaded only
  * here: the menu and the terminal check cost nothing on any other path.
  */
-async function answerHere(err: RkbError, env: NodeJS.ProcessEnv): Promise<CliResult | undefined> {
+async function answerHere(asked: NonNullable<Output["ask"]>, env: NodeJS.ProcessEnv): Promise<CliResult | undefined> {
   const [{ isatty }, { isAgentWrite }, { answerAtTerminal }, { askTerminal }, { confirmedOutput }] = await Promise.all([
     import("node:tty"),
     import("./write/burst.ts"),
@@ -80,7 +76,7 @@ async function answerHere(err: RkbError, env: NodeJS.ProcessEnv): Promise<CliRes
     import("./output/written.ts"),
   ]);
   if (!isatty(0) || !isatty(1) || isAgentWrite(env)) return undefined;
-  const done = await answerAtTerminal(env, err.extra as { request: string; question: string; options: string[] }, askTerminal);
+  const done = await answerAtTerminal(env, asked, askTerminal);
   return done && renderOutput(confirmedOutput(done), "human");
 }
 

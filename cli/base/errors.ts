@@ -1,7 +1,7 @@
 // One error record for every failure rkb reports: {error: {code, message, fix}}.
-// Exit codes: 0 ok, 1 error or findings, 2 usage, 3 needs the user (code needs_user: only the user
-// may decide, with `rkb confirm`; thrown like an error, since it stops a write deep inside, but
-// shown as the write's outcome). `internal` is a bug in rkb; `config` a broken TOML file.
+// Exit codes: 0 ok, 1 error or findings, 2 usage, 3 needs the user (not an error: a write's outcome,
+// write/requests.ts `NeedsUser`, which only the user may decide, with `rkb confirm`). `internal` is a
+// bug in rkb; `config` a broken TOML file.
 
 export type ErrorCode =
   | "not_a_kb"
@@ -16,7 +16,6 @@ export type ErrorCode =
   | "locked"
   | "conflict"
   | "config"
-  | "needs_user"
   | "internal"
   | "expired"
   | "bad_choice"
@@ -38,16 +37,11 @@ export class RkbError extends Error {
   }
 
   get exit(): number {
-    if (this.code === "needs_user") return EXIT.needsUser;
     return this.code === "usage" ? EXIT.usage : EXIT.error;
   }
 
-  /**
-   * What scripts and agents read. A write that waits for the user is not a failure: as in the Rust
-   * rkb it is an outcome, `{status: "needs_user", request, question, options, next, help}`.
-   */
+  /** What scripts and agents read. */
   toRecord(): Record<string, unknown> {
-    if (this.code === "needs_user") return { status: "needs_user", ...this.extra, help: [this.fix] };
     return { error: { code: this.code, message: this.message, fix: this.fix, ...this.extra } };
   }
 }

@@ -2,11 +2,11 @@ import { planAdd } from "../plan/changes.ts";
 import { lessonParts, template, type LessonFields } from "../lesson/compose.ts";
 import { completeFromItem, DRAFT_SECTIONS, draftTitle, finishItem, itemSource, partsOfText, readFromItem, type FromItem } from "../inbox/from-item.ts";
 import { openKb, provenance } from "../kb/open.ts";
-import { transact } from "../write/write.ts";
+import { transact, waitsForUser } from "../write/write.ts";
 import { isLessonType } from "../lesson/lesson.ts";
 import { ALL_TYPE_SECTIONS, LESSON_TYPES, REQUIRED_SECTIONS, sectionField, VERIFIED_HOW } from "../lesson/schema.ts";
 import { usageError } from "../base/errors.ts";
-import { writtenOutput } from "../output/written.ts";
+import { needsUserOutput, writtenOutput } from "../output/written.ts";
 import { defineCommand, type CommandContext, type TypeBuilder } from "./_shared.ts";
 
 /** Verified-how values an agent or a person may claim; `checked` is set only by a passing check script. */
@@ -93,6 +93,7 @@ export default defineCommand({
     const source = { ...provenance(env, input.session), ...(from ? itemSource(from) : {}) };
     const { root } = openKb(ctx, "write");
     const written = await transact(root, ctx.env, (kb) => planAdd(kb, { lesson, topic: input.topic!, type: input.type, source, env: ctx.env }));
+    if (waitsForUser(written)) return needsUserOutput(written);
     if (from) finishItem(ctx.env, from, written.result.id);
     return writtenOutput(written, [`rkb show ${written.result.id}`]);
   },

@@ -2,8 +2,8 @@ import { planArchive, planArchiveFolder } from "../plan/changes.ts";
 import { SCOPES } from "../lesson/schema.ts";
 import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
-import { transact } from "../write/write.ts";
-import { writtenOutput } from "../output/written.ts";
+import { transact, waitsForUser } from "../write/write.ts";
+import { needsUserOutput, writtenOutput } from "../output/written.ts";
 import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({
@@ -25,6 +25,7 @@ export default defineCommand({
     // A folder (it holds a `/`, or is a scope) archives every lesson in it, once the user allows it.
     const folder = id.includes("/") || (SCOPES as readonly string[]).includes(id);
     const written = await transact(root, ctx.env, (kb) => (folder ? planArchiveFolder(kb, id, reason) : planArchive(findLesson(kb, id), reason)));
+    if (waitsForUser(written)) return needsUserOutput(written);
     return writtenOutput(written, [`rkb unarchive ${input.id}`]);
   },
 });

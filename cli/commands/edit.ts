@@ -1,9 +1,9 @@
 import { planEdit } from "../plan/changes.ts";
 import { openKb, provenance } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
-import { transact } from "../write/write.ts";
+import { transact, waitsForUser } from "../write/write.ts";
 import { usageError } from "../base/errors.ts";
-import { unchangedOutput, writtenOutput } from "../output/written.ts";
+import { needsUserOutput, unchangedOutput, writtenOutput } from "../output/written.ts";
 import { defineCommand, type TypeBuilder } from "./_shared.ts";
 
 export const editInput = (Type: TypeBuilder) =>
@@ -32,6 +32,7 @@ export default defineCommand({
     const { root } = openKb(ctx, "write");
     const { id, base } = input;
     const written = await transact(root, ctx.env, (kb) => planEdit({ lesson: findLesson(kb, id), base, text, source: provenance(ctx.env, input.session) }));
+    if (waitsForUser(written)) return needsUserOutput(written);
     if ("unchanged" in written.result) return unchangedOutput(id, written.result.path, "the new text is the same as the lesson");
     return writtenOutput(written as any, [`rkb show ${id}`]);
   },

@@ -1,8 +1,8 @@
 import { planFlag } from "../plan/changes.ts";
 import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
-import { transact } from "../write/write.ts";
-import { writtenOutput } from "../output/written.ts";
+import { transact, waitsForUser } from "../write/write.ts";
+import { needsUserOutput, writtenOutput } from "../output/written.ts";
 import { defineCommand, type TypeBuilder } from "./_shared.ts";
 
 export const flagInput = (Type: TypeBuilder) =>
@@ -20,6 +20,7 @@ export default defineCommand({
   async run(input, ctx) {
     const { root } = openKb(ctx, "write");
     const written = await transact(root, ctx.env, (kb) => planFlag(findLesson(kb, input.id), input.reason));
+    if (waitsForUser(written)) return needsUserOutput(written);
     return writtenOutput(written, [`rkb edit ${input.id} --base <hash>  # fix the Evidence to make it active again`]);
   },
 });

@@ -3,8 +3,9 @@ import { isAgentWrite } from "../write/burst.ts";
 import { planImport, readImportFolder, type ImportReport } from "../plan/import.ts";
 import { counted } from "../output/words.ts";
 import { openKb, provenance } from "../kb/open.ts";
-import { transact } from "../write/write.ts";
+import { transact, waitsForUser } from "../write/write.ts";
 import { harnessFromEnv, sessionFromEnv } from "../machine/settings.ts";
+import { needsUserOutput } from "../output/written.ts";
 import { defineCommand } from "./_shared.ts";
 
 // `rkb import <folder>`: lessons and notes from elsewhere (plan/import decides). A person at the CLI
@@ -48,6 +49,7 @@ export default defineCommand({
       planned = planImport(current, scanned, opts);
       return planned.plan;
     });
+    if (waitsForUser(written)) return needsUserOutput(written);
     const done = planned!;
     return report(done, { commit: written.commit, inbox: written.inbox ?? [] });
   },

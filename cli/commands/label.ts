@@ -4,9 +4,9 @@ import { planLabel } from "../plan/labels.ts";
 import { openKb } from "../kb/open.ts";
 import { SCOPES } from "../lesson/schema.ts";
 import { findLesson } from "../kb/store.ts";
-import { transact, type Written } from "../write/write.ts";
+import { transact, type Written, waitsForUser } from "../write/write.ts";
 import { usageError } from "../base/errors.ts";
-import { unchangedOutput, writtenOutput } from "../output/written.ts";
+import { needsUserOutput, unchangedOutput, writtenOutput } from "../output/written.ts";
 import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({
@@ -37,6 +37,7 @@ export default defineCommand({
     const written = await transact(root, ctx.env, (kb) =>
       planLabel(kb, loadKbConfig(root), folder ? { folder: t } : { lesson: findLesson(kb, t) }, key.trim(), value?.trim()),
     );
+    if (waitsForUser(written)) return needsUserOutput(written);
     const r = written.result;
     if ("unchanged" in r) return unchangedOutput(r.id, r.path, r.message);
     return writtenOutput(written as Written<LessonWrite>);

@@ -2,8 +2,8 @@ import type { LessonWrite } from "../plan/changes.ts";
 import { openKb } from "../kb/open.ts";
 import { planMove } from "../plan/relocate.ts";
 import { findLesson } from "../kb/store.ts";
-import { transact, type Written } from "../write/write.ts";
-import { unchangedOutput, writtenOutput } from "../output/written.ts";
+import { transact, type Written, waitsForUser } from "../write/write.ts";
+import { needsUserOutput, unchangedOutput, writtenOutput } from "../output/written.ts";
 import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({
@@ -22,6 +22,7 @@ export default defineCommand({
   async run(input, ctx) {
     const { root } = openKb(ctx, "write");
     const written = await transact(root, ctx.env, (kb) => planMove(kb, findLesson(kb, input.id), input.topic));
+    if (waitsForUser(written)) return needsUserOutput(written);
     const r = written.result;
     if ("unchanged" in r) return unchangedOutput(r.id, r.path, r.message);
     return writtenOutput(written as Written<LessonWrite>, [`rkb show ${input.id}`]);

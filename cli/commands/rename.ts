@@ -2,9 +2,9 @@ import type { LessonWrite } from "../plan/changes.ts";
 import { openKb } from "../kb/open.ts";
 import { planRename } from "../plan/relocate.ts";
 import { findLesson } from "../kb/store.ts";
-import { transact, type Written } from "../write/write.ts";
+import { transact, type Written, waitsForUser } from "../write/write.ts";
 import { usageError } from "../base/errors.ts";
-import { unchangedOutput, writtenOutput } from "../output/written.ts";
+import { needsUserOutput, unchangedOutput, writtenOutput } from "../output/written.ts";
 import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({
@@ -30,6 +30,7 @@ export default defineCommand({
       );
     const { root } = openKb(ctx, "write");
     const written = await transact(root, ctx.env, (kb) => planRename(kb, findLesson(kb, input.id), { title: input.title, slug: input.slug }));
+    if (waitsForUser(written)) return needsUserOutput(written);
     const r = written.result;
     if ("unchanged" in r) return unchangedOutput(r.id, r.path, r.message);
     return writtenOutput(written as Written<LessonWrite>, [`rkb show ${input.id}`]);

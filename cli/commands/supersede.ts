@@ -1,9 +1,9 @@
 import { planSupersede } from "../plan/changes.ts";
 import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
-import { transact } from "../write/write.ts";
+import { transact, waitsForUser } from "../write/write.ts";
 import { usageError } from "../base/errors.ts";
-import { writtenOutput } from "../output/written.ts";
+import { needsUserOutput, writtenOutput } from "../output/written.ts";
 import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({
@@ -24,6 +24,7 @@ export default defineCommand({
     if (!input.by) throw usageError("`rkb supersede` needs --by <id>", "name the lesson that replaces it");
     const { root } = openKb(ctx, "write");
     const written = await transact(root, ctx.env, (kb) => planSupersede(findLesson(kb, input.id), findLesson(kb, input.by!), input.reason));
+    if (waitsForUser(written)) return needsUserOutput(written);
     return writtenOutput(written);
   },
 });

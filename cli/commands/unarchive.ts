@@ -1,8 +1,8 @@
 import { planUnarchive } from "../plan/changes.ts";
 import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
-import { transact } from "../write/write.ts";
-import { writtenOutput } from "../output/written.ts";
+import { transact, waitsForUser } from "../write/write.ts";
+import { needsUserOutput, writtenOutput } from "../output/written.ts";
 import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({
@@ -20,6 +20,7 @@ export default defineCommand({
   async run(input, ctx) {
     const { root } = openKb(ctx, "write");
     const written = await transact(root, ctx.env, (kb) => planUnarchive(findLesson(kb, input.id)));
+    if (waitsForUser(written)) return needsUserOutput(written);
     return writtenOutput(written);
   },
 });

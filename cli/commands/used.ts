@@ -5,8 +5,9 @@ import { findLesson } from "../kb/store.ts";
 import { isCurrent } from "../lesson/schema.ts";
 import { refuseSecrets } from "../lint/leak.ts";
 import { appendUsage } from "../kb/usage.ts";
-import { transact } from "../write/write.ts";
+import { transact, waitsForUser } from "../write/write.ts";
 import { usageError } from "../base/errors.ts";
+import { needsUserOutput } from "../output/written.ts";
 import { defineCommand, type TypeBuilder } from "./_shared.ts";
 
 const RESULTS = ["worked", "failed", "irrelevant"] as const;
@@ -53,6 +54,7 @@ export default defineCommand({
     let flag: { commit: string } | undefined;
     if (event === "failed" && isCurrent(lesson.status)) {
       const written = await transact(root, env, (k) => planFlag(findLesson(k, lesson.id), input.reason));
+      if (waitsForUser(written)) return needsUserOutput(written);
       flag = { commit: written.commit };
     }
     const data = { status: "recorded", id: lesson.id, result: event, session: session ?? null, ...(flag ? { flag } : {}) };

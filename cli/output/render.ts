@@ -18,6 +18,8 @@ export interface Output {
   exit?: number;
   /** Print the human text even for TOON (templates, raw file text). */
   raw?: boolean;
+  /** A write that waits for the user's decision: a person who ran it at a terminal may answer at once (dispatch). */
+  ask?: { request: string; question: string; options: string[] };
 }
 
 export function resolveFormat(flags: { format?: string; toon?: boolean }, env = process.env): Format {
@@ -42,15 +44,10 @@ export async function renderOutput(out: Output, format: Format): Promise<{ stdou
   return { stdout: text, stderr: "", exit };
 }
 
-/** Errors go to stdout as a record for scripts and agents, to stderr as two lines for people; a write that waits for the user is its outcome, on stdout. */
+/** Errors go to stdout as a record for scripts and agents, to stderr as two lines for people. */
 export async function renderError(err: RkbError, format: Format): Promise<{ stdout: string; stderr: string; exit: number }> {
   if (format === "json") return { stdout: JSON.stringify(err.toRecord()) + "\n", stderr: "", exit: err.exit };
   if (format === "toon") return { stdout: (await toon(err.toRecord())) + "\n", stderr: "", exit: err.exit };
-  if (err.code === "needs_user") {
-    const { question, options, next } = err.extra as { question: string; options: string[]; next: string };
-    const text = `Needs your decision:\n${question}\nOptions: ${options.map((o) => JSON.stringify(o)).join(", ")}\nAnswer with: ${next}\n`;
-    return { stdout: text, stderr: "", exit: err.exit };
-  }
   let text = `error: ${err.message}\nfix: ${err.fix}\n`;
   const findings = err.extra.findings as Finding[] | undefined;
   if (findings) for (const f of findings) text += `  ${findingLine(f)}\n`;

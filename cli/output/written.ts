@@ -1,6 +1,8 @@
 import type { LessonWrite } from "../plan/changes.ts";
 import type { Confirmed } from "../write/confirm.ts";
+import type { NeedsUser } from "../write/requests.ts";
 import type { Written } from "../write/write.ts";
+import { EXIT } from "../base/errors.ts";
 import type { Output } from "./render.ts";
 
 /** The one shape every successful knowledge-base write reports. */
@@ -15,6 +17,12 @@ export function writtenOutput(w: Written<LessonWrite>, help: string[] = []): Out
 export function confirmedOutput(done: Confirmed): Output {
   if (done.status === "cancelled") return { data: { status: "cancelled", request: done.request }, human: `cancelled ${done.request}; nothing was written` };
   return writtenOutput(done.written as Written<LessonWrite>);
+}
+
+/** A write that waits for the user: its outcome for scripts and agents, the question for people, exit 3; `ask` lets a person at the terminal answer at once. */
+export function needsUserOutput(n: NeedsUser): Output {
+  const human = `Needs your decision:\n${n.question}\nOptions: ${n.options.map((o) => JSON.stringify(o)).join(", ")}\nAnswer with: ${n.next}\n`;
+  return { data: n, human, exit: EXIT.needsUser, ask: n };
 }
 
 export function unchangedOutput(id: string, path: string, message: string): Output {

@@ -62,13 +62,21 @@ export function removeRequest(env: NodeJS.ProcessEnv, id: string): void {
   deleteRequestRow(env, id);
 }
 
-/** The needs_user error for a saved request: exit 3, nothing written, the exact command that allows it. */
-export function needsUser(req: PendingRequest): RkbError {
+/**
+ * What a write that waits for the user reports: nothing written, the exact command that allows
+ * it (exit 3). As in the Rust rkb, an outcome of the write, not an error.
+ */
+export interface NeedsUser {
+  status: "needs_user";
+  request: string;
+  question: string;
+  options: string[];
+  next: string;
+  help: string[];
+}
+
+export function needsUser(req: PendingRequest): NeedsUser {
   const next = `rkb confirm ${req.id} --choice ${JSON.stringify(req.options[0])}`;
-  return new RkbError(
-    "needs_user",
-    `needs the user's decision: ${req.question} Nothing was written.`,
-    `ask the user to allow it by running \`${next}\` in their own terminal (or \`rkb confirm ${req.id} --choice "cancel"\`); an agent cannot answer for them`,
-    { request: req.id, question: req.question, options: req.options, next },
-  );
+  const help = `ask the user to allow it by running \`${next}\` in their own terminal (or \`rkb confirm ${req.id} --choice "cancel"\`); an agent cannot answer for them`;
+  return { status: "needs_user", request: req.id, question: req.question, options: req.options, next, help: [help] };
 }

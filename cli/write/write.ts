@@ -10,7 +10,7 @@ import { closeJournal, entryBefore, headCommit, openJournal, rollBack, type Jour
 import type { Finding } from "../lesson/finding.ts";
 import { refuseSecrets } from "../lint/leak.ts";
 import { lintKb } from "../lint/lint.ts";
-import { needsUser, saveRequest, type PendingRequest, type StoredWrite } from "./requests.ts";
+import { needsUser, saveRequest, type NeedsUser, type PendingRequest, type StoredWrite } from "./requests.ts";
 import { loadKb, type Kb } from "../kb/store.ts";
 import type { InboxEntry } from "../inbox/inbox.ts";
 
@@ -53,9 +53,16 @@ export interface Written<R> {
   inbox?: string[];
 }
 
+/** A write is made, or waits for the user's yes (`rkb confirm`), with nothing written. */
+export type WriteOutcome<R> = Written<R> | NeedsUser;
+
+export function waitsForUser<R>(outcome: WriteOutcome<R>): outcome is NeedsUser {
+  return (outcome as NeedsUser).status === "needs_user";
+}
+
 const DIFF_LINES = 80;
 
-export async function transact<R>(root: string, env: NodeJS.ProcessEnv, plan: (kb: Kb) => Plan<R> | Promise<Plan<R>>): Promise<Written<R>> {
+export async function transact<R>(root: string, env: NodeJS.ProcessEnv, plan: (kb: Kb) => Plan<R> | Promise<Plan<R>>): Promise<WriteOutcome<R>> {
   return underWriteLock(root, env, async (config) => {
     const planned = await plan(loadKb(root));
     // A plan with no changes (an edit to the same text) has nothing to lint or commit; `git commit`
@@ -76,7 +83,7 @@ export async function transact<R>(root: string, env: NodeJS.ProcessEnv, plan: (k
         inbox: planned.inbox,
         incidental: planned.incidental,
       };
-      throw needsUser(saveRequest(env, { question: ask.question, options: [ask.option, "cancel"], write }));
+      return needsUser(saveRequest(env, { question: ask.question, options: [ask.option, "cancel"], write }));
     }
     const written = await applyAndCommit(root, env, planned, config.lock.waitMs);
     return { ...written, inbox: await addInboxEntries(env, planned.inbox) };

@@ -9,6 +9,7 @@ import { asRkbError, RkbError, usageError } from "../../cli/base/errors.ts";
 import { debugFromEnv } from "../../cli/machine/settings.ts";
 import { findTool, loadTool } from "../../cli/agent/tools/schemas.ts";
 import { checkedArguments, parseToolArguments, unknownTool } from "../../cli/agent/tools/run.ts";
+import { needsUserOutput } from "../../cli/output/written.ts";
 import { toolHost } from "../../cli/commands/index.ts";
 
 async function problem(tool: string, args: Record<string, unknown>): Promise<string | undefined> {
@@ -159,7 +160,18 @@ describe("an unexpected exception", () => {
     expect(asRkbError(known, false)).toBe(known);
   });
 
-  test("needs_user exits 3", () => {
-    expect(new RkbError("needs_user", "confirm first", "run `rkb confirm`").exit).toBe(3);
+  test("a write that waits for the user is its outcome, exit 3, not an error", () => {
+    const asked = {
+      status: "needs_user" as const,
+      request: "r-0a0b0c",
+      question: "Allow?",
+      options: ["continue", "cancel"],
+      next: "rkb confirm r-0a0b0c",
+      help: ["ask"],
+    };
+    const out = needsUserOutput(asked);
+    expect(out.exit).toBe(3);
+    expect(out.data).toEqual(asked);
+    expect(out.ask).toEqual(asked);
   });
 });
