@@ -4,7 +4,7 @@ import type { CommandContext } from "./commands/_shared.ts";
 import { helpText, overviewHelp, readCommandLine } from "./flags.ts";
 import { asRkbError, RkbError, usageError } from "./base/errors.ts";
 import { renderError, renderOutput, resolveFormat, type Format, type Output } from "./output/render.ts";
-import { debugFromEnv, projectFromEnv, systemFromEnv } from "./machine/settings.ts";
+import { callerFrom, debugFromEnv, isAgent, projectFromEnv, systemFromEnv, type Caller } from "./machine/settings.ts";
 import { VERSION_LINE } from "./base/version.ts";
 import { editDistance } from "./text/distance.ts";
 
@@ -49,11 +49,11 @@ export async function runCli(argv: string[], io: CliIO = {}): Promise<CliResult>
       place: { project: line.project || projectFromEnv(env), system: line.system || systemFromEnv(env), with: line.with },
       stdinIsTTY,
       stdin: async () => (io.stdin !== undefined ? io.stdin : stdinIsTTY ? "" : await Bun.stdin.text()),
-      origin: "cli",
+      caller: callerFrom(env, { origin: "cli" }),
     };
     const out = await cmd.run(line.input, ctx);
     if (out.ask && format === "human" && io.stdin === undefined) {
-      const answered = await answerHere(out.ask, env);
+      const answered = await answerHere(out.ask, env, ctx.caller);
       if (answered) return answered;
     }
     return renderOutput(out, format);
@@ -67,15 +67,14 @@ export async function runCli(argv: string[], io: CliIO = {}): Promise<CliResult>
  * environment), answers at once from a menu instead of running `rkb confirm` after. Loaded only
  * here: the menu and the terminal check cost nothing on any other path.
  */
-async function answerHere(asked: NonNullable<Output["ask"]>, env: NodeJS.ProcessEnv): Promise<CliResult | undefined> {
-  const [{ isatty }, { isAgentWrite }, { answerAtTerminal }, { askTerminal }, { confirmedOutput }] = await Promise.all([
+async function answerHere(asked: NonNullable<Output["ask"]>, env: NodeJS.ProcessEnv, caller: Caller): Promise<CliResult | undefined> {
+  const [{ isatty }, { answerAtTerminal }, { askTerminal }, { confirmedOutput }] = await Promise.all([
     import("node:tty"),
-    import("./write/burst.ts"),
     import("./write/confirm.ts"),
     import("./base/terminal.ts"),
     import("./output/written.ts"),
   ]);
-  if (!isatty(0) || !isatty(1) || isAgentWrite(env)) return undefined;
+  if (!isatty(0) || !isatty(1) || isAgent(caller)) return undefined;
   const done = await answerAtTerminal(env, asked, askTerminal);
   return done && renderOutput(confirmedOutput(done), "human");
 }

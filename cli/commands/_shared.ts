@@ -1,4 +1,5 @@
 import type { Static, TObject, Type } from "typebox";
+import type { Caller } from "../machine/settings.ts";
 import type { PlaceOptions } from "../place/place.ts";
 import type { Format, Output } from "../output/render.ts";
 
@@ -19,8 +20,8 @@ export interface CommandContext {
   stdin: () => Promise<string>;
   /** True when standard input is a terminal (nothing was piped in). */
   stdinIsTTY: boolean;
-  /** Who built the input: a command line or a tool call (errors name fields the way the caller wrote them). */
-  origin: "cli" | "tool";
+  /** Who calls: a person or an agent's tool call, the harness, the session (machine/settings.ts). */
+  caller: Caller;
 }
 
 /** How the command line spells the input; every other property is the flag `--<name with - for _>`. */
@@ -57,6 +58,6 @@ export function defineCommand<const S extends TObject>(cmd: RkbCommand<S>): RkbC
 }
 
 /** A context for calling a handler from inside rkb (hooks): no stdin, no place flags. */
-export function innerContext(env: NodeJS.ProcessEnv, cwd: string): CommandContext {
-  return { env, cwd, format: "human", place: { with: {} }, stdin: async () => "", stdinIsTTY: false, origin: "cli" };
+export function innerContext(env: NodeJS.ProcessEnv, cwd: string, caller: Caller): CommandContext {
+  return { env, cwd, format: "human", place: { with: {} }, stdin: async () => "", stdinIsTTY: false, caller };
 }

@@ -6,6 +6,7 @@ import { transact, waitsForUser } from "../write/write.ts";
 import { isLessonType } from "../lesson/lesson.ts";
 import { ALL_TYPE_SECTIONS, LESSON_TYPES, REQUIRED_SECTIONS, sectionField, VERIFIED_HOW } from "../lesson/schema.ts";
 import { usageError } from "../base/errors.ts";
+import { callerFrom } from "../machine/settings.ts";
 import { needsUserOutput, writtenOutput } from "../output/written.ts";
 import { defineCommand, type CommandContext, type TypeBuilder } from "./_shared.ts";
 
@@ -89,10 +90,11 @@ export default defineCommand({
       lesson = { text };
     }
     if (from) lesson = completeFromItem("text" in lesson ? partsOfText(lesson.text) : lesson, from, input.type);
-    const env = input.harness ? { ...ctx.env, RKB_HARNESS: input.harness } : ctx.env;
-    const source = { ...provenance(env, input.session), ...(from ? itemSource(from) : {}) };
+    // The harness the input names is recorded as the lesson's source, as the environment's would be.
+    const caller = input.harness ? callerFrom(ctx.env, { ...ctx.caller, harness: input.harness }) : ctx.caller;
+    const source = { ...provenance(caller, input.session), ...(from ? itemSource(from) : {}) };
     const { root } = openKb(ctx, "write");
-    const written = await transact(root, ctx.env, (kb) => planAdd(kb, { lesson, topic: input.topic!, type: input.type, source, env: ctx.env }));
+    const written = await transact(root, ctx, (kb) => planAdd(kb, { lesson, topic: input.topic!, type: input.type, source, env: ctx.env }));
     if (waitsForUser(written)) return needsUserOutput(written);
     if (from) finishItem(ctx.env, from, written.result.id);
     return writtenOutput(written, [`rkb show ${written.result.id}`]);
@@ -103,8 +105,8 @@ export default defineCommand({
  * The new lesson's fields from the input: every section of its type, none of another type's. From a
  * draft pitfall, the type, the title and the sections the draft fills may be left out.
  */
-export function lessonFields(input: AddFields, ctx: Pick<CommandContext, "origin">, from?: FromItem): LessonFields {
-  const name = (field: string) => (ctx.origin === "tool" ? `\`${field}\`` : `--${field.replace(/_/g, "-")}`);
+export function lessonFields(input: AddFields, ctx: Pick<CommandContext, "caller">, from?: FromItem): LessonFields {
+  const name = (field: string) => (ctx.caller.origin === "tool" ? `\`${field}\`` : `--${field.replace(/_/g, "-")}`);
   const type = input.type ?? (from?.draft ? "pitfall" : undefined);
   const filled = from?.draft && type === "pitfall" ? DRAFT_SECTIONS.map(sectionField) : [];
   if (!type || !isLessonType(type)) throw usageError("building a lesson from flags needs --type", `use one of ${LESSON_TYPES.join(", ")}`);

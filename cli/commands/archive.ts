@@ -24,7 +24,7 @@ export default defineCommand({
     const { id, reason } = input;
     // A folder (it holds a `/`, or is a scope) archives every lesson in it, once the user allows it.
     const folder = id.includes("/") || (SCOPES as readonly string[]).includes(id);
-    const written = await transact(root, ctx.env, (kb) => (folder ? planArchiveFolder(kb, id, reason) : planArchive(findLesson(kb, id), reason)));
+    const written = await transact(root, ctx, (kb) => (folder ? planArchiveFolder(kb, id, reason) : planArchive(findLesson(kb, id), reason)));
     if (waitsForUser(written)) return needsUserOutput(written);
     return writtenOutput(written, [`rkb unarchive ${input.id}`]);
   },

@@ -31,7 +31,7 @@ export default defineCommand({
     if (!text.trim()) throw usageError("no lesson on stdin", "pipe the whole new lesson file into `rkb edit`");
     const { root } = openKb(ctx, "write");
     const { id, base } = input;
-    const written = await transact(root, ctx.env, (kb) => planEdit({ lesson: findLesson(kb, id), base, text, source: provenance(ctx.env, input.session) }));
+    const written = await transact(root, ctx, (kb) => planEdit({ lesson: findLesson(kb, id), base, text, source: provenance(ctx.caller, input.session) }));
     if (waitsForUser(written)) return needsUserOutput(written);
     if ("unchanged" in written.result) return unchangedOutput(id, written.result.path, "the new text is the same as the lesson");
     return writtenOutput(written as any, [`rkb show ${id}`]);

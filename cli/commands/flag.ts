@@ -19,7 +19,7 @@ export default defineCommand({
   cli: { positionals: ["id"] },
   async run(input, ctx) {
     const { root } = openKb(ctx, "write");
-    const written = await transact(root, ctx.env, (kb) => planFlag(findLesson(kb, input.id), input.reason));
+    const written = await transact(root, ctx, (kb) => planFlag(findLesson(kb, input.id), input.reason));
     if (waitsForUser(written)) return needsUserOutput(written);
     return writtenOutput(written, [`rkb edit ${input.id} --base <hash>  # fix the Evidence to make it active again`]);
   },

@@ -1,6 +1,6 @@
 import { defineCommand, innerContext } from "./_shared.ts";
 import contextCommand from "./context.ts";
-import { HANDLERS, HOOK_EVENTS, type HookEvent, type HookHost, type HookPayload } from "../agent/hooks/events.ts";
+import { HANDLERS, HOOK_EVENTS, hookCaller, type HookEvent, type HookHost, type HookPayload } from "../agent/hooks/events.ts";
 import { claudeReply, fromClaudeCode } from "../agent/hooks/claude.ts";
 import { logHookError, noteHookCall } from "../machine/state.ts";
 
@@ -47,7 +47,7 @@ export default defineCommand({
       const payload = claude ?? raw;
       harness = payload.harness;
       if (harness) noteHookCall(ctx.env, harness, event);
-      text = await HANDLERS[event as HookEvent](payload, ctx.env, HOST);
+      text = await HANDLERS[event as HookEvent](payload, { env: ctx.env, caller: hookCaller(payload), host: HOST });
       if (claude) text = claudeReply((raw as Record<string, unknown>).hook_event_name as string, text);
     } catch (e) {
       logHookError(ctx.env, event ?? "", harness, e);
@@ -59,7 +59,7 @@ export default defineCommand({
 
 /** What the hooks need of the commands: session start runs the `context` handler. */
 const HOST: HookHost = {
-  context: async (env, cwd) => (await contextCommand.run({}, innerContext(env, cwd))).human,
+  context: async ({ env, caller }, cwd) => (await contextCommand.run({}, innerContext(env, cwd, caller))).human,
 };
 
 async function readPayload(flags: Record<string, string | undefined>, stdin: () => Promise<string>): Promise<HookPayload> {

@@ -1,10 +1,9 @@
 import { resolve } from "node:path";
-import { isAgentWrite } from "../write/burst.ts";
 import { planImport, readImportFolder, type ImportReport } from "../plan/import.ts";
 import { counted } from "../output/words.ts";
 import { openKb, provenance } from "../kb/open.ts";
 import { transact, waitsForUser } from "../write/write.ts";
-import { harnessFromEnv, sessionFromEnv } from "../machine/settings.ts";
+import { isAgent } from "../machine/settings.ts";
 import { needsUserOutput } from "../output/written.ts";
 import { defineCommand } from "./_shared.ts";
 
@@ -39,13 +38,13 @@ export default defineCommand({
     const opts = {
       topic: input.topic,
       env: ctx.env,
-      source: provenance(ctx.env),
-      inboxMeta: { kind: "note", time: Math.floor(Date.now() / 1000), harness: harnessFromEnv(ctx.env), session: sessionFromEnv(ctx.env), priority: 2 },
-      ask: isAgentWrite(ctx.env),
+      source: provenance(ctx.caller),
+      inboxMeta: { kind: "note", time: Math.floor(Date.now() / 1000), harness: ctx.caller.harness, session: ctx.caller.sessionId, priority: 2 },
+      ask: isAgent(ctx.caller),
     };
     if (dryRun) return report(planImport(kb, scanned, opts), { dryRun });
     let planned: ImportReport | undefined;
-    const written = await transact(root, ctx.env, (current) => {
+    const written = await transact(root, ctx, (current) => {
       planned = planImport(current, scanned, opts);
       return planned.plan;
     });

@@ -34,7 +34,7 @@ export default defineCommand({
     const { root } = openKb(ctx, "write");
     const t = input.target;
     const folder = t.includes("/") || (SCOPES as readonly string[]).includes(t);
-    const written = await transact(root, ctx.env, (kb) =>
+    const written = await transact(root, ctx, (kb) =>
       planLabel(kb, loadKbConfig(root), folder ? { folder: t } : { lesson: findLesson(kb, t) }, key.trim(), value?.trim()),
     );
     if (waitsForUser(written)) return needsUserOutput(written);

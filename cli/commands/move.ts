@@ -21,7 +21,7 @@ export default defineCommand({
   cli: { positionals: ["id", "topic"] },
   async run(input, ctx) {
     const { root } = openKb(ctx, "write");
-    const written = await transact(root, ctx.env, (kb) => planMove(kb, findLesson(kb, input.id), input.topic));
+    const written = await transact(root, ctx, (kb) => planMove(kb, findLesson(kb, input.id), input.topic));
     if (waitsForUser(written)) return needsUserOutput(written);
     const r = written.result;
     if ("unchanged" in r) return unchangedOutput(r.id, r.path, r.message);

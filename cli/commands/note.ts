@@ -1,5 +1,4 @@
 import { defineCommand, type TypeBuilder } from "./_shared.ts";
-import { harnessFromEnv, sessionFromEnv } from "../machine/settings.ts";
 import { usageError } from "../base/errors.ts";
 import { addItem, type InboxMeta } from "../inbox/inbox.ts";
 import { refuseSecrets } from "../lint/leak.ts";
@@ -21,14 +20,14 @@ export default defineCommand({
   examples: ['rkb note "cmake finds zlib under /opt only with -DZLIB_ROOT"', "echo 'ssh to build hosts needs -A' | rkb note --priority 2"],
   input: noteInput,
   cli: { variadic: "text", flags: { priority: { valueHint: "1..3" } } },
-  run: async (input, { env, stdin }) => {
+  run: async (input, { env, stdin, caller }) => {
     const text = input.text?.trim() || (await stdin()).trim();
     if (!text) throw usageError("the note is empty", 'write `rkb note "<text>"`, or pipe the text into `rkb note`');
     const meta: InboxMeta = {
       kind: "note",
       time: Math.floor(Date.now() / 1000),
-      harness: harnessFromEnv(env),
-      session: input.session || sessionFromEnv(env),
+      harness: caller.harness,
+      session: input.session || caller.sessionId,
       priority: input.priority,
     };
     refuseSecrets(text, "the note");

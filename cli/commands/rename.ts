@@ -29,7 +29,7 @@ export default defineCommand({
         'e.g. rkb rename <id> "A sharper title" or rkb rename <id> --slug new-name',
       );
     const { root } = openKb(ctx, "write");
-    const written = await transact(root, ctx.env, (kb) => planRename(kb, findLesson(kb, input.id), { title: input.title, slug: input.slug }));
+    const written = await transact(root, ctx, (kb) => planRename(kb, findLesson(kb, input.id), { title: input.title, slug: input.slug }));
     if (waitsForUser(written)) return needsUserOutput(written);
     const r = written.result;
     if ("unchanged" in r) return unchangedOutput(r.id, r.path, r.message);

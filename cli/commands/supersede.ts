@@ -23,7 +23,7 @@ export default defineCommand({
   async run(input, ctx) {
     if (!input.by) throw usageError("`rkb supersede` needs --by <id>", "name the lesson that replaces it");
     const { root } = openKb(ctx, "write");
-    const written = await transact(root, ctx.env, (kb) => planSupersede(findLesson(kb, input.id), findLesson(kb, input.by!), input.reason));
+    const written = await transact(root, ctx, (kb) => planSupersede(findLesson(kb, input.id), findLesson(kb, input.by!), input.reason));
     if (waitsForUser(written)) return needsUserOutput(written);
     return writtenOutput(written);
   },

@@ -1,5 +1,4 @@
-import { basename } from "node:path";
-import { harnessFromEnv } from "../machine/settings.ts";
+import { callerFrom } from "../machine/settings.ts";
 import { callTool, parseToolArguments } from "../agent/tools/run.ts";
 import { defineCommand } from "./_shared.ts";
 import { toolHost } from "./index.ts";
@@ -26,8 +25,6 @@ export default defineCommand({
     flags: { session_id: { valueHint: "id" }, session_file: { valueHint: "path" }, cwd: { valueHint: "dir" }, harness: { valueHint: "pi|omp" } },
   },
   run: async (input, ctx) => {
-    // pi and omp name session files `<time>_<session id>.jsonl`.
-    const sessionId = input.session_id || (input.session_file ? basename(input.session_file, ".jsonl").split("_").pop() : undefined) || undefined;
     const format = ctx.format === "json" ? "json" : "toon";
     const args = parseToolArguments(input.name, await ctx.stdin());
     const result = await callTool(input.name, args, {
@@ -35,8 +32,7 @@ export default defineCommand({
       cwd: input.cwd || ctx.cwd,
       format,
       place: ctx.place,
-      sessionId,
-      harness: input.harness || harnessFromEnv(ctx.env),
+      caller: callerFrom(ctx.env, { origin: "tool", harness: input.harness, sessionId: input.session_id, sessionFile: input.session_file }),
       host: await toolHost(),
     });
     return { data: result.data, human: result.text, raw: true, exit: result.exit };

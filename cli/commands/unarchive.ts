@@ -19,7 +19,7 @@ export default defineCommand({
   cli: { positionals: ["id"] },
   async run(input, ctx) {
     const { root } = openKb(ctx, "write");
-    const written = await transact(root, ctx.env, (kb) => planUnarchive(findLesson(kb, input.id)));
+    const written = await transact(root, ctx, (kb) => planUnarchive(findLesson(kb, input.id)));
     if (waitsForUser(written)) return needsUserOutput(written);
     return writtenOutput(written);
   },

@@ -1,5 +1,4 @@
 import { planFlag } from "../plan/changes.ts";
-import { sessionFromEnv } from "../machine/settings.ts";
 import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
 import { isCurrent } from "../lesson/schema.ts";
@@ -38,14 +37,14 @@ export default defineCommand({
     const { env } = ctx;
     const event = input.result as (typeof RESULTS)[number];
     if (event === "failed" && !input.reason?.trim()) {
-      throw ctx.origin === "tool"
+      throw ctx.caller.origin === "tool"
         ? usageError("rkb_used with result `failed` needs a `reason`", "say what went wrong when you applied the lesson, in `reason`")
         : usageError("--failed needs --reason", 'say what was wrong, e.g. --reason "the option was removed"');
     }
-    if (input.reason) refuseSecrets(input.reason, ctx.origin === "tool" ? "reason" : "--reason");
+    if (input.reason) refuseSecrets(input.reason, ctx.caller.origin === "tool" ? "reason" : "--reason");
     const { root, kb } = openKb(ctx, "write");
     const lesson = findLesson(kb, input.id);
-    const session = input.session || sessionFromEnv(env);
+    const session = input.session || ctx.caller.sessionId;
     await appendUsage(
       root,
       { time: new Date().toISOString(), id: lesson.id, event, ...(session ? { session } : {}), ...(input.reason ? { reason: input.reason } : {}) },
@@ -53,7 +52,7 @@ export default defineCommand({
     );
     let flag: { commit: string } | undefined;
     if (event === "failed" && isCurrent(lesson.status)) {
-      const written = await transact(root, env, (k) => planFlag(findLesson(k, lesson.id), input.reason));
+      const written = await transact(root, ctx, (k) => planFlag(findLesson(k, lesson.id), input.reason));
       if (waitsForUser(written)) return needsUserOutput(written);
       flag = { commit: written.commit };
     }

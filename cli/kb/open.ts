@@ -1,4 +1,4 @@
-import { harnessFromEnv, kbRoot, sessionFromEnv } from "../machine/settings.ts";
+import { kbRoot, type Caller } from "../machine/settings.ts";
 import { requireReadableKb, requireWritableKb } from "../lesson/layout.ts";
 import { resolvePlace, type Place, type PlaceOptions } from "../place/place.ts";
 import { loadKb, type Kb } from "./store.ts";
@@ -15,10 +15,10 @@ export function placeFor(ctx: { env: NodeJS.ProcessEnv; cwd: string; place: Plac
   return resolvePlace({ root, kb, cwd: ctx.cwd, env: ctx.env, options: ctx.place });
 }
 
-/** Which harness and session a write comes from, for provenance in `meta`. */
-export function provenance(env: NodeJS.ProcessEnv, session?: string): Record<string, string> {
-  const harness = harnessFromEnv(env) ?? "cli";
-  const sessionId = session || sessionFromEnv(env);
+/** Which harness and session a write comes from, for provenance in `meta` (`session`: one the input names). */
+export function provenance(caller: Caller, session?: string): Record<string, string> {
+  const harness = caller.harness ?? "cli";
+  const sessionId = session || caller.sessionId;
   return { harness, ...(sessionId ? { session: sessionId } : {}), date: today() };
 }
 

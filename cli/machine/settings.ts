@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { RkbError } from "../base/errors.ts";
 
 // Every setting rkb takes from outside the knowledge base, read in one place: the environment
@@ -47,14 +47,43 @@ export function tildify(path: string): string {
 
 // ---- What the environment says ----
 
-/** The agent session rkb runs in, if the harness names it. */
-export function sessionFromEnv(env: NodeJS.ProcessEnv): string | undefined {
-  return env.RKB_SESSION || env.PI_SESSION_ID || env.CLAUDE_CODE_SESSION_ID || undefined;
+/**
+ * Who calls: a person's command line or an agent's tool call, under which harness, in which
+ * session. Built once where a call comes in (dispatch, `rkb tool`, `rkb mcp`, `rkb hook`) and
+ * handed to the handlers, which never read it back from the environment.
+ */
+export interface Caller {
+  /** A command line, or an agent's tool call (errors name fields the way the caller wrote them). */
+  origin: "cli" | "tool";
+  /** The agent harness (pi, omp, claude-code), if rkb runs under one. */
+  harness?: string;
+  /** The agent session the call comes from, if it is known. */
+  sessionId?: string;
 }
 
-/** The harness rkb runs under: the extension sets RKB_HARNESS; Claude Code sets CLAUDECODE=1. */
-export function harnessFromEnv(env: NodeJS.ProcessEnv): string | undefined {
-  return env.CLAUDECODE === "1" ? "claude-code" : env.RKB_HARNESS || undefined;
+/**
+ * The caller as the environment and the entry point say: Claude Code sets CLAUDECODE=1 (it wins),
+ * else the harness the entry point names, else RKB_HARNESS (the extension sets it for every rkb it
+ * starts). The session: sessionIdOf.
+ */
+export function callerFrom(env: NodeJS.ProcessEnv, given: { origin: Caller["origin"]; harness?: string; sessionId?: string; sessionFile?: string }): Caller {
+  const harness = env.CLAUDECODE === "1" ? "claude-code" : given.harness || env.RKB_HARNESS || undefined;
+  const sessionId = sessionIdOf(given.sessionId, given.sessionFile, env);
+  return { origin: given.origin, ...(harness ? { harness } : {}), ...(sessionId ? { sessionId } : {}) };
+}
+
+/**
+ * The one derivation of a session id: the id given, else its file's name (pi and omp name session
+ * files `<time>_<session id>.jsonl`), else what the harness puts in the environment (when given).
+ */
+export function sessionIdOf(given: string | undefined, file: string | undefined, env?: NodeJS.ProcessEnv): string | undefined {
+  const fromFile = file ? basename(file, ".jsonl").split("_").pop() : undefined;
+  return given || fromFile || (env && (env.RKB_SESSION || env.PI_SESSION_ID || env.CLAUDE_CODE_SESSION_ID)) || undefined;
+}
+
+/** An agent's call: a tool call, or rkb run under an agent harness (through its shell tool, say). */
+export function isAgent(caller: Caller): boolean {
+  return caller.origin === "tool" || caller.harness !== undefined;
 }
 
 /** RKB_PROJECT and RKB_SYSTEM: the place, when a flag does not name it. */

@@ -1,4 +1,4 @@
-import { harnessFromEnv, sessionFromEnv } from "../machine/settings.ts";
+import { isAgent, type Caller } from "../machine/settings.ts";
 import { burstGrace, openBurstGrace } from "../machine/state.ts";
 import type { KbConfig } from "../lesson/config.ts";
 import { git } from "../base/git.ts";
@@ -8,21 +8,17 @@ import { git } from "../base/git.ts";
 // asks the user first (`continue`), which opens a grace window for that agent session (kept in the
 // state database).
 //
-// Which writes are the agent's: those made through `rkb tool` (the agent's tools and MCP set
-// RKB_ORIGIN=agent for the command they run) or in an agent's environment (the pi/omp extension sets
-// RKB_HARNESS for every rkb it starts, Claude Code sets CLAUDECODE=1 in its shell), which covers an
-// agent that runs `rkb add` through its shell tool. A person's own terminal has neither. This is a
+// Which writes are the agent's: those made through a tool call (`rkb tool`, MCP) or in an agent's
+// environment (the pi/omp extension sets RKB_HARNESS for every rkb it starts, Claude Code sets
+// CLAUDECODE=1 in its shell), which covers an agent that runs `rkb add` through its shell tool:
+// machine/settings.ts `isAgent` of the caller. A person's own terminal has neither. This is a
 // guard against runaway loops, not against a hostile agent, which could edit the files directly.
 
-export const ORIGIN_ENV = "RKB_ORIGIN";
 export const BURST_WINDOW_MS = 10 * 60_000;
 
-export function isAgentWrite(env: NodeJS.ProcessEnv): boolean {
-  return env[ORIGIN_ENV] === "agent" || harnessFromEnv(env) !== undefined;
-}
-
-function sessionKey(env: NodeJS.ProcessEnv): string {
-  return sessionFromEnv(env) ?? "machine";
+/** Whose grace window a write counts against: the agent session, or the machine. */
+export function graceKey(caller: Caller): string {
+  return caller.sessionId ?? "machine";
 }
 
 function commitsSince(root: string, env: NodeJS.ProcessEnv, args: string[]): number {
@@ -30,11 +26,11 @@ function commitsSince(root: string, env: NodeJS.ProcessEnv, args: string[]): num
 }
 
 /** The question to ask before this write, when it is an agent write past the burst limit; undefined otherwise. */
-export function burstQuestion(root: string, env: NodeJS.ProcessEnv, config: KbConfig): string | undefined {
-  if (!isAgentWrite(env)) return undefined;
+export function burstQuestion(root: string, env: NodeJS.ProcessEnv, caller: Caller, config: KbConfig): string | undefined {
+  if (!isAgent(caller)) return undefined;
   const recent = commitsSince(root, env, [`--since=${Math.round(BURST_WINDOW_MS / 1000)}.seconds.ago`]);
   if (recent < config.writes.burst) return undefined;
-  const grace = burstGrace(env, sessionKey(env));
+  const grace = burstGrace(env, graceKey(caller));
   if (grace && commitsSince(root, env, [`^${grace.head}`]) <= config.writes.burst) return undefined;
   return `the agent has made ${recent} writes to the knowledge base in the last ${BURST_WINDOW_MS / 60_000} minutes, the limit is ${config.writes.burst}; allow it to continue for ${Math.round(config.writes.graceMs / 60_000)} minutes?`;
 }

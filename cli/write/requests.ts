@@ -1,4 +1,3 @@
-import { sessionFromEnv } from "../machine/settings.ts";
 import { randomHex } from "../base/hash.ts";
 import { deleteRequestRow, liveRequestRows, saveRequestRow } from "../machine/state.ts";
 import { RkbError } from "../base/errors.ts";
@@ -40,8 +39,8 @@ export function pendingRequests(env: NodeJS.ProcessEnv): number {
   return liveRequestRows(env).length;
 }
 
-export function saveRequest(env: NodeJS.ProcessEnv, req: Omit<PendingRequest, "id" | "created" | "session">): PendingRequest {
-  const full: PendingRequest = { id: `r-${randomHex(3)}`, created: Date.now(), session: sessionFromEnv(env) ?? "machine", ...req };
+export function saveRequest(env: NodeJS.ProcessEnv, req: Omit<PendingRequest, "id" | "created">): PendingRequest {
+  const full: PendingRequest = { id: `r-${randomHex(3)}`, created: Date.now(), ...req };
   saveRequestRow(env, full.id, JSON.stringify(full));
   return full;
 }

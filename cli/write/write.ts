@@ -2,7 +2,8 @@ import { existsSync, lstatSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { missingFolders, pathInside, readIfExists, removeEmptyFolders, writeAtomic } from "../base/fsutil.ts";
 import { RkbError } from "../base/errors.ts";
-import { burstQuestion, openGrace } from "./burst.ts";
+import type { Caller } from "../machine/settings.ts";
+import { burstQuestion, graceKey, openGrace } from "./burst.ts";
 import { gitOrThrow } from "../base/git.ts";
 import { underWriteLock } from "./entry.ts";
 import { gitOnIndex } from "./git-index.ts";
@@ -62,7 +63,13 @@ export function waitsForUser<R>(outcome: WriteOutcome<R>): outcome is NeedsUser 
 
 const DIFF_LINES = 80;
 
-export async function transact<R>(root: string, env: NodeJS.ProcessEnv, plan: (kb: Kb) => Plan<R> | Promise<Plan<R>>): Promise<WriteOutcome<R>> {
+/** Who writes: the environment the write runs in and its caller (an agent's writes have a burst limit). */
+export interface Writer {
+  env: NodeJS.ProcessEnv;
+  caller: Caller;
+}
+
+export async function transact<R>(root: string, { env, caller }: Writer, plan: (kb: Kb) => Plan<R> | Promise<Plan<R>>): Promise<WriteOutcome<R>> {
   return underWriteLock(root, env, async (config) => {
     const planned = await plan(loadKb(root));
     // A plan with no changes (an edit to the same text) has nothing to lint or commit; `git commit`
@@ -70,7 +77,7 @@ export async function transact<R>(root: string, env: NodeJS.ProcessEnv, plan: (k
     if (!planned.changes.length) return { result: planned.result, commit: "", diff: [], inbox: await addInboxEntries(env, planned.inbox) };
     check(root, env, planned.changes, planned.message, planned.incidental);
     // After the checks, so an invalid write never asks the user.
-    const burst = burstQuestion(root, env, config);
+    const burst = burstQuestion(root, env, caller, config);
     const ask = planned.ask ?? (burst ? { question: burst, option: "continue" } : undefined);
     if (ask) {
       const before = Object.fromEntries(planned.changes.map((c) => [c.rel, readIfExists(pathInside(root, c.rel)) ?? null]));
@@ -83,7 +90,7 @@ export async function transact<R>(root: string, env: NodeJS.ProcessEnv, plan: (k
         inbox: planned.inbox,
         incidental: planned.incidental,
       };
-      return needsUser(saveRequest(env, { question: ask.question, options: [ask.option, "cancel"], write }));
+      return needsUser(saveRequest(env, { question: ask.question, options: [ask.option, "cancel"], session: graceKey(caller), write }));
     }
     const written = await applyAndCommit(root, env, planned, config.lock.waitMs);
     return { ...written, inbox: await addInboxEntries(env, planned.inbox) };

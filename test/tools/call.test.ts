@@ -6,7 +6,7 @@ import { lessonParts } from "../../cli/lesson/compose.ts";
 import { serializeLesson, type Frontmatter } from "../../cli/lesson/lesson.ts";
 import { REQUIRED_SECTIONS, sectionField } from "../../cli/lesson/schema.ts";
 import { asRkbError, RkbError, usageError } from "../../cli/base/errors.ts";
-import { debugFromEnv } from "../../cli/machine/settings.ts";
+import { callerFrom, debugFromEnv, isAgent, sessionIdOf } from "../../cli/machine/settings.ts";
 import { findTool, loadTool } from "../../cli/agent/tools/schemas.ts";
 import { checkedArguments, parseToolArguments, unknownTool } from "../../cli/agent/tools/run.ts";
 import { needsUserOutput } from "../../cli/output/written.ts";
@@ -89,7 +89,7 @@ describe("tool argument checks", () => {
 });
 
 describe("rkb_add's lesson, built from fields without Markdown", () => {
-  const tool = { origin: "tool" as const };
+  const tool = { caller: { origin: "tool" as const } };
   const pitfall = {
     type: "pitfall",
     title: "  CMake\nmisses ZLIB ",
@@ -133,7 +133,7 @@ describe("rkb_add's lesson, built from fields without Markdown", () => {
     const recipe = { type: "recipe", title: "T", when_to_use: "W", evidence: "E" };
     expect(() => lessonFields(recipe, tool)).toThrow("a recipe needs `steps`");
     expect(() => lessonFields({ ...recipe, steps: " " }, tool)).toThrow("a recipe needs `steps`");
-    expect(() => lessonFields(recipe, { origin: "cli" })).toThrow("a recipe needs --steps");
+    expect(() => lessonFields(recipe, { caller: { origin: "cli" } })).toThrow("a recipe needs --steps");
     for (const type of ["pitfall", "recipe", "fact", "decision", "preference"] as const) {
       const all = Object.fromEntries(REQUIRED_SECTIONS[type].map((h) => [sectionField(h), "x"]));
       expect(() => lessonFields({ type, title: "T", ...all }, tool)).not.toThrow();
@@ -142,7 +142,7 @@ describe("rkb_add's lesson, built from fields without Markdown", () => {
 
   test("a section of another type is refused, not silently dropped", () => {
     expect(() => lessonFields({ type: "fact", title: "T", statement: "S", evidence: "E", fix: "F" }, tool)).toThrow("`fix` is not a section of a fact");
-    expect(() => lessonFields({ type: "fact", title: "T", statement: "S", evidence: "E", when_to_use: "W" }, { origin: "cli" })).toThrow(
+    expect(() => lessonFields({ type: "fact", title: "T", statement: "S", evidence: "E", when_to_use: "W" }, { caller: { origin: "cli" } })).toThrow(
       "--when-to-use is not a section of a fact",
     );
   });
@@ -173,5 +173,24 @@ describe("an unexpected exception", () => {
     expect(out.exit).toBe(3);
     expect(out.data).toEqual(asked);
     expect(out.ask).toEqual(asked);
+  });
+});
+
+describe("the caller, read once where a call comes in", () => {
+  test.each([
+    ["the id given", "s-given", "/s/2026-01-01T00-00_s-file.jsonl", { RKB_SESSION: "s-env" }, "s-given"],
+    ["else its file's name", undefined, "/s/2026-01-01T00-00_s-file.jsonl", { RKB_SESSION: "s-env" }, "s-file"],
+    ["else the environment", undefined, undefined, { PI_SESSION_ID: "s-pi" }, "s-pi"],
+    ["else none", undefined, undefined, {}, undefined],
+  ])("session: %s", (_, given, file, env, id) => expect(sessionIdOf(given, file, env)).toBe(id));
+  test("Claude Code's environment names the harness first, then the entry point, then RKB_HARNESS", () => {
+    expect(callerFrom({ CLAUDECODE: "1", RKB_HARNESS: "pi" }, { origin: "tool", harness: "omp" }).harness).toBe("claude-code");
+    expect(callerFrom({ RKB_HARNESS: "pi" }, { origin: "tool", harness: "omp" }).harness).toBe("omp");
+    expect(callerFrom({ RKB_HARNESS: "pi" }, { origin: "cli" })).toEqual({ origin: "cli", harness: "pi" });
+  });
+  test("a tool call or a harness makes the call an agent's", () => {
+    expect(isAgent({ origin: "tool" })).toBe(true);
+    expect(isAgent({ origin: "cli", harness: "pi" })).toBe(true);
+    expect(isAgent({ origin: "cli" })).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { requireReadableKb } from "../../lesson/layout.ts";
 import { lessonErrors } from "../../lint/lint.ts";
 import { appendUsage } from "../../kb/usage.ts";
-import { kbRoot } from "../../machine/settings.ts";
+import { kbRoot, sessionIdOf, type Caller } from "../../machine/settings.ts";
 import { decideFailureInjection } from "../../search/failure.ts";
 import { decideRecall, type InjectedLesson } from "../../search/recall.ts";
 import { readFailure } from "../../shell/failure.ts";
@@ -42,18 +42,31 @@ export type HookEvent = (typeof HOOK_EVENTS)[number];
  * table): session start tells the agent what `rkb context` prints.
  */
 export interface HookHost {
-  context(env: NodeJS.ProcessEnv, cwd: string): Promise<string>;
+  context(hook: HookContext, cwd: string): Promise<string>;
 }
 
-type Handler = (p: HookPayload, env: NodeJS.ProcessEnv, host: HookHost) => Promise<string>;
+/** What a hook handler is given besides the payload: the environment, who calls, and the commands it needs. */
+export interface HookContext {
+  env: NodeJS.ProcessEnv;
+  caller: Caller;
+  host: HookHost;
+}
+
+/** The caller of a hook, as its payload names it: the agent's harness and session (the session's file names it too). */
+export function hookCaller(p: HookPayload): Caller {
+  const sessionId = sessionIdOf(p.session_id, p.session_file);
+  return { origin: "cli", ...(p.harness ? { harness: p.harness } : {}), ...(sessionId ? { sessionId } : {}) };
+}
+
+type Handler = (p: HookPayload, hook: HookContext) => Promise<string>;
 
 export const HANDLERS: Record<HookEvent, Handler> = {
   "session-start": sessionStart,
   "tool-failed": toolFailed,
   "tool-ok": toolOk,
   prompt,
-  "pre-compact": (p, env) => captureSession("pre-compact", p, env),
-  "session-end": (p, env) => captureSession("session-end", p, env),
+  "pre-compact": (p, hook) => captureSession("pre-compact", p, hook),
+  "session-end": (p, hook) => captureSession("session-end", p, hook),
   stop: stopNudge,
 };
 
@@ -70,11 +83,12 @@ function haveKb(env: NodeJS.ProcessEnv): boolean {
 const INBOX_NUDGE_COUNT = 5;
 const INBOX_NUDGE_DAYS = 7;
 
-async function sessionStart(p: HookPayload, env: NodeJS.ProcessEnv, host: HookHost): Promise<string> {
+async function sessionStart(p: HookPayload, hook: HookContext): Promise<string> {
+  const { env, caller } = hook;
   expireState(env);
   if (!haveKb(env)) return "";
-  const context = await host.context(env, p.cwd ?? process.cwd());
-  return [context.trim(), inboxNudge(env, p.harness)].filter(Boolean).join("\n");
+  const context = await hook.host.context(hook, p.cwd ?? process.cwd());
+  return [context.trim(), inboxNudge(env, caller.harness)].filter(Boolean).join("\n");
 }
 
 /** One line when the inbox has waited long enough that distilling it is worth a suggestion. */
@@ -89,17 +103,10 @@ function inboxNudge(env: NodeJS.ProcessEnv, harness: string | undefined): string
 }
 
 /** Records the lesson as injected unless it already was in this session; returns the block or "". */
-async function inject(
-  env: NodeJS.ProcessEnv,
-  p: HookPayload,
-  hook: string,
-  chosen: InjectedLesson | undefined,
-  extra: NewRecord[],
-  reason: string,
-): Promise<string> {
+async function inject({ env, caller }: HookContext, hook: string, chosen: InjectedLesson | undefined, extra: NewRecord[], reason: string): Promise<string> {
   // A lesson that fails lint (broken format, a leak, a dead link) is not shown to an agent.
   const lesson = chosen && lessonErrors(kbRoot(env), chosen.path, env).length === 0 ? chosen : undefined;
-  const fresh = await updateRecords(env, p.session_id, (records) => {
+  const fresh = await updateRecords(env, caller.sessionId, (records) => {
     const seen = lesson !== undefined && records.some((r) => r.kind === "injected" && r.id === lesson.id);
     const append: NewRecord[] = [...extra, ...(lesson && !seen ? [{ kind: "injected" as const, id: lesson.id, hook }] : [])];
     return { append, result: lesson !== undefined && !seen };
@@ -107,23 +114,24 @@ async function inject(
   if (!fresh || !lesson) return "";
   await appendUsage(
     kbRoot(env),
-    { time: new Date().toISOString(), id: lesson.id, event: "injected", session: p.session_id, reason: `${hook}, ${reason}` },
+    { time: new Date().toISOString(), id: lesson.id, event: "injected", session: caller.sessionId, reason: `${hook}, ${reason}` },
     env,
   );
   return renderInjection(lesson, reason);
 }
 
-async function toolFailed(p: HookPayload, env: NodeJS.ProcessEnv): Promise<string> {
+async function toolFailed(p: HookPayload, hook: HookContext): Promise<string> {
+  const { env, caller } = hook;
   if (!p.command) throw new Error("tool-failed needs the command");
   const failure = readFailure(p.command, p.error ?? "");
   const prog = failure.program;
   if (!haveKb(env)) {
-    await updateRecords(env, p.session_id, () => ({ append: [{ kind: "failed", program: prog }], result: undefined }));
+    await updateRecords(env, caller.sessionId, () => ({ append: [{ kind: "failed", program: prog }], result: undefined }));
     return "";
   }
   const decision = await decideFailureInjection({ failure, cwd: p.cwd ?? process.cwd(), env });
-  if (decision.lesson) return inject(env, p, "tool-failed", decision.lesson, [{ kind: "failed", program: prog }], decision.reason);
-  await updateRecords(env, p.session_id, (records) => {
+  if (decision.lesson) return inject(hook, "tool-failed", decision.lesson, [{ kind: "failed", program: prog }], decision.reason);
+  await updateRecords(env, caller.sessionId, (records) => {
     const noted = records.some((r) => r.kind === "nohit" && r.program === prog);
     return { append: [{ kind: "failed" as const, program: prog }, ...(noted ? [] : [{ kind: "nohit" as const, program: prog }])], result: undefined };
   });
@@ -134,10 +142,10 @@ async function toolFailed(p: HookPayload, env: NodeJS.ProcessEnv): Promise<strin
  * A command worked: when its program had failed, that is a fix, and every lesson injected since
  * that program last worked probably helped, which is recorded as an inferred use.
  */
-async function toolOk(p: HookPayload, env: NodeJS.ProcessEnv): Promise<string> {
+async function toolOk(p: HookPayload, { env, caller }: HookContext): Promise<string> {
   if (!p.command) throw new Error("tool-ok needs the command");
   const prog = program(p.command);
-  const helped = await updateRecords(env, p.session_id, (records) => {
+  const helped = await updateRecords(env, caller.sessionId, (records) => {
     const mine = records.map((r, i) => ({ r, i })).filter(({ r }) => (r.kind === "failed" || r.kind === "fixed") && r.program === prog);
     if (mine.at(-1)?.r.kind !== "failed") return { append: [], result: [] as string[] };
     const since = mine.filter(({ r }) => r.kind === "fixed").at(-1)?.i ?? -1;
@@ -149,7 +157,7 @@ async function toolOk(p: HookPayload, env: NodeJS.ProcessEnv): Promise<string> {
     for (const id of helped) {
       await appendUsage(
         kbRoot(env),
-        { time: new Date().toISOString(), id, event: "inferred", session: p.session_id, reason: `${prog} worked after it was injected` },
+        { time: new Date().toISOString(), id, event: "inferred", session: caller.sessionId, reason: `${prog} worked after it was injected` },
         env,
       );
     }
@@ -158,26 +166,27 @@ async function toolOk(p: HookPayload, env: NodeJS.ProcessEnv): Promise<string> {
 }
 
 /** The user's prompt: note corrections and requests to remember, and recall a clearly matching lesson. */
-async function prompt(p: HookPayload, env: NodeJS.ProcessEnv): Promise<string> {
+async function prompt(p: HookPayload, hook: HookContext): Promise<string> {
+  const { env, caller } = hook;
   const text = stripInjected(p.prompt ?? "");
   const signals = userSignals(text);
   const said = [...(signals.correction ? [{ kind: "correction" as const }] : []), ...(signals.remember ? [{ kind: "remember" as const }] : [])];
   if (!haveKb(env)) {
-    if (said.length) await updateRecords(env, p.session_id, () => ({ append: said, result: undefined }));
+    if (said.length) await updateRecords(env, caller.sessionId, () => ({ append: said, result: undefined }));
     return "";
   }
   const decision = await decideRecall({ text, cwd: p.cwd ?? process.cwd(), env });
-  return inject(env, p, "recall", decision.lesson, said, decision.reason);
+  return inject(hook, "recall", decision.lesson, said, decision.reason);
 }
 
-async function captureSession(event: string, p: HookPayload, env: NodeJS.ProcessEnv): Promise<string> {
+async function captureSession(event: string, p: HookPayload, { env, caller }: HookContext): Promise<string> {
   // No file: --no-session, or a session that never wrote a message. Nothing to capture either way.
   if (!p.session_file || !existsSync(p.session_file)) return "";
   await capture({
     sessionFile: p.session_file,
-    sessionId: p.session_id,
+    sessionId: caller.sessionId,
     cwd: p.cwd,
-    harness: p.harness,
+    harness: caller.harness,
     reason: p.reason ? `${event} (${p.reason})` : event,
     env,
   });

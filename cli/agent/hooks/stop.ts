@@ -1,5 +1,5 @@
 import { userConfig } from "../../machine/settings.ts";
-import type { HookPayload } from "./events.ts";
+import type { HookContext, HookPayload } from "./events.ts";
 import { updateRecords, type NewRecord, type SessionRecord } from "../../machine/state.ts";
 
 // The optional stop nudge: when a turn ends after the session showed something worth a lesson (the
@@ -9,9 +9,9 @@ import { updateRecords, type NewRecord, type SessionRecord } from "../../machine
 const STRONG_SCORE = 3;
 const MAX_SOFT_NUDGES = 2;
 
-export async function stopNudge(p: HookPayload, env: NodeJS.ProcessEnv): Promise<string> {
+export async function stopNudge(p: HookPayload, { env, caller }: HookContext): Promise<string> {
   if (p.stop_hook_active || !userConfig(env).stopNudge) return "";
-  return updateRecords(env, p.session_id, (records) => {
+  return updateRecords(env, caller.sessionId, (records) => {
     const lastOffer = records.reduce((upto, r) => (r.kind === "offered" ? r.upto : upto), 0);
     const fresh = records.slice(lastOffer);
     const failures = (prog: string) => records.filter((r) => r.kind === "failed" && r.program === prog).length;

@@ -1,4 +1,4 @@
-import { harnessFromEnv, sessionFromEnv } from "../../machine/settings.ts";
+import { callerFrom } from "../../machine/settings.ts";
 import { callTool } from "../tools/run.ts";
 import type { ToolHost } from "../tools/schemas.ts";
 import type { CallTool } from "./server.ts";
@@ -8,9 +8,9 @@ import type { CallTool } from "./server.ts";
 // as they are, never serialized first: a value nested a million deep fails the check at once
 // instead of overflowing the stack in JSON.stringify.
 export function toolCaller(env: NodeJS.ProcessEnv, cwd: string, host: ToolHost): CallTool {
-  const provenance = { sessionId: sessionFromEnv(env), harness: harnessFromEnv(env) };
+  const caller = callerFrom(env, { origin: "tool" });
   return async (name, args) => {
-    const out = await callTool(name, args, { env, cwd, format: "toon", ...provenance, host });
+    const out = await callTool(name, args, { env, cwd, format: "toon", caller, host });
     return { exit: out.exit, text: out.text.trimEnd() };
   };
 }

@@ -1,12 +1,11 @@
 import type { CommandContext } from "../../commands/_shared.ts";
 import { expectedValue, inputProblem } from "../../base/input.ts";
 import type { CheckedInput } from "../../commands/inputs.ts";
-import { ORIGIN_ENV } from "../../write/burst.ts";
 import type { PlaceOptions } from "../../place/place.ts";
 import { asRkbError, usageError, type RkbError } from "../../base/errors.ts";
 import { frame } from "../../output/frame.ts";
 import { renderError, renderOutput } from "../../output/render.ts";
-import { debugFromEnv } from "../../machine/settings.ts";
+import { debugFromEnv, type Caller } from "../../machine/settings.ts";
 import { findTool, loadTool, TOOL_NAMES, type ToolHost, type ToolSpec } from "./schemas.ts";
 
 // The tool-call adapter: an agent's JSON arguments, checked against the tool's schema (a pick of the
@@ -21,9 +20,8 @@ export interface ToolCall {
   format?: "toon" | "json";
   /** --project, --system and --with as the caller gives them. */
   place?: PlaceOptions;
-  /** Recorded as the provenance of what the tool writes. */
-  sessionId?: string;
-  harness?: string;
+  /** The agent that calls (origin "tool"), recorded as the provenance of what the tool writes. */
+  caller: Caller;
   /** The commands behind the tools, passed in by the command that runs the tool (schemas.ts `ToolHost`). */
   host: ToolHost;
 }
@@ -48,16 +46,16 @@ export async function callTool(name: string, args: unknown, call: ToolCall): Pro
     const { cmd, parameters, commandSchema } = await loadTool(tool, call.host);
     const input = await checkedArguments(tool, parameters, args);
     // Provenance: the session goes to the commands that record one, the harness to all of them.
-    if ("session" in commandSchema.properties && call.sessionId) input.session = call.sessionId;
+    if ("session" in commandSchema.properties && call.caller.sessionId) input.session = call.caller.sessionId;
     const ctx: CommandContext = {
-      // The command runs as the agent's: agent writes have a burst limit (write/burst.ts).
-      env: { ...call.env, [ORIGIN_ENV]: "agent", ...(call.harness ? { RKB_HARNESS: call.harness } : {}) },
+      env: call.env,
       cwd: call.cwd,
       format,
       place: call.place ?? { with: {} },
       stdin: async () => "",
       stdinIsTTY: false,
-      origin: "tool",
+      // The command runs as the agent's: agent writes have a burst limit (write/burst.ts).
+      caller: { ...call.caller, origin: "tool" },
     };
     const out = await cmd.run(input as never, ctx);
     const rendered = await renderOutput(out, format);
