@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { Type, type TObject, type TSchema } from "typebox";
 import { Check } from "typebox/schema";
 import { commandNames, loadCommand } from "../cli/commands/index.ts";
-import { commandInput, toolInput } from "../cli/commands/inputs.ts";
+import { commandInput, hookPayloadInput, toolInput } from "../cli/commands/inputs.ts";
+import { hookPayloadSchema } from "../cli/agent/hooks/payload.ts";
 import { TOOLS } from "../cli/agent/tools/schemas.ts";
 import { seededRandom } from "./helpers.ts";
 
@@ -72,6 +73,12 @@ describe("inputs built when rkb is built", () => {
         expect({ tool: tool.name, value, ok: built.check(value) }).toEqual({ tool: tool.name, value, ok: Check(built.schema, value) });
         compared++;
       }
+    }
+    const payload = hookPayloadSchema(Type);
+    expect(hookPayloadInput().schema).toEqual(JSON.parse(JSON.stringify(payload)));
+    for (const value of samples(payload, random)) {
+      expect({ payload: value, ok: hookPayloadInput().check(value) }).toEqual({ payload: value, ok: Check(payload, value) });
+      compared++;
     }
     expect(compared).toBeGreaterThan(10_000);
   });

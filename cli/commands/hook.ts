@@ -1,6 +1,7 @@
 import { defineCommand, innerContext } from "./_shared.ts";
 import contextCommand from "./context.ts";
 import { HANDLERS, HOOK_EVENTS, hookCaller, type HookEvent, type HookHost, type HookPayload } from "../agent/hooks/events.ts";
+import { expectedValue, inputProblem } from "../base/input.ts";
 import { claudeReply, fromClaudeCode } from "../agent/hooks/claude.ts";
 import { logHookError, noteHookCall } from "../machine/state.ts";
 
@@ -43,12 +44,12 @@ export default defineCommand({
       if (!event || !(HOOK_EVENTS as readonly string[]).includes(event))
         throw new Error(`unknown hook event \`${event ?? ""}\` (known: ${HOOK_EVENTS.join(", ")})`);
       const raw = await readPayload(flags, ctx.stdin);
-      const claude = fromClaudeCode(raw as Record<string, unknown>);
-      const payload = claude ?? raw;
+      const claude = fromClaudeCode(raw);
+      const payload = await checkedPayload(claude ?? raw);
       harness = payload.harness;
       if (harness) noteHookCall(ctx.env, harness, event);
       text = await HANDLERS[event as HookEvent](payload, { env: ctx.env, caller: hookCaller(payload), host: HOST });
-      if (claude) text = claudeReply((raw as Record<string, unknown>).hook_event_name as string, text);
+      if (claude) text = claudeReply(raw.hook_event_name as string, text);
     } catch (e) {
       logHookError(ctx.env, event ?? "", harness, e);
       text = "";
@@ -62,13 +63,25 @@ const HOST: HookHost = {
   context: async ({ env, caller }, cwd) => (await contextCommand.run({}, innerContext(env, cwd, caller))).human,
 };
 
-async function readPayload(flags: Record<string, string | undefined>, stdin: () => Promise<string>): Promise<HookPayload> {
-  const fromFlags: HookPayload = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined && v !== ""));
+async function readPayload(flags: Record<string, string | undefined>, stdin: () => Promise<string>): Promise<Record<string, unknown>> {
+  const fromFlags = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined && v !== ""));
   // A detached caller passes flags and has no stdin; reading it would wait for nothing.
   if (Object.keys(fromFlags).length) return fromFlags;
   const text = (await stdin()).trim();
   if (!text) return {};
   const parsed = JSON.parse(text) as unknown;
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("the hook payload must be a JSON object");
-  return parsed as HookPayload;
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * The payload checked against its one schema (null counts as absent, as in a tool call). Loaded
+ * here, not at the top: the inputs module must not load with a command (its macro loads them all).
+ */
+async function checkedPayload(payload: Record<string, unknown>): Promise<HookPayload> {
+  const given = Object.fromEntries(Object.entries(payload).filter(([, v]) => v !== null));
+  const { hookPayloadInput } = await import("./inputs.ts");
+  const problem = await inputProblem(hookPayloadInput(), given);
+  if (problem?.kind === "invalid") throw new Error(`the hook payload's \`${problem.field}\` must be ${expectedValue(problem.schema)}`);
+  return given as HookPayload;
 }

@@ -2,6 +2,7 @@ import { Type, type TObject, type TSchema } from "typebox";
 import { Build } from "typebox/schema";
 import type { RkbCommand } from "./_shared.ts";
 import { commandNames } from "./index.ts";
+import { hookPayloadSchema } from "../agent/hooks/payload.ts";
 import { TOOLS, type ToolSpec } from "../agent/tools/schemas.ts";
 
 // Runs when rkb is built, and when its source is loaded (a Bun macro, called from cli/commands/inputs.ts):
@@ -29,6 +30,8 @@ export interface BuiltInput {
 export interface BuiltInputs {
   commands: Record<string, string>;
   tools: Record<string, string>;
+  /** The hook payload (agent/hooks/payload.ts). */
+  hookPayload: string;
 }
 
 export function builtInputs(): BuiltInputs {
@@ -44,7 +47,7 @@ export function builtInputs(): BuiltInputs {
   }
   const tools: Record<string, string> = {};
   for (const tool of TOOLS) tools[tool.name] = built(toolParameters(tool, schemas.get(tool.command)!), tool.name);
-  return { commands, tools };
+  return { commands, tools, hookPayload: built(hookPayloadSchema(Type), "the hook payload") };
 }
 
 /** The tool's parameters: its fields picked from the command's input schema, the required ones made required. */

@@ -35,6 +35,11 @@ export function commandInput(name: string): CheckedInput {
   return checked(`command ${name}`, BUILT.commands[name]!);
 }
 
+/** The payload `rkb hook` reads (agent/hooks/payload.ts). */
+export function hookPayloadInput(): CheckedInput {
+  return checked("hook payload", BUILT.hookPayload);
+}
+
 /** The parameters of the agent tool `name` (a name of agent/tools/schemas TOOLS). */
 export function toolInput(name: string): CheckedInput {
   return checked(`tool ${name}`, BUILT.tools[name]!);

@@ -49,6 +49,13 @@ describe("rkb hook never fails", () => {
     expect(typeof lines[0].time).toBe("number");
   });
 
+  test("a payload is checked against its schema: a wrong value is named in the log, null counts as absent", async () => {
+    expect(await hook("tool-ok", { session_id: "s", command: ["make"] })).toBe("");
+    expect(errors()).toContain("the hook payload's `command` must be a string");
+    expect(await hook("stop", { session_id: "s", session_file: null, extra: { newer: "field" } })).toBe("");
+    expect(errors().trim().split("\n")).toHaveLength(1);
+  });
+
   test("without a knowledge base every event is silent and logs nothing", async () => {
     const base = { session_id: "s", cwd: box.home, harness: "pi" };
     expect(await hook("session-start", base)).toBe("");

@@ -14,6 +14,7 @@ import { userSignals } from "../../sessions/signals.ts";
 import { slashCommand } from "../prompts.ts";
 import { expireState, updateRecords, type NewRecord } from "../../machine/state.ts";
 import { renderInjection } from "./block.ts";
+import type { HookPayload } from "./payload.ts";
 import { stopNudge } from "./stop.ts";
 import { counted } from "../../output/words.ts";
 
@@ -21,18 +22,7 @@ import { counted } from "../../output/words.ts";
 // nothing); the `rkb hook` command turns any error into a log line, so none of this can break a
 // session.
 
-export interface HookPayload {
-  session_id?: string;
-  session_file?: string;
-  cwd?: string;
-  harness?: string;
-  /** Why the session ends (pi: quit, new, resume, fork, reload; omp gives none). */
-  reason?: string;
-  command?: string;
-  error?: string;
-  prompt?: string;
-  stop_hook_active?: boolean;
-}
+export type { HookPayload } from "./payload.ts";
 
 export const HOOK_EVENTS = ["session-start", "tool-failed", "tool-ok", "prompt", "pre-compact", "session-end", "stop"] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
