@@ -1,33 +1,21 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { pathInside, writeAtomic } from "../base/fsutil.ts";
-import { RkbError } from "../base/errors.ts";
 import { ConfigError, DEFAULT_KB_TOML, parseKbToml, type KbConfig } from "../lesson/config.ts";
 import { git, gitOrThrow } from "../base/git.ts";
 import { findLeaks, leakOptions, secretMessage, type LeakOptions } from "./leak.ts";
-import { classify, FOLDER_NAME, lessonDepth, walkFiles } from "../lesson/layout.ts";
-import { frontmatterKeyLines, LessonParseError, parseLesson, serializeLesson, splitFrontmatter, type Lesson } from "../lesson/lesson.ts";
+import { classify, FOLDER_NAME, lessonDepth } from "../lesson/layout.ts";
+import { frontmatterKeyLines, LessonParseError, parseLesson, splitFrontmatter, type Lesson } from "../lesson/lesson.ts";
 import { labelFindings, lessonFindings, nestedLine, unreadableValue } from "../lesson/lint-lesson.ts";
 import type { Finding } from "../lesson/finding.ts";
 import { scanBody } from "../lesson/body.ts";
 import { resolveLink } from "../lesson/links.ts";
 import { lessonSimilarity, similarityTerms } from "../search/similarity.ts";
 import { parseNote, type FolderNote } from "../lesson/notes.ts";
-import { emitEntry, flowStyleLines, type YamlValue } from "../lesson/yaml.ts";
+import { flowStyleLines, type YamlValue } from "../lesson/yaml.ts";
+import { diskTree, fileTree, indexTree, type Tree } from "./tree.ts";
 
 // `rkb lint`: every rule a knowledge base must pass, over the files on disk (optionally with
 // prospective changes laid over them) or over the git index. Per-file rules run on the files
 // asked about; rules that compare files (duplicate ids, aliases) always see the whole tree.
-
-/** The files being linted, wherever they come from. */
-interface Tree {
-  /** Every non-hidden file, relative and sorted. */
-  files: string[];
-  text(rel: string): string;
-  size(rel: string): number;
-  /** Whether a file or folder exists at rel (hidden ones included). */
-  exists(rel: string): boolean;
-}
+// The trees are tree.ts; `--fix` is fix.ts.
 
 const ASSET_TYPES = ["png", "jpg", "jpeg", "webp", "svg"];
 const MAX_ASSET_BYTES = 1024 * 1024;
@@ -49,13 +37,7 @@ export function lintKb(
  * rest of the knowledge base: the hooks check this before they put a lesson in front of an agent.
  */
 export function lessonErrors(root: string, rel: string, env: NodeJS.ProcessEnv = process.env): Finding[] {
-  const tree: Tree = {
-    files: [rel],
-    text: (r) => readFileSync(join(root, r), "utf8"),
-    size: (r) => statSync(join(root, r)).size,
-    exists: (r) => existsSync(join(root, r)),
-  };
-  return lintTree(tree, [rel], env).filter((f) => f.severity === "error" && f.path === rel);
+  return lintTree(fileTree(root, rel), [rel], env).filter((f) => f.severity === "error" && f.path === rel);
 }
 
 /** Lints what is staged in the git index at root: per-file rules for staged files, global rules on the whole index. */
@@ -96,41 +78,6 @@ function parseOrUndefined(text: string, rel: string): Lesson | undefined {
     if (e instanceof LessonParseError) return undefined;
     throw e;
   }
-}
-
-/** Rewrites flow-style frontmatter (`[a, b]`, `{k: v}`) of lessons and folder notes to block style; returns the fixed rel paths. */
-export function fixFlowStyle(root: string): string[] {
-  const fixed: string[] = [];
-  for (const rel of walkFiles(root)) {
-    const kind = classify(rel);
-    if (kind !== "lesson" && kind !== "note") continue;
-    const text = readFileSync(join(root, rel), "utf8");
-    try {
-      const rewritten = kind === "lesson" ? blockStyleLesson(text, rel) : blockStyleNote(text, rel);
-      if (rewritten !== undefined && rewritten !== text) {
-        writeAtomic(pathInside(root, rel), rewritten);
-        fixed.push(rel);
-      }
-    } catch (e) {
-      // A file that does not parse cannot be rewritten safely; lint reports it instead.
-      if (!(e instanceof LessonParseError)) throw e;
-    }
-  }
-  return fixed;
-}
-
-function blockStyleLesson(text: string, rel: string): string | undefined {
-  const lesson = parseLesson(text, rel);
-  return lesson.flowStyle.length ? serializeLesson(lesson.frontmatter, lesson.body) : undefined;
-}
-
-function blockStyleNote(text: string, rel: string): string | undefined {
-  if (!/^---\r?\n/.test(text)) return undefined;
-  const { yaml, body } = splitFrontmatter(text, rel);
-  if (!flowStyleLines(yaml).length) return undefined;
-  const note = parseNote(text, rel);
-  const lines = Object.entries(note.data).flatMap(([key, value]) => emitEntry(key, value));
-  return `---\n${lines.join("\n")}\n---\n${body}`;
 }
 
 function lintTree(tree: Tree, only: string[] | undefined, env: NodeJS.ProcessEnv, comparesLessons = true): Finding[] {
@@ -504,87 +451,4 @@ function aliasFindings(files: string[], notes: { note: FolderNote; text: string 
         `\`${name}\` is an alias of the topic \`${topicName(owner)}\` (${owner.path}); move these lessons into a \`${topicName(owner)}\` folder or remove the alias`,
       );
   }
-}
-
-function diskTree(root: string, overrides: Map<string, string | Uint8Array | null>): Tree {
-  const files = new Set(walkFiles(root));
-  const folders = new Set<string>();
-  for (const [rel, text] of overrides) {
-    if (text === null) files.delete(rel);
-    else files.add(rel);
-  }
-  for (const rel of files) for (let i = rel.indexOf("/"); i !== -1; i = rel.indexOf("/", i + 1)) folders.add(rel.slice(0, i));
-  return {
-    files: [...files].filter((rel) => !rel.split("/").some(hiddenPart)).sort(),
-    text: (rel) => {
-      const content = overrides.get(rel);
-      if (content instanceof Uint8Array) return Buffer.from(content).toString("utf8");
-      return content ?? readFileSync(join(root, rel), "utf8");
-    },
-    size: (rel) => {
-      const content = overrides.get(rel);
-      if (content instanceof Uint8Array) return content.length;
-      return typeof content === "string" ? Buffer.byteLength(content) : statSync(join(root, rel)).size;
-    },
-    exists: (rel) => files.has(rel) || folders.has(rel) || (!overrides.has(rel) && existsSync(join(root, rel))),
-  };
-}
-
-const hiddenPart = (part: string) => part.startsWith(".") || part === "node_modules";
-
-/** The git index at root as a tree: every staged blob this lint reads is fetched in one `git cat-file --batch`. */
-function indexTree(root: string, env: NodeJS.ProcessEnv): Tree {
-  const entries = gitOrThrow(root, ["ls-files", "-s", "-z"], { env })
-    .split("\0")
-    .filter(Boolean)
-    .map((entry) => {
-      const [meta, path] = entry.split("\t") as [string, string];
-      const [mode, oid, stage] = meta.split(" ");
-      return { mode: mode!, oid: oid!, stage: stage!, path };
-    })
-    .filter((e) => e.stage === "0");
-  const all = new Set(entries.map((e) => e.path));
-  const folders = new Set<string>();
-  for (const rel of all) for (let i = rel.indexOf("/"); i !== -1; i = rel.indexOf("/", i + 1)) folders.add(rel.slice(0, i));
-  const files = entries.filter((e) => !e.path.split("/").some(hiddenPart) && (e.mode === "100644" || e.mode === "100755"));
-  const wanted = files.filter((e) => classify(e.path) !== "other");
-  const blobs = catBlobs(
-    root,
-    env,
-    wanted.map((e) => e.oid),
-  );
-  const contents = new Map(wanted.map((e, i) => [e.path, blobs[i]!]));
-  const blob = (rel: string) => {
-    const content = contents.get(rel);
-    if (!content) throw new Error(`${rel} is not staged`);
-    return content;
-  };
-  return {
-    files: files.map((e) => e.path).sort(),
-    text: (rel) => blob(rel).toString("utf8"),
-    size: (rel) => blob(rel).length,
-    exists: (rel) => all.has(rel) || folders.has(rel),
-  };
-}
-
-function catBlobs(root: string, env: NodeJS.ProcessEnv, oids: string[]): Buffer[] {
-  if (!oids.length) return [];
-  const proc = Bun.spawnSync(["git", "cat-file", "--batch"], { cwd: root, env, stdin: Buffer.from(oids.join("\n") + "\n"), stdout: "pipe", stderr: "pipe" });
-  if (proc.exitCode !== 0) {
-    throw new RkbError(
-      "git",
-      `\`git cat-file --batch\` failed in ${root}: ${proc.stderr.toString().trim()}`,
-      "check the repository with `git status` there; `rkb doctor` lists common problems",
-    );
-  }
-  const out = proc.stdout;
-  const blobs: Buffer[] = [];
-  let at = 0;
-  for (let i = 0; i < oids.length; i++) {
-    const headerEnd = out.indexOf(10, at);
-    const size = Number(out.subarray(at, headerEnd).toString().split(" ")[2]);
-    blobs.push(out.subarray(headerEnd + 1, headerEnd + 1 + size));
-    at = headerEnd + 1 + size + 1;
-  }
-  return blobs;
 }

@@ -3,7 +3,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_KB_TOML } from "../../cli/lesson/config.ts";
 import type { Finding } from "../../cli/lesson/finding.ts";
-import { fixFlowStyle, lintKb, lintStaged } from "../../cli/lint/lint.ts";
+import { fixFlowStyle } from "../../cli/lint/fix.ts";
+import { lintKb, lintStaged } from "../../cli/lint/lint.ts";
 import { sandbox, writeFile } from "../helpers.ts";
 import { NOT_SECRETS, SECRET_SAMPLES } from "../reliability/secret-corpus.ts";
 
