@@ -73,7 +73,7 @@ describe("secret shapes that reached disk are refused and masked", () => {
   });
 
   test("masked in what a captured session keeps: no run of 12 characters of any of them is left", async () => {
-    const { maskSecrets } = await import("../../cli/sessions/secrets.ts");
+    const { maskSecrets } = await import("../../cli/text/secrets.ts");
     for (const [name, text, secret] of SHAPES) {
       const masked = maskSecrets(text);
       for (let i = 0; i + 12 <= secret.length; i += 4) expect({ name, kept: masked.includes(secret.slice(i, i + 12)) }).toEqual({ name, kept: false });
