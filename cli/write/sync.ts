@@ -1,7 +1,8 @@
 import { RkbError } from "../base/errors.ts";
-import { git, gitReason, identityError, lacksIdentity, refuseWhileStopped } from "../base/git.ts";
+import { git, gitReason, identityError, lacksIdentity } from "../base/git.ts";
 import type { Finding } from "../lesson/finding.ts";
 import { lintKb } from "../lint/lint.ts";
+import { refuseSecretsInCommits } from "../lint/history.ts";
 import { underWriteLock } from "./entry.ts";
 import { gitOnIndex } from "./git-index.ts";
 import { useRecordPaths } from "./write.ts";
@@ -50,7 +51,6 @@ async function commitUseRecords(root: string, env: NodeJS.ProcessEnv, waitMs: nu
 
 export async function syncKb(root: string, env: NodeJS.ProcessEnv, remoteFlag?: string): Promise<SyncResult> {
   return underWriteLock(root, env, async (config) => {
-    refuseWhileStopped(root);
     const branch = git(root, ["symbolic-ref", "--short", "-q", "HEAD"], { env }).stdout.trim();
     if (!branch) throw new RkbError("refused", "the knowledge base is on a detached HEAD", `check out a branch: \`git -C ${root} switch main\``);
     await commitUseRecords(root, env, config.lock.waitMs);
@@ -106,7 +106,11 @@ export async function syncKb(root: string, env: NodeJS.ProcessEnv, remoteFlag?: 
     const findings = lintKb(root, { env });
     const errors = findings.filter((f) => f.severity === "error").length;
     if (errors) return { status: "not_pushed", remote, branch, pulled, errors, findings };
-    const ahead = remoteHasBranch ? commits(root, "FETCH_HEAD..HEAD", env) : commits(root, "HEAD", env);
+    const range = remoteHasBranch ? "FETCH_HEAD..HEAD" : "HEAD";
+    const ahead = commits(root, range, env);
+    // Lint judged the tree; the remote keeps every commit, so each one pushed is scanned too.
+    const base = remoteHasBranch ? git(root, ["rev-parse", "--short", "FETCH_HEAD"], { env }).stdout.trim() : undefined;
+    if (ahead.length) refuseSecretsInCommits(root, range, base, env, config.leak.allow);
     if (ahead.length || !remoteHasBranch) {
       const push = git(root, ["push", "-q", ...(remoteHasBranch ? [] : ["-u"]), remote, branch], { env });
       if (!push.ok)
