@@ -64,21 +64,41 @@ export function initKb(root: string, env: NodeJS.ProcessEnv): string {
   return leavingNothingBehind(root, () => {
     gitOrThrow(root, ["init", "-q"], { env });
     setupClone(root, env);
-    writeAtomic(join(root, "kb.toml"), DEFAULT_KB_TOML);
-    for (const scope of ["general", "projects", "systems"]) writeAtomic(join(root, scope, ".gitkeep"), "");
-    gitOrThrow(root, ["add", "kb.toml", "general/.gitkeep", "projects/.gitkeep", "systems/.gitkeep"], { env });
-    gitOrThrow(root, ["commit", "-q", "--no-verify", "-m", "init: create knowledge base"], { env });
-    return gitOrThrow(root, ["rev-parse", "--short", "HEAD"], { env }).trim();
+    return firstCommit(root, env);
   });
 }
 
-/** Clones url (a relative path is taken from cwd) into root. */
-export function cloneKb(root: string, url: string, env: NodeJS.ProcessEnv, cwd: string): void {
+/** kb.toml and the three scope folders, committed: the first commit of every knowledge base. */
+function firstCommit(root: string, env: NodeJS.ProcessEnv): string {
+  writeAtomic(join(root, "kb.toml"), DEFAULT_KB_TOML);
+  for (const scope of ["general", "projects", "systems"]) writeAtomic(join(root, scope, ".gitkeep"), "");
+  gitOrThrow(root, ["add", "kb.toml", "general/.gitkeep", "projects/.gitkeep", "systems/.gitkeep"], { env });
+  gitOrThrow(root, ["commit", "-q", "--no-verify", "-m", "init: create knowledge base"], { env });
+  return gitOrThrow(root, ["rev-parse", "--short", "HEAD"], { env }).trim();
+}
+
+/**
+ * Clones url (a relative path is taken from cwd) into root. An empty repository (a team's new remote)
+ * becomes the knowledge base: its first commit is made and pushed; the commit is returned then.
+ */
+export function cloneKb(root: string, url: string, env: NodeJS.ProcessEnv, cwd: string): { created?: string } {
   // Every write to the clone commits: without an identity it would be a knowledge base nothing can be added to.
   requireIdentity(existingFolder(root), env, "nothing was cloned", "`rkb init --clone` again");
-  leavingNothingBehind(root, () => {
+  return leavingNothingBehind(root, () => {
     const r = git(cwd, ["clone", "-q", url, root], { env });
     if (!r.ok) throw new RkbError("git", `cloning ${url} failed: ${gitReason(r)}`, "check the URL and that you can reach it (`git ls-remote <url>`)");
+    if (!git(root, ["rev-parse", "--verify", "-q", "HEAD"], { env }).ok) {
+      setupClone(root, env);
+      const commit = firstCommit(root, env);
+      const push = git(root, ["push", "-q", "-u", "origin", "HEAD"], { env });
+      if (!push.ok)
+        throw new RkbError(
+          "git",
+          `${url} is empty, and pushing the new knowledge base to it failed: ${gitReason(push)}`,
+          "check that you may push to it (`git push` from a clone), then `rkb init --clone` again",
+        );
+      return { created: commit };
+    }
     if (!existsSync(join(root, "kb.toml"))) {
       throw new RkbError(
         "refused",
@@ -87,5 +107,6 @@ export function cloneKb(root: string, url: string, env: NodeJS.ProcessEnv, cwd: 
       );
     }
     setupClone(root, env);
+    return {};
   });
 }
