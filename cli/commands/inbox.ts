@@ -98,13 +98,18 @@ function row(item: InboxItem) {
   };
 }
 
+const FILLED_BY = "sessions are captured at compaction and shutdown, and `rkb note` adds notes";
+
 function list(env: NodeJS.ProcessEnv) {
   const expired = expireItems(env);
   const items = listItems(env).map(row);
   const help = items.length
     ? "read one with `rkb inbox show <id>`; after distilling it, `rkb inbox done <id> --outcome <op>[:<lesson>]`"
-    : "the inbox is empty; sessions are captured at compaction and shutdown, and `rkb note` adds notes";
-  if (!items.length) return { data: { items, expired, help }, human: `inbox is empty${expired ? ` (${expired} old items expired)` : ""}\n${help}` };
+    : `the inbox is empty; ${FILLED_BY}`;
+  if (!items.length) {
+    const empty = `the inbox is empty${expired ? ` (${counted(expired, "old item")} expired)` : ""}`;
+    return { data: { items, expired, help }, human: `${empty}; ${FILLED_BY}` };
+  }
   const lines = [`${counted(items.length, "item")} in the inbox, newest first:`];
   for (const i of items) {
     const signals = i.signals.length ? `  [${i.signals.join(", ")}]` : "";
@@ -112,7 +117,7 @@ function list(env: NodeJS.ProcessEnv) {
     if (i.counts) lines.push(`${" ".repeat(14)}${i.counts}`);
     for (const command of i.add ?? []) lines.push(`${" ".repeat(14)}${command}`);
   }
-  if (expired) lines.push(`(${expired} items older than 30 days expired)`);
+  if (expired) lines.push(`(${counted(expired, "item")} older than 30 days expired)`);
   lines.push(help);
   return { data: { items, expired, help }, human: lines.join("\n") };
 }

@@ -113,8 +113,8 @@ export function kbChecks(root: string, env: NodeJS.ProcessEnv, cwd: string, plac
   const warnings = findings.length - errors;
   checks.push(
     errors
-      ? { check: "lint", status: "fail", detail: `${errors} errors, ${warnings} warnings`, fix: "run `rkb lint` and fix the errors" }
-      : ok("lint", `0 errors, ${warnings} warnings`),
+      ? { check: "lint", status: "fail", detail: `${counted(errors, "error")}, ${counted(warnings, "warning")}`, fix: "run `rkb lint` and fix the errors" }
+      : ok("lint", `0 errors, ${counted(warnings, "warning")}`),
   );
   const dirty = git(root, ["status", "--porcelain"], { env }).stdout.split("\n").filter(Boolean).length;
   const stopped = stoppedOperation(root);

@@ -1,3 +1,4 @@
+import { counted } from "../output/words.ts";
 import { dirname, relative } from "node:path";
 import { RkbError, usageError } from "../base/errors.ts";
 import { editDistance } from "../text/distance.ts";
@@ -470,15 +471,15 @@ export function planArchiveFolder(kb: Kb, folder: string, reason: string | undef
   const n = lessons.length;
   return {
     changes,
-    message: `archive(${f}): ${n} lessons\n\n${why}`,
+    message: `archive(${f}): ${counted(n, "lesson")}\n\n${why}`,
     result: {
       action: "archive",
       id: lessons.map((l) => l.id).join(","),
       path: f,
-      title: `${n} lessons`,
+      title: counted(n, "lesson"),
       notes: ["the files stay where they are; search skips them"],
     },
-    ask: { question: `archive all ${n} lessons under ${f} (${why})?`, option: `archive ${f}` },
+    ask: { question: `archive ${n === 1 ? "the 1 lesson" : `all ${n} lessons`} under ${f} (${why})?`, option: `archive ${f}` },
   };
 }
 
