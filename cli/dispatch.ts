@@ -34,6 +34,7 @@ export async function runCli(argv: string[], io: CliIO = {}): Promise<CliResult>
     if (argv[0] === "-v" || argv[0] === "-V" || argv[0] === "--version") return { stdout: VERSION_LINE + "\n", stderr: "", exit: 0 };
     const { name, rest, implicit } = splitCommand(argv);
     const wantsHelp = rest.includes("--help") || rest.includes("-h");
+    if (name === "help") return { stdout: await helpFor(rest.find((a) => !a.startsWith("-"))), stderr: "", exit: 0 };
     if (implicit && wantsHelp) return { stdout: await overviewHelp(commandNames, loadCommand), stderr: "", exit: 0 };
     const cmd = await loadCommand(name);
     if (!cmd) throw unknownCommand(name);
@@ -111,6 +112,14 @@ function splitCommand(argv: string[]): { name: string; rest: string[]; implicit:
     return { name: a, rest: [...argv.slice(0, i), ...argv.slice(i + 1)], implicit: false };
   }
   return { name: "status", rest: argv, implicit: true };
+}
+
+/** `rkb help` is `rkb --help`; `rkb help <command>` is `rkb <command> --help`. */
+async function helpFor(topic: string | undefined): Promise<string> {
+  if (!topic) return overviewHelp(commandNames, loadCommand);
+  const cmd = await loadCommand(topic);
+  if (!cmd) throw unknownCommand(topic);
+  return helpText(cmd);
 }
 
 function unknownCommand(name: string): RkbError {

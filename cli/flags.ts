@@ -278,6 +278,13 @@ export async function overviewHelp(names: string[], load: (name: string) => Prom
     "Commands:",
   ];
   for (const name of names) lines.push(`  ${name.padEnd(12)} ${(await load(name))!.description}`);
-  lines.push("", "Every command takes --format human|json|toon (or --toon) and --help.", "", "Example:", '  rkb search "could not find zlib"', "");
+  lines.push(
+    "",
+    "Every command takes --format human|json|toon (or --toon) and --help (also `rkb help <command>`).",
+    "",
+    "Example:",
+    '  rkb search "could not find zlib"',
+    "",
+  );
   return lines.join("\n");
 }

@@ -48,6 +48,9 @@ const fragments = [
   "curl -u ",
   "-----BEGIN PRIVATE KEY-----",
   "eyJa.",
+  "-----BEGIN PRIVATE KEY----- AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+  "xghp_",
+  "AAAAAAAAAAAAAAAAAAAA.aaaaaa.",
   "a",
 ];
 const made = (bytes: number) => fragments.map((f) => f.repeat(Math.ceil(bytes / fragments.length / f.length))).join("\n");

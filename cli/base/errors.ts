@@ -1,7 +1,7 @@
 // One error record for every failure rkb reports: {error: {code, message, fix}}.
-// Exit codes: 0 ok, 1 error or findings, 2 usage, 3 needs the user (not an error: a write's outcome,
-// write/requests.ts `NeedsUser`, which only the user may decide, with `rkb confirm`). `internal` is a
-// bug in rkb; `config` a broken TOML file.
+// Exit codes: 0 ok, 1 an error (lint: errors found; sync: nothing pushed), 2 usage, 3 needs the
+// user (not an error: a write's outcome, write/requests.ts `NeedsUser`, which only the user may
+// decide, with `rkb confirm`). `internal` is a bug in rkb; `config` a broken TOML file.
 
 export type ErrorCode =
   | "not_a_kb"

@@ -28,7 +28,10 @@ export const addInput = (Type: TypeBuilder) => {
       tags: words("Words the lesson is about"),
       queries: words("Questions or error snippets someone would search with"),
       when: Type.Optional(
-        Type.Object({}, { additionalProperties: Type.String(), description: 'Where it applies, e.g. {"project": "name"} or {"hdf5": "1.14"}' }),
+        Type.Object(
+          {},
+          { additionalProperties: Type.String(), description: 'Where it applies, e.g. {"project": "name"} or {"hdf5": "1.12:1.14"} (versions 1.12 to 1.14.x)' },
+        ),
       ),
       verified_how: Type.Optional(choice(CLAIMED_VERIFIED_HOW, "How you know: ran it, read it, or were told (default ran)")),
       ...sectionFields,

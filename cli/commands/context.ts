@@ -1,5 +1,5 @@
 import { countsHere } from "../kb/overview.ts";
-import { currentByScope } from "../kb/index.ts";
+import { lessonsByScope } from "../kb/index.ts";
 import { openSearch } from "../search/search.ts";
 import { defineCommand } from "./_shared.ts";
 
@@ -11,7 +11,7 @@ export default defineCommand({
   run(_input, ctx) {
     // The search index's cache has the counts: no need to parse every lesson at each session start.
     const { index, place } = openSearch(ctx.env, ctx.cwd, ctx.place);
-    const n = countsHere(currentByScope(index), place);
+    const n = countsHere(lessonsByScope(index), place);
     const where = [
       place.project ? `project ${place.project.name} (${place.project.rule})` : "no project matched",
       place.system ? `system ${place.system.name} (${place.system.rule})` : "no system matched",

@@ -1,3 +1,4 @@
+import { counted } from "../output/words.ts";
 import { kbChecks, stateChecks } from "../doctor/doctor.ts";
 import { installChecks } from "../install/index.ts";
 import { kbRoot } from "../machine/settings.ts";
@@ -14,7 +15,7 @@ export default defineCommand({
     const warnings = checks.filter((c) => c.status === "warn").length;
     const human = [
       ...checks.map((c) => `${c.status.padEnd(4)}  ${c.check}: ${c.detail}${c.fix ? `\n      fix: ${c.fix}` : ""}`),
-      `${failed} failed, ${warnings} warnings`,
+      `${failed} failed, ${counted(warnings, "warning")}`,
     ].join("\n");
     return { data: { failed, warnings, checks }, human, exit: failed ? 1 : 0 };
   },

@@ -1,3 +1,4 @@
+import { counted } from "../output/words.ts";
 import { loadKbConfig } from "../lesson/config.ts";
 import { requireReadableKb } from "../lesson/layout.ts";
 import { kbRoot } from "../machine/settings.ts";
@@ -34,7 +35,7 @@ export default defineCommand({
     const human = pairs.length
       ? [
           ...pairs.map((p) => `${p.similarity.toFixed(2)}  ${p.a.id} ${p.a.title}  (${p.a.path})\n      ${p.b.id} ${p.b.title}  (${p.b.path})`),
-          `${pairs.length} pairs at ${min.toFixed(2)} or more`,
+          `${counted(pairs.length, "pair")} at ${min.toFixed(2)} or more`,
           `Next: ${help[1]}`,
         ].join("\n")
       : `No likely duplicates at ${min.toFixed(2)} or more.`;

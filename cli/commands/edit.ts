@@ -1,6 +1,7 @@
 import { planEdit } from "../plan/changes.ts";
 import { openKb, provenance } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
+import { CONTENT_HASH } from "../lesson/lesson.ts";
 import { transact, waitsForUser } from "../write/write.ts";
 import { usageError } from "../base/errors.ts";
 import { needsUserOutput, unchangedOutput, writtenOutput } from "../output/written.ts";
@@ -10,7 +11,7 @@ export const editInput = (Type: TypeBuilder) =>
   Type.Object(
     {
       id: Type.String({ description: "Lesson id" }),
-      base: Type.Optional(Type.String({ description: "The hash rkb_show printed for the version you edited" })),
+      base: Type.Optional(Type.String({ description: "The lesson's hash that show printed for the version you edited" })),
       text: Type.Optional(Type.String({ description: "The whole new file: frontmatter and body" })),
       session: Type.Optional(Type.String({ description: "Session id to record as the editor" })),
     },
@@ -27,6 +28,13 @@ export default defineCommand({
   async run(input, ctx) {
     if (!input.base)
       throw usageError("`rkb edit` needs --base <hash>", "run `rkb show <id>` and pass the hash it prints, so a concurrent change is not overwritten");
+    if (!CONTENT_HASH.test(input.base)) {
+      const flag = ctx.origin === "tool" ? "`base`" : "--base";
+      throw usageError(
+        `${flag} ${JSON.stringify(input.base)} is not a lesson hash (12 lowercase hex characters)`,
+        `run \`rkb show ${input.id}\` and pass the hash it prints, e.g. ${flag} 3c1f0a9e2b7d`,
+      );
+    }
     const text = input.text ?? (await ctx.stdin());
     if (!text.trim()) throw usageError("no lesson on stdin", "pipe the whole new lesson file into `rkb edit`");
     const { root } = openKb(ctx, "write");

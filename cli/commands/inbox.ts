@@ -1,5 +1,7 @@
-import { defineCommand } from "./_shared.ts";
-import { usageError } from "../base/errors.ts";
+import { defineCommand, type CommandContext } from "./_shared.ts";
+import { docOfId } from "../kb/index.ts";
+import { openSearch } from "../search/search.ts";
+import { RkbError, usageError } from "../base/errors.ts";
 import { age, dropItem, expireItems, listItems, parseOutcome, preview, readItem, recordOutcomes, type InboxItem } from "../inbox/inbox.ts";
 import { readFileSync } from "node:fs";
 import { addFromCommands } from "../inbox/from-item.ts";
@@ -9,7 +11,7 @@ import { counted } from "../output/words.ts";
 export default defineCommand({
   name: "inbox",
   description: "List, show, drop or finish inbox items (captured sessions and notes)",
-  examples: ["rkb inbox", "rkb inbox show 3f9a1c0d2e", "rkb inbox done 3f9a1c0d2e --outcome add:cmake-zlib-root", "rkb inbox drop 3f9a1c0d2e"],
+  examples: ["rkb inbox", "rkb inbox show 3f9a1c0d2e", "rkb inbox done 3f9a1c0d2e --outcome add:7f3a9c2b41", "rkb inbox drop 3f9a1c0d2e"],
   input: (Type) =>
     Type.Object(
       {
@@ -22,7 +24,8 @@ export default defineCommand({
       { additionalProperties: false },
     ),
   cli: { positionals: ["action"], variadic: "ids", flags: { outcomes: { flag: "outcome", valueHint: "op[:lesson]" } } },
-  run: async (input, { env }) => {
+  run: async (input, ctx) => {
+    const { env } = ctx;
     const { action = "list", ids = [], outcomes = [] } = input;
     if (outcomes.length && action !== "done") throw usageError("--outcome goes with `rkb inbox done`", "write `rkb inbox done <id> --outcome <op>[:<lesson>]`");
     if (action === "list") {
@@ -39,7 +42,12 @@ export default defineCommand({
       if (outcomes.length) {
         if (ids.length !== 1) throw usageError("--outcome is for one item at a time", "run `rkb inbox done <id> --outcome …` once per item");
         const parsed = outcomes.map(parseOutcome);
-        await recordOutcomes(env, readItem(env, ids[0]!), parsed);
+        const item = readItem(env, ids[0]!);
+        requireLessons(
+          parsed.flatMap((o) => (o.lesson ? [o.lesson] : [])),
+          ctx,
+        );
+        await recordOutcomes(env, item, parsed);
       }
       const items = ids.map((id) => ({ id, removed: dropItem(env, id) }));
       const unknown = items.filter((i) => !i.removed).map((i) => i.id);
@@ -52,6 +60,19 @@ export default defineCommand({
     );
   },
 });
+
+/** The lessons an outcome names must be in the knowledge base: a mistyped id would log a distillation that led nowhere. */
+function requireLessons(ids: string[], ctx: { env: NodeJS.ProcessEnv; cwd: string; place: CommandContext["place"] }): void {
+  if (!ids.length) return;
+  const { index } = openSearch(ctx.env, ctx.cwd, ctx.place);
+  const missing = ids.find((id) => docOfId(index, id) < 0);
+  if (missing)
+    throw new RkbError(
+      "not_found",
+      `no lesson ${missing} in the knowledge base; the item was kept`,
+      "name the lesson the item became (`rkb add` printed its id; `rkb search` finds it), or use --outcome noop",
+    );
+}
 
 /** For an item with draft pitfalls, the `rkb add --from` command that turns each into a lesson. */
 function addCommands(item: InboxItem): { add?: string[] } {
@@ -77,13 +98,18 @@ function row(item: InboxItem) {
   };
 }
 
+const FILLED_BY = "sessions are captured at compaction and shutdown, and `rkb note` adds notes";
+
 function list(env: NodeJS.ProcessEnv) {
   const expired = expireItems(env);
   const items = listItems(env).map(row);
   const help = items.length
     ? "read one with `rkb inbox show <id>`; after distilling it, `rkb inbox done <id> --outcome <op>[:<lesson>]`"
-    : "the inbox is empty; sessions are captured at compaction and shutdown, and `rkb note` adds notes";
-  if (!items.length) return { data: { items, expired, help }, human: `inbox is empty${expired ? ` (${expired} old items expired)` : ""}\n${help}` };
+    : `the inbox is empty; ${FILLED_BY}`;
+  if (!items.length) {
+    const empty = `the inbox is empty${expired ? ` (${counted(expired, "old item")} expired)` : ""}`;
+    return { data: { items, expired, help }, human: `${empty}; ${FILLED_BY}` };
+  }
   const lines = [`${counted(items.length, "item")} in the inbox, newest first:`];
   for (const i of items) {
     const signals = i.signals.length ? `  [${i.signals.join(", ")}]` : "";
@@ -91,7 +117,7 @@ function list(env: NodeJS.ProcessEnv) {
     if (i.counts) lines.push(`${" ".repeat(14)}${i.counts}`);
     for (const command of i.add ?? []) lines.push(`${" ".repeat(14)}${command}`);
   }
-  if (expired) lines.push(`(${expired} items older than 30 days expired)`);
+  if (expired) lines.push(`(${counted(expired, "item")} older than 30 days expired)`);
   lines.push(help);
   return { data: { items, expired, help }, human: lines.join("\n") };
 }

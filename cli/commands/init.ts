@@ -33,10 +33,13 @@ export default defineCommand({
       );
     }
     if (input.clone) {
-      cloneKb(root, input.clone, ctx.env, ctx.cwd);
+      const { created } = cloneKb(root, input.clone, ctx.env, ctx.cwd);
+      const message = created
+        ? `${input.clone} was empty: made a new knowledge base in ${root} (commit ${created}) and pushed it there`
+        : `cloned ${input.clone} to ${root}`;
       return {
-        data: { status: "done", message: `cloned ${input.clone} to ${root}`, kb: root },
-        human: `cloned ${input.clone} to ${root}\nNext: rkb sync keeps it in step with the remote`,
+        data: { status: "done", message, kb: root, ...(created ? { commit: created } : {}) },
+        human: `${message}\nNext: ${created ? "others run `rkb init --clone` with the same URL; " : ""}rkb sync keeps it in step with the remote`,
       };
     }
     const commit = initKb(root, ctx.env);

@@ -44,7 +44,14 @@ export default defineCommand({
       : changed
         ? [`Restart ${harnesses.map(harnessName).join(" and ")}${reloadHint(harnesses)} to load rkb`]
         : ["Already installed and current"];
-    const human = [...reports.flatMap((r) => [`${r.harness}:`, ...r.files.map((f) => `  ${f.action.padEnd(9)} ${tildify(f.path)}`)]), ...help].join("\n");
+    const human = [
+      ...reports.flatMap((r) => [
+        `${r.harness}:`,
+        ...r.files.map((f) => `  ${f.action.padEnd(9)} ${tildify(f.path)}`),
+        ...(r.note ? [`  note: ${r.note}`] : []),
+      ]),
+      ...help,
+    ].join("\n");
     return { data: { installs: reports.map((r) => ({ ...r, files: r.files.map((f) => ({ ...f, path: tildify(f.path) })) })), help }, human };
   },
 });

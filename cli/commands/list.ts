@@ -63,11 +63,15 @@ function treeText(tree: FolderCount[], total: number, folder: string | undefined
   const width = Math.max(24, ...tree.map((row) => 2 * depthOf(row.folder) + row.folder.split("/").at(-1)!.length + 4));
   const lines = tree.map((row) => {
     const name = `${"  ".repeat(depthOf(row.folder))}${row.folder === folder ? row.folder : row.folder.split("/").at(-1)}/`;
-    return fit(`${name.padEnd(width)}${String(row.lessons).padStart(5)}`, env);
+    const others = row.lessons - row.in_search;
+    return fit(`${name.padEnd(width)}${String(row.in_search).padStart(5)}${others ? `  (+${others} archived or superseded)` : ""}`, env);
   });
   const example = tree.find((row) => row.kind === "topic")?.folder;
+  const top = tree.find((row) => row.folder === folder);
+  const inSearch = top ? top.in_search : tree.filter((row) => row.kind === "scope").reduce((n, row) => n + row.in_search, 0);
+  const others = total - inSearch;
   return [
-    `${counted(total, "lesson")}${folder ? ` under ${folder}` : ""}`,
+    `${counted(total, "lesson")}${folder ? ` under ${folder}` : ""}${others ? `: ${inSearch} in search (active or stale), ${others} archived or superseded` : " in search (active or stale)"}`,
     ...lines,
     `Next: rkb list <folder>${example ? ` (e.g. rkb list ${example})` : ""}`,
   ].join("\n");

@@ -1,3 +1,4 @@
+import { counted } from "../output/words.ts";
 import { loadKbConfig } from "../lesson/config.ts";
 import { requireReadableKb } from "../lesson/layout.ts";
 import { isUnder, lessonsUnder, listedFolder } from "../kb/overview.ts";
@@ -67,7 +68,7 @@ export default defineCommand({
               : "";
             return `${c.id}  ${c.title}  (${c.path}${c.status === "active" ? "" : `, ${c.status}`})\n${c.reasons.map((r) => `    ${r.kind}: ${r.detail}`).join("\n")}${signals}`;
           }),
-          `${candidates.length} lessons to review`,
+          `${counted(candidates.length, "lesson")} to review`,
           "Next: rkb show <id>, then edit, flag or archive it",
         ]
       : unreadable.length

@@ -2,6 +2,7 @@ import { defineCommand, type TypeBuilder } from "./_shared.ts";
 import { usageError } from "../base/errors.ts";
 import { openSearch, searchKb, type SearchHit, type SearchMode, type SearchResult } from "../search/search.ts";
 import type { UsageCounts } from "../kb/usage.ts";
+import { counted } from "../output/words.ts";
 
 // Room for a whole first sentence (a wrapped Symptom); the cut is for a runaway paragraph only.
 const SUMMARY_MAX = 300;
@@ -45,7 +46,17 @@ export default defineCommand({
     if (input.status !== undefined && input.status !== "all")
       throw usageError(`--status ${input.status} is not known`, "use --status all, or leave it out for active and stale lessons");
     const { index, place: here, usage } = openSearch(env, cwd, place);
-    const result = searchKb({ index, query, mode, place: here, all: Boolean(input.all), allStatuses: input.status === "all", limit: input.limit ?? 10, usage });
+    const result = searchKb({
+      index,
+      query,
+      mode,
+      place: here,
+      all: Boolean(input.all),
+      allStatuses: input.status === "all",
+      limit: input.limit ?? 10,
+      usage,
+      countOtherPlaces: true,
+    });
     if (!input.explain || mode !== "ranked") return { data: searchData(result, usage), human: searchHuman(result) };
     // Loaded for --explain only: a plain search does not pay for loading them.
     const [{ explainLines, explainSearch }, { recallDecision, recallGate }] = await Promise.all([
@@ -106,8 +117,16 @@ function help(result: SearchResult): string[] {
   const out: string[] = [];
   if (result.hits.length) out.push(`Read a lesson with \`rkb show <id>\`; after using one, report it with \`rkb used <id> --worked\` (or --failed --reason …)`);
   else out.push("Nothing matched: try other words (an error message, a tool name), or `--all` to search every folder");
-  if (result.hidden) out.push(`${result.hidden} lesson(s) that do not apply here are hidden; \`--all\` shows them`);
+  if (result.hidden) out.push(`${hiddenWords(result)}; \`--all\` shows ${result.hidden === 1 ? "it" : "them"}`);
   return out;
+}
+
+/** `2 lessons that do not apply here are hidden (projects/other: 1, hdf5: 1)`: by the folder of another project or system, or by a `when` key. */
+function hiddenWords(result: SearchResult): string {
+  const by = Object.entries(result.hiddenBy)
+    .map(([k, n]) => `${k}: ${n}`)
+    .join(", ");
+  return `${counted(result.hidden, "lesson")} that ${result.hidden === 1 ? "does" : "do"} not apply here ${result.hidden === 1 ? "is" : "are"} hidden (${by})`;
 }
 
 function marker(h: SearchHit): string {
@@ -117,8 +136,8 @@ function marker(h: SearchHit): string {
 /** The results for people; `explanations` holds each shown result's --explain lines. */
 function searchHuman(result: SearchResult, explanations?: string[][]): string {
   if (!result.hits.length) {
-    const hidden = result.hidden ? `; ${result.hidden} hidden that do not apply here (--all shows them)` : "";
-    return `no lessons match \`${result.query}\`${hidden}\n`;
+    const hidden = result.hidden ? `; ${hiddenWords(result)}, \`--all\` shows ${result.hidden === 1 ? "it" : "them"}` : "";
+    return `no lessons match \`${result.query}\` here${hidden}\n`;
   }
   const lines: string[] = [];
   result.hits.forEach((h, i) => {
@@ -129,13 +148,7 @@ function searchHuman(result: SearchResult, explanations?: string[][]): string {
     if (text) lines.push(`   ${cut(text, h.lesson.id)}`);
     if (explanations?.[i]) lines.push(...explanations[i]!.map((l) => `   ${l}`));
   });
-  if (result.hidden)
-    lines.push(
-      "",
-      `${result.hidden} hidden that do not apply here (${Object.entries(result.hiddenBy)
-        .map(([k, n]) => `${k}: ${n}`)
-        .join(", ")}); --all shows them`,
-    );
+  if (result.hidden) lines.push("", `${hiddenWords(result)}; --all shows ${result.hidden === 1 ? "it" : "them"}`);
   lines.push("", "Next: rkb show <id>");
   return lines.join("\n") + "\n";
 }

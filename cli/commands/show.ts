@@ -9,7 +9,8 @@ import { docOfId } from "../kb/index.ts";
 import { openSearch } from "../search/search.ts";
 import { defineCommand, type TypeBuilder } from "./_shared.ts";
 
-export const showInput = (Type: TypeBuilder) => Type.Object({ id: Type.String({ description: "Lesson id from rkb_search" }) }, { additionalProperties: false });
+export const showInput = (Type: TypeBuilder) =>
+  Type.Object({ id: Type.String({ description: "Lesson id, as search prints it" }) }, { additionalProperties: false });
 
 export default defineCommand({
   name: "show",

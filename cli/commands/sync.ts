@@ -1,3 +1,4 @@
+import { counted } from "../output/words.ts";
 import { syncKb } from "../write/sync.ts";
 import { findingLine } from "../output/findings.ts";
 import { kbRoot } from "../machine/settings.ts";
@@ -18,7 +19,7 @@ export default defineCommand({
     const result = await syncKb(kbRoot(ctx.env), ctx.env, input.remote);
     if (result.status === "not_pushed") {
       const lines = [
-        `pulled ${result.pulled.length} commits from ${result.remote}/${result.branch}, but lint found ${result.errors} errors, so nothing was pushed:`,
+        `pulled ${counted(result.pulled.length, "commit")} from ${result.remote}/${result.branch}, but lint found ${counted(result.errors, "error")}, so nothing was pushed:`,
       ];
       for (const f of result.findings.filter((f) => f.severity === "error")) lines.push(`  ${findingLine(f)}`);
       lines.push("fix them, commit, and run `rkb sync` again");
@@ -26,7 +27,7 @@ export default defineCommand({
     }
     const human =
       result.pulled.length || result.pushed.length
-        ? `pulled ${result.pulled.length} and pushed ${result.pushed.length} commits (${result.remote}/${result.branch})`
+        ? `pulled ${counted(result.pulled.length, "commit")} and pushed ${counted(result.pushed.length, "commit")} (${result.remote}/${result.branch})`
         : `up to date with ${result.remote}/${result.branch}`;
     return { data: result, human };
   },

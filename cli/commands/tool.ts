@@ -8,7 +8,7 @@ import { toolHost } from "./index.ts";
 export default defineCommand({
   name: "tool",
   description: "Run one agent tool with its arguments as JSON on stdin",
-  examples: [`echo '{"query": "cmake zlib"}' | rkb tool rkb_search`, `echo '{"id": "p-1a2b3c"}' | rkb tool rkb_show --format json`],
+  examples: [`echo '{"query": "cmake zlib"}' | rkb tool rkb_search`, `echo '{"id": "7f3a9c2b41"}' | rkb tool rkb_show --format json`],
   input: (Type) =>
     Type.Object(
       {

@@ -1,12 +1,13 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
 import { loadKbConfig } from "../lesson/config.ts";
-import { git, gitIdentity } from "../base/git.ts";
+import { git, gitIdentity, stoppedOperation } from "../base/git.ts";
 import { PRE_COMMIT_HOOK } from "../write/init.ts";
 import { lintKb } from "../lint/lint.ts";
 import { resolvePlace } from "../place/place.ts";
 import { loadKb } from "../kb/store.ts";
+import { unwritableFolder } from "../lesson/layout.ts";
 import { lockPath } from "../write/entry.ts";
 import { gitLock } from "../write/git-index.ts";
 import { describeHolder, staleReason } from "../base/lock.ts";
@@ -52,16 +53,32 @@ export function kbChecks(root: string, env: NodeJS.ProcessEnv, cwd: string, plac
           fix: "put the rkb binary in a folder on PATH, e.g. ~/.local/bin",
         },
   );
+  // Before the knowledge base: `rkb init` and every write need it, so a new machine hears of it first.
+  checks.push(identityCheck(existsSync(root) && statSync(root).isDirectory() ? root : cwd, env));
   if (!existsSync(join(root, "kb.toml")) || !existsSync(join(root, ".git"))) {
+    const isFile = existsSync(root) && !statSync(root).isDirectory();
     checks.push({
       check: "knowledge base",
       status: "fail",
-      detail: `no knowledge base at ${root}`,
-      fix: "run `rkb init`, `rkb init --clone <url>`, or set RKB_HOME",
+      detail: isFile ? `${root} is a file, not a folder` : `no knowledge base at ${root}`,
+      fix: isFile
+        ? "set RKB_HOME to the folder of your knowledge base, or to a new folder for `rkb init`"
+        : "run `rkb init`, `rkb init --clone <url>`, or set RKB_HOME",
     });
     return checks;
   }
   checks.push(ok("knowledge base", root));
+  const blocked = unwritableFolder(root);
+  checks.push(
+    blocked
+      ? {
+          check: "writable",
+          status: "fail",
+          detail: `rkb cannot write to ${blocked.folder} (${blocked.why}), so every write fails`,
+          fix: `give your user access (\`chmod -R u+rwX ${root}\`, or \`chown -R\` it if another user made it), or set RKB_HOME to a knowledge base you own`,
+        }
+      : ok("writable", "this user can write the knowledge base and its git folders"),
+  );
   try {
     loadKbConfig(root);
     checks.push(ok("kb.toml", "valid"));
@@ -80,17 +97,6 @@ export function kbChecks(root: string, env: NodeJS.ProcessEnv, cwd: string, plac
           fix: `printf '%s' '${PRE_COMMIT_HOOK.replace(/'/g, "'\\''")}' > ${hook} && chmod +x ${hook}`,
         },
   );
-  const identity = gitIdentity(root, env);
-  checks.push(
-    identity.name && identity.email
-      ? ok("git identity", identity.name)
-      : {
-          check: "git identity",
-          status: "fail",
-          detail: "git has no user name or email",
-          fix: 'git config --global user.name "Your Name" && git config --global user.email you@example.com',
-        },
-  );
   const deny = git(root, ["config", "receive.denyCurrentBranch"], { env }).stdout.trim();
   checks.push(
     deny === "updateInstead"
@@ -107,19 +113,27 @@ export function kbChecks(root: string, env: NodeJS.ProcessEnv, cwd: string, plac
   const warnings = findings.length - errors;
   checks.push(
     errors
-      ? { check: "lint", status: "fail", detail: `${errors} errors, ${warnings} warnings`, fix: "run `rkb lint` and fix the errors" }
-      : ok("lint", `0 errors, ${warnings} warnings`),
+      ? { check: "lint", status: "fail", detail: `${counted(errors, "error")}, ${counted(warnings, "warning")}`, fix: "run `rkb lint` and fix the errors" }
+      : ok("lint", `0 errors, ${counted(warnings, "warning")}`),
   );
   const dirty = git(root, ["status", "--porcelain"], { env }).stdout.split("\n").filter(Boolean).length;
+  const stopped = stoppedOperation(root);
   checks.push(
-    dirty
+    stopped
       ? {
-          check: "uncommitted changes",
-          status: "warn",
-          detail: counted(dirty, "file"),
-          fix: `review them with \`git -C ${root} status\` and commit or discard`,
+          check: "git operation",
+          status: "fail",
+          detail: `${stopped.what} stopped half-way in the knowledge base${dirty ? ` (${counted(dirty, "file")} not committed)` : ""}; rkb refuses to write until it is finished`,
+          fix: stopped.finish,
         }
-      : ok("uncommitted changes", "none"),
+      : dirty
+        ? {
+            check: "uncommitted changes",
+            status: "warn",
+            detail: counted(dirty, "file"),
+            fix: `review them with \`git -C ${root} status\` and commit or discard`,
+          }
+        : ok("uncommitted changes", "none"),
   );
   checks.push(writeLockCheck(root), gitLockCheck(root));
   const where = resolvePlace({ root, kb: loadKb(root), cwd, env, options: place });
@@ -130,6 +144,19 @@ export function kbChecks(root: string, env: NodeJS.ProcessEnv, cwd: string, plac
     ),
   );
   return checks;
+}
+
+/** Whether git can commit here: a name and an e-mail, from its config or the environment. */
+function identityCheck(cwd: string, env: NodeJS.ProcessEnv): Check {
+  const name = gitIdentity(cwd, env);
+  return name
+    ? ok("git identity", name)
+    : {
+        check: "git identity",
+        status: "fail",
+        detail: "git has no user name or email, so rkb cannot commit",
+        fix: 'git config --global user.name "Your Name" && git config --global user.email you@example.com',
+      };
 }
 
 const HOOK_ERROR_DAYS = 7;

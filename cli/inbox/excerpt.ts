@@ -1,3 +1,4 @@
+import { counted } from "../output/words.ts";
 import type { SessionEvent } from "../sessions/reader.ts";
 
 // The part of a session an inbox item quotes: what the user said, what the agent said, every
@@ -39,7 +40,7 @@ function cutMiddle(lines: string[], max: number): string[] {
   if (lines.length <= max) return lines;
   const head = Math.ceil((max - 1) / 3);
   const tail = max - 1 - head;
-  return [...lines.slice(0, head), `[… ${lines.length - head - tail} lines cut]`, ...lines.slice(lines.length - tail)];
+  return [...lines.slice(0, head), `[… ${counted(lines.length - head - tail, "line")} cut]`, ...lines.slice(lines.length - tail)];
 }
 
 function cutLine(line: string): string {

@@ -94,6 +94,8 @@ export interface InstallReport {
   action: "install" | "uninstall";
   bin?: string;
   files: { path: string; action: FileAction }[];
+  /** Said when the harness is not set up on this machine: the files wait there for it. */
+  note?: string;
 }
 
 export function install(harness: Harness, bin: string, env: NodeJS.ProcessEnv): InstallReport {
@@ -108,12 +110,17 @@ export function install(harness: Harness, bin: string, env: NodeJS.ProcessEnv): 
       );
     }
   }
+  const missing = !existsSync(agentDir(harness, env));
   const files = wanted.map((f) => {
     if (existsSync(f.path) && readFileSync(f.path, "utf8") === f.text) return { path: f.path, action: "unchanged" as const };
     writeAtomic(f.path, f.text);
     return { path: f.path, action: "written" as const };
   });
-  return { harness, action: "install", bin, files };
+  const name = harness === "claude" ? "Claude Code" : harness;
+  const note = missing
+    ? `${name} is not set up on this machine (there was no ${tildify(agentDir(harness, env))}); the files wait there for it, and \`rkb install ${harness} --uninstall\` removes them and the folders made for them`
+    : undefined;
+  return { harness, action: "install", bin, files, ...(note ? { note } : {}) };
 }
 
 export function uninstall(harness: Harness, env: NodeJS.ProcessEnv): InstallReport {
@@ -127,10 +134,12 @@ export function uninstall(harness: Harness, env: NodeJS.ProcessEnv): InstallRepo
     rmSync(path);
     return { path, action: "removed" as const };
   });
-  // The folders rkb made for its files (the skill's, the plugin's) go once they are empty.
-  const top = harness === "claude" ? claudePluginDir(home(env)) : dirname(installedPaths(harness, env).skill);
-  const folders = [...new Set(paths.map(dirname))].filter((d) => d.startsWith(top)).sort((a, b) => b.length - a.length);
-  for (const dir of folders) if (existsSync(dir) && readdirSync(dir).length === 0) rmdirSync(dir);
+  // The folders that held rkb's files go once they are empty, up to the harness's own folder in the
+  // home (~/.omp, ~/.claude): a harness that is set up has other files there, which keep them.
+  const top = harness === "claude" ? agentDir(harness, env) : dirname(agentDir(harness, env));
+  const folders = new Set<string>();
+  for (const path of paths) for (let dir = dirname(path); dir.startsWith(top); dir = dirname(dir)) folders.add(dir);
+  for (const dir of [...folders].sort((a, b) => b.length - a.length)) if (existsSync(dir) && readdirSync(dir).length === 0) rmdirSync(dir);
   return { harness, action: "uninstall", files };
 }
 

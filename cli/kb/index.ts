@@ -425,11 +425,11 @@ export function placeKb(index: SearchIndex): Kb {
   return { root: index.root, files: index.files, lessons: [], notes: index.notes, broken: [] };
 }
 
-/** How many current (active or stale) lessons each scope holds: status and context count from the cache. */
-export function currentByScope(index: SearchIndex): Map<string, number> {
+/** Lessons per scope (`general`, `projects/<p>`, `systems/<s>`): those in search (active or stale), or with `inSearch` false the others (archived, superseded). */
+export function lessonsByScope(index: SearchIndex, inSearch = true): Map<string, number> {
   const counts = new Map<string, number>();
   for (let doc = 0; doc < index.size; doc++) {
-    if (!index.docCurrent[doc]) continue;
+    if (Boolean(index.docCurrent[doc]) !== inSearch) continue;
     const scope = index.scopes[index.docScope[doc]!]!;
     counts.set(scope, (counts.get(scope) ?? 0) + 1);
   }

@@ -44,7 +44,10 @@ export type FolderKind = "scope" | "project" | "system" | "topic";
 export interface FolderCount {
   folder: string;
   kind: FolderKind;
+  /** Every lesson below it, whatever its status. */
   lessons: number;
+  /** Those in search: active or stale (the others are archived or superseded). */
+  in_search: number;
 }
 
 /** What a folder path names: a scope, a project or system folder, a topic, or nothing rkb lists. */
@@ -83,19 +86,22 @@ export function listedFolder(root: string, given: string | undefined): { folder:
  * are always listed, empty or not.
  */
 export function folderTree(lessons: Listed[], folder?: string): FolderCount[] {
-  const counts = new Map<string, number>(folder ? [] : SCOPES.map((scope) => [scope, 0]));
+  const counts = new Map<string, { all: number; inSearch: number }>(folder ? [] : SCOPES.map((scope) => [scope, { all: 0, inSearch: 0 }]));
   for (const l of lessons) {
     const topic = topicOf(l);
     const parts = topic.split("/");
     // general/<t>: scope, topic; projects/<p>/<t>: scope, project, topic.
     for (let depth = 1; depth <= parts.length; depth++) {
       const path = parts.slice(0, depth).join("/");
-      counts.set(path, (counts.get(path) ?? 0) + 1);
+      const n = counts.get(path) ?? { all: 0, inSearch: 0 };
+      n.all++;
+      if (isCurrent(l.status)) n.inSearch++;
+      counts.set(path, n);
     }
   }
   return [...counts]
     .filter(([path]) => !folder || path === folder || path.startsWith(`${folder}/`))
-    .map(([path, n]) => ({ folder: path, kind: folderKind(path)!, lessons: n }))
+    .map(([path, n]) => ({ folder: path, kind: folderKind(path)!, lessons: n.all, in_search: n.inSearch }))
     .filter((row) => row.kind !== undefined)
     .sort((a, b) => {
       // By parts, so projects/a/cmake stays under projects/a and before projects/a-b.

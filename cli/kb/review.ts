@@ -1,3 +1,4 @@
+import { counted } from "../output/words.ts";
 import type { KbConfig } from "../lesson/config.ts";
 import { evidenceTextProblem, titleProblem } from "../lesson/quality.ts";
 import { isCurrent } from "../lesson/schema.ts";
@@ -53,13 +54,13 @@ export function reviewReasons(lesson: ReviewedLesson, counts: UsageCounts | unde
   const reasons: ReviewReason[] = [];
   const daysSince = (date: string) => Math.floor((now.getTime() - Date.parse(date)) / DAY_MS);
   if (lesson.status === "stale") {
-    reasons.push({ kind: "flagged", detail: `flagged stale${lesson.staleReason ? `: ${lesson.staleReason}` : ""}` });
+    reasons.push({ kind: "flagged", detail: lesson.staleReason ? `stale: ${lesson.staleReason}` : "stale, no reason given" });
   }
   const verifiedDays = lesson.verified ? daysSince(lesson.verified) : NaN;
   if (verifiedDays > config.review.staleDays) {
     reasons.push({
       kind: "not_verified",
-      detail: `last verified ${lesson.verified}, ${verifiedDays} days ago (more than [review] stale_days = ${config.review.staleDays})`,
+      detail: `last verified ${lesson.verified}, ${counted(verifiedDays, "day")} ago (more than [review] stale_days = ${config.review.staleDays})`,
     });
   }
   const c = counts ?? { worked: 0, failed: 0, injected: 0, inferred: 0, irrelevant: 0 };
@@ -76,7 +77,7 @@ export function reviewReasons(lesson: ReviewedLesson, counts: UsageCounts | unde
       kind: "unused",
       detail: c.lastSeen
         ? `not injected or used since ${c.lastSeen.slice(0, 10)} (${months} months or more)`
-        : `never injected or used, verified ${verifiedDays} days ago`,
+        : `never injected or used, verified ${counted(verifiedDays, "day")} ago`,
     });
   }
   const evidence = evidenceTextProblem(lesson.type, lesson.evidence);

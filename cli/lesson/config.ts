@@ -4,21 +4,28 @@ import { RkbError } from "../base/errors.ts";
 
 // kb.toml: the knowledge base's own settings (synced with it).
 
-export const DEFAULT_KB_TOML = `[labels]
+export const DEFAULT_KB_TOML = `# This knowledge base's settings, synced with it (per-machine settings are in ~/.config/rkb).
+
+# The labels a lesson or folder note may carry; sensitivity goes from the widest audience first.
+[labels]
 sensitivity = ["public", "internal", "confidential"]
 
+# Where the Rust rkb publishes lessons (its site export), and the sensitivities each place may show.
 [sinks.web]
 allow = { sensitivity = ["public"] }
 
 [sinks.web-protected]
 allow = { sensitivity = ["public", "internal"] }
 
+# Jev, the Rust rkb's remote reranking model: the lessons it may be sent. This rkb sends it none.
 [sinks.jev]
 allow = { sensitivity = ["public", "internal"] }
 
+# How the Rust rkb reranks search results (bm25, bm25-bert, jev); this rkb ranks with BM25 alone.
 [rerank]
 chain = ["bm25"]
 
+# Leaks lint reports besides secrets: these user names and path prefixes; \`allow\` lists exact texts that are fine.
 [leak]
 usernames = []
 paths = []

@@ -88,6 +88,7 @@ export function walkFiles(root: string): string[] {
 /** A folder rkb can read lessons from (a knowledge base, or a copy of its folders). */
 export function requireReadableKb(root: string): void {
   if (!existsSync(root)) throw notAKb(root, "does not exist");
+  if (!statSync(root).isDirectory()) throw notAKb(root, "is a file, not a folder", FILE_FIX);
   requireAccess(root, constants.R_OK | constants.X_OK, "read");
   const looksLikeKb = existsSync(join(root, "kb.toml")) || SCOPES.some((s) => existsSync(join(root, s)));
   if (!looksLikeKb) throw notAKb(root, "has no kb.toml and no general/, projects/ or systems/ folder");
@@ -96,12 +97,40 @@ export function requireReadableKb(root: string): void {
 /** A knowledge base rkb may write to: kb.toml and a git repository. */
 export function requireWritableKb(root: string): void {
   if (!existsSync(root)) throw notAKb(root, "does not exist");
+  if (!statSync(root).isDirectory()) throw notAKb(root, "is a file, not a folder", FILE_FIX);
   // Every write takes the lock in .git and commits there; a read-only folder must say so, not fail half-way.
   const writable = constants.R_OK | constants.W_OK | constants.X_OK;
   requireAccess(root, writable, "write to");
   if (!existsSync(join(root, "kb.toml"))) throw notAKb(root, "has no kb.toml");
   if (!existsSync(join(root, ".git"))) throw notAKb(root, "is not a git repository");
-  requireAccess(join(root, ".git"), writable, "write to");
+  const blocked = unwritableFolder(root);
+  if (blocked) throw cannotWrite(blocked.folder, blocked.why, "write to", root);
+}
+
+/**
+ * The first folder a write needs that this user cannot write, with why: the knowledge base, its
+ * .git, and git's object and ref folders (a commit adds files to them). Undefined when all can be.
+ */
+export function unwritableFolder(root: string): { folder: string; why: string } | undefined {
+  const dotGit = join(root, ".git");
+  const objects = join(dotGit, "objects");
+  let fanout: string[] = [];
+  try {
+    fanout = readdirSync(objects)
+      .filter((name) => /^[0-9a-f]{2}$/.test(name))
+      .map((name) => join(objects, name));
+  } catch {
+    // No objects folder (a .git file of a worktree points elsewhere): nothing more to check here.
+  }
+  for (const folder of [root, dotGit, objects, join(dotGit, "refs", "heads"), ...fanout]) {
+    if (!existsSync(folder) || !statSync(folder).isDirectory()) continue;
+    try {
+      accessSync(folder, constants.R_OK | constants.W_OK | constants.X_OK);
+    } catch (e) {
+      return { folder, why: (e as NodeJS.ErrnoException).code === "EROFS" ? "it is on a read-only file system" : "permission denied" };
+    }
+  }
+  return undefined;
 }
 
 /** A knowledge base folder rkb may not read or write is the user's to fix, named with the fix. */
@@ -110,19 +139,24 @@ function requireAccess(folder: string, mode: number, verb: string): void {
     accessSync(folder, mode);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === "EROFS" ? "it is on a read-only file system" : "permission denied";
-    throw new RkbError(
-      "io",
-      `rkb cannot ${verb} the knowledge base folder ${folder} (${why})`,
-      `give your user access (\`chmod -R u+rwX ${folder}\`), or set RKB_HOME to a knowledge base you own`,
-    );
+    throw cannotWrite(folder, code === "EROFS" ? "it is on a read-only file system" : "permission denied", verb);
   }
 }
 
-function notAKb(root: string, why: string): RkbError {
+function cannotWrite(folder: string, why: string, verb = "write to", root = folder): RkbError {
   return new RkbError(
-    "not_a_kb",
-    `no knowledge base at ${root}: it ${why}`,
-    "run `rkb init` to create one there, `rkb init --clone <url>` to fetch one, or set RKB_HOME to your knowledge base",
+    "io",
+    `rkb cannot ${verb} the knowledge base folder ${folder} (${why})`,
+    `give your user access (\`chmod -R u+rwX ${root}\`, or \`chown -R\` it if another user made it), or set RKB_HOME to a knowledge base you own`,
   );
+}
+
+const FILE_FIX = "set RKB_HOME to the folder of your knowledge base, or to a new folder and run `rkb init` (or `rkb init --clone <url>`) there";
+
+function notAKb(
+  root: string,
+  why: string,
+  fix = "run `rkb init` to create one there, `rkb init --clone <url>` to fetch one, or set RKB_HOME to your knowledge base",
+): RkbError {
+  return new RkbError("not_a_kb", `no knowledge base at ${root}: it ${why}`, fix);
 }

@@ -226,6 +226,9 @@ export function contentHash(text: string): string {
   return sha256Hex(text).slice(0, 12);
 }
 
+/** What contentHash gives: 12 lowercase hex characters. */
+export const CONTENT_HASH = /^[0-9a-f]{12}$/;
+
 /** A new lesson id: 10 lowercase hex chars that YAML reads as a string and no lesson has yet. */
 export function newId(taken: (id: string) => boolean): string {
   for (;;) {

@@ -31,6 +31,7 @@ export function lessonFindings(lesson: Lesson, ctx: LessonRulesContext): Finding
     const line = lesson.raw.slice(0, nul).split("\n").length;
     report("format/nul", line, "this line holds a NUL byte (git then takes the file for binary, and no tool shows the text after it); remove it");
   }
+  for (const f of conflictFindings(lesson.path, lesson.raw)) findings.push(f);
   frontmatterRules(lesson, ctx, report);
   bodyRules(lesson, report);
   placementRules(lesson, report);
@@ -53,6 +54,35 @@ export function lessonFindings(lesson: Lesson, ctx: LessonRulesContext): Finding
     );
   const evidence = evidenceProblem(lesson);
   if (evidence) report("quality/evidence", sectionLine(lesson, "Evidence"), evidence, "warning");
+  return findings;
+}
+
+const CONFLICT_MARKER = /^(<{7}|>{7}|\|{7})(?: |$)/gm;
+
+/**
+ * `format/conflict`: the markers git leaves in a file when a rebase or merge stops on a conflict, at
+ * the start of a line. One finding per conflict (its `<<<<<<<` line), and one for an end marker left
+ * without its start. A lesson that quotes markers indents them in its code block.
+ */
+export function conflictFindings(path: string, raw: string): Finding[] {
+  const findings: Finding[] = [];
+  let open = false;
+  let line = 1;
+  let counted = 0;
+  for (const m of raw.matchAll(CONFLICT_MARKER)) {
+    for (let i = raw.indexOf("\n", counted); i !== -1 && i < m.index; i = raw.indexOf("\n", i + 1)) line++;
+    counted = m.index;
+    const start = m[1]![0] === "<";
+    if (start || !open)
+      findings.push({
+        path,
+        line,
+        severity: "error",
+        rule: "format/conflict",
+        message: `an unresolved merge conflict (\`${m[1]}\`); keep the right side, delete the other and the marker lines (indent markers you quote)`,
+      });
+    open = start || (open && m[1]![0] === "|");
+  }
   return findings;
 }
 

@@ -28,6 +28,22 @@ const ROLE_KEYS: Record<NoteRole, string[]> = {
   misplaced: [],
 };
 
+/** Whether a README.md is a knowledge base's folder note: its frontmatter holds a key only folder notes have. */
+export function isFolderNoteText(text: string): boolean {
+  if (!/^---\r?\n/.test(text)) return false;
+  const note = new Set(
+    Object.values(ROLE_KEYS)
+      .flat()
+      .filter((k) => k !== "meta"),
+  );
+  try {
+    return Object.keys(frontmatterKeyLines(splitFrontmatter(text, "README.md").yaml)).some((key) => note.has(key));
+  } catch (e) {
+    if (e instanceof LessonParseError) return false;
+    throw e;
+  }
+}
+
 export function noteRole(rel: string): NoteRole {
   const parts = rel.split("/").slice(0, -1);
   if (parts.length === 1) return "scope";

@@ -3,7 +3,7 @@ import { git, gitOrThrow } from "../base/git.ts";
 import { findLeaks, leakOptions, secretMessage, type LeakOptions } from "./leak.ts";
 import { classify, FOLDER_NAME, lessonDepth } from "../lesson/layout.ts";
 import { frontmatterKeyLines, LessonParseError, parseLesson, splitFrontmatter, type Lesson } from "../lesson/lesson.ts";
-import { labelFindings, lessonFindings, nestedLine, unreadableValue } from "../lesson/lint-lesson.ts";
+import { conflictFindings, labelFindings, lessonFindings, nestedLine, unreadableValue } from "../lesson/lint-lesson.ts";
 import type { Finding } from "../lesson/finding.ts";
 import { scanBody } from "../lesson/body.ts";
 import { resolveLink } from "../lesson/links.ts";
@@ -117,6 +117,7 @@ function lintTree(tree: Tree, only: string[] | undefined, env: NodeJS.ProcessEnv
       if (!inScope(rel)) continue;
       const { body, bodyLine } = noteBody(text, rel);
       brokenLinks(tree, rel, resolveLinks(rel, scanBody(body).links, bodyLine), report);
+      for (const f of conflictFindings(rel, text)) report(rel, f.line, f.rule, f.message);
       leakFindings(rel, text, leaks, report);
     }
   }
@@ -219,6 +220,8 @@ function readLesson(tree: Tree, rel: string, leaks: LeakOptions, report: Report 
   }
   if (report) {
     report(rel, problem.line, "format/parse", problem.message);
+    // Conflict markers in the frontmatter are the likely reason it does not parse.
+    for (const f of conflictFindings(rel, text)) report(rel, f.line, f.rule, f.message);
     leakFindings(rel, text, leaks, report);
   }
   return undefined;

@@ -50,7 +50,9 @@ export async function renderError(err: RkbError, format: Format): Promise<{ stdo
   if (format === "toon") return { stdout: (await toon(err.toRecord())) + "\n", stderr: "", exit: err.exit };
   let text = `error: ${err.message}\nfix: ${err.fix}\n`;
   const findings = err.extra.findings as Finding[] | undefined;
-  if (findings) for (const f of findings) text += `  ${findingLine(f)}\n`;
+  // The message names the first finding; one finding alone would be said twice.
+  const said = findings?.length === 1 && err.message.includes(findings[0]!.message);
+  if (findings && !said) for (const f of findings) text += `  ${findingLine(f)}\n`;
   const files = err.extra.files as string[] | undefined;
   if (files) for (const f of files) text += `  ${f}\n`;
   if (typeof err.extra.stack === "string") text += err.extra.stack + "\n";

@@ -1,3 +1,4 @@
+import { counted } from "../output/words.ts";
 import { dirname, relative } from "node:path";
 import { RkbError, usageError } from "../base/errors.ts";
 import { editDistance } from "../text/distance.ts";
@@ -441,12 +442,23 @@ export function planSupersede(old: Lesson, by: Lesson, reason: string | undefine
   return statusChange(old, "supersede", fm, body, `${why}\n\nReplaced by ${by.id} (${by.path}).`, [`${by.id} "${by.title}" replaces it`]);
 }
 
+/** Where an archived lesson keeps the reason it was stale for (`stale_reason` belongs to `status: stale` only), so unarchive brings it back stale. */
+const STALE_BEFORE_ARCHIVE = "stale_before_archive";
+
+function archivedFrontmatter(lesson: Lesson): Frontmatter {
+  const fm: Frontmatter = { ...lesson.frontmatter, status: "archived" };
+  if (lesson.status === "stale" && typeof fm.stale_reason === "string")
+    fm.meta = { ...(isMap(fm.meta) ? fm.meta : {}), [STALE_BEFORE_ARCHIVE]: fm.stale_reason };
+  delete fm.stale_reason;
+  return fm;
+}
+
 export function planArchive(lesson: Lesson, reason: string | undefined): Plan<LessonWrite> {
   const why = requireReason(reason, "archive");
   requireCurrent(lesson, "archived");
-  const fm: Frontmatter = { ...lesson.frontmatter, status: "archived" };
-  delete fm.stale_reason;
-  return statusChange(lesson, "archive", fm, appendSection(lesson.body, "Why archived", why), why, ["the file stays where it is; search skips it"]);
+  return statusChange(lesson, "archive", archivedFrontmatter(lesson), appendSection(lesson.body, "Why archived", why), why, [
+    "the file stays where it is; search skips it",
+  ]);
 }
 
 /** Archives every current lesson under a folder: one commit, and only after the user allows it. */
@@ -455,29 +467,31 @@ export function planArchiveFolder(kb: Kb, folder: string, reason: string | undef
   const f = folder.replace(/\/+$/, "");
   const lessons = kb.lessons.filter((l) => l.path.startsWith(f + "/") && isCurrent(l.status));
   if (!lessons.length) throw new RkbError("not_found", `no active or stale lesson under ${shown(f)}`, "check the folder with `rkb list`");
-  const changes = lessons.map((l) => {
-    const fm: Frontmatter = { ...l.frontmatter, status: "archived" };
-    delete fm.stale_reason;
-    return { rel: l.path, text: serializeLesson(fm, appendSection(l.body, "Why archived", why)) };
-  });
+  const changes = lessons.map((l) => ({ rel: l.path, text: serializeLesson(archivedFrontmatter(l), appendSection(l.body, "Why archived", why)) }));
   const n = lessons.length;
   return {
     changes,
-    message: `archive(${f}): ${n} lessons\n\n${why}`,
+    message: `archive(${f}): ${counted(n, "lesson")}\n\n${why}`,
     result: {
       action: "archive",
       id: lessons.map((l) => l.id).join(","),
       path: f,
-      title: `${n} lessons`,
+      title: counted(n, "lesson"),
       notes: ["the files stay where they are; search skips them"],
     },
-    ask: { question: `archive all ${n} lessons under ${f} (${why})?`, option: `archive ${f}` },
+    ask: { question: `archive ${n === 1 ? "the 1 lesson" : `all ${n} lessons`} under ${f} (${why})?`, option: `archive ${f}` },
   };
 }
 
 export function planUnarchive(lesson: Lesson): Plan<LessonWrite> {
   if (lesson.status !== "archived") throw new RkbError("refused", `${lesson.id} is ${lesson.status}, not archived`, "only archived lessons can be unarchived");
-  return statusChange(lesson, "unarchive", { ...lesson.frontmatter, status: "active" }, removeSection(lesson.body, "Why archived"), undefined, [
-    "the lesson is back in search",
-  ]);
+  const fm: Frontmatter = { ...lesson.frontmatter, status: "active" };
+  const meta = isMap(fm.meta) ? { ...fm.meta } : undefined;
+  const stale = meta?.[STALE_BEFORE_ARCHIVE];
+  if (meta && typeof stale === "string") {
+    delete meta[STALE_BEFORE_ARCHIVE];
+    Object.assign(fm, { status: "stale", stale_reason: stale, meta });
+  }
+  const notes = [typeof stale === "string" ? `the lesson is back in search, stale as before it was archived: ${stale}` : "the lesson is back in search"];
+  return statusChange(lesson, "unarchive", fm, removeSection(lesson.body, "Why archived"), undefined, notes);
 }

@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync, statSync, type Dirent } from "node:fs";
-import { basename, join, sep } from "node:path";
+import { basename, dirname, join, sep } from "node:path";
 import { shown } from "../base/fsutil.ts";
 import { RkbError } from "../base/errors.ts";
 import { listItems, type InboxEntry, type InboxMeta } from "../inbox/inbox.ts";
@@ -7,6 +7,7 @@ import { maskSecrets } from "../text/secrets.ts";
 import { AddLookups, planAdd, type LessonWrite } from "./changes.ts";
 import type { Finding } from "../lesson/finding.ts";
 import { isFolderName } from "../lesson/layout.ts";
+import { isFolderNoteText } from "../lesson/notes.ts";
 import { frontmatterKeyLines, parseLesson, splitFrontmatter } from "../lesson/lesson.ts";
 import { lintKb } from "../lint/lint.ts";
 import type { Kb } from "../kb/store.ts";
@@ -74,15 +75,22 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  */
 export function readImportFolder(folder: string, kbRoot: string): Scanned {
   let real: string;
+  // A single Markdown file is imported as the one file of its folder.
+  let only: string | undefined;
   try {
     real = realpathSync(folder);
-    if (!statSync(real).isDirectory()) throw new Error("not a folder");
   } catch {
     throw new RkbError(
       "not_found",
-      `there is no folder ${shown(folder, 200)} to import`,
-      "name a folder of Markdown files, e.g. `rkb import ~/notes --dry-run`",
+      `there is no folder or file ${shown(folder, 200)} to import`,
+      "name a folder of Markdown files or one .md file, e.g. `rkb import ~/notes --dry-run`",
     );
+  }
+  if (!statSync(real).isDirectory()) {
+    if (!real.endsWith(".md") || !statSync(real).isFile())
+      throw new RkbError("not_found", `${shown(folder, 200)} is not a Markdown file (.md) or a folder`, "name a folder of Markdown files or one .md file");
+    only = basename(real);
+    real = dirname(real);
   }
   const kbReal = realpathSync(kbRoot);
   if (real === kbReal || real.startsWith(kbReal + sep)) {
@@ -106,7 +114,7 @@ export function readImportFolder(folder: string, kbRoot: string): Scanned {
       return;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const entry of entries) {
+    for (const entry of only === undefined || rel ? entries : entries.filter((e) => e.name === only)) {
       const source = rel ? `${rel}/${entry.name}` : entry.name;
       const path = join(abs, entry.name);
       const hidden = entry.name.startsWith(".");
@@ -118,17 +126,17 @@ export function readImportFolder(folder: string, kbRoot: string): Scanned {
       } else if (!entry.isFile()) skip(source, "not a regular file");
       else if (hidden) skip(source, "a hidden file");
       else if (!entry.name.endsWith(".md")) skip(source, "not a Markdown file (.md)");
-      else if (entry.name === "README.md") {
-        markdown++;
-        skip(
-          source,
-          "a folder note (README.md), not a lesson or a note",
-          "its aliases, remotes, hostname, facts and labels are not imported: copy them into the folder note of the knowledge base by hand (rename the file instead if it holds a lesson or a note)",
-        );
-      } else {
+      else {
         markdown++;
         const read = readMarkdown(path);
-        if (typeof read === "string") files.push({ source, text: read });
+        // A README.md of a knowledge base's folder says how its folder is named and labelled: no lesson, no note.
+        if (typeof read === "string" && entry.name === "README.md" && isFolderNoteText(read))
+          skip(
+            source,
+            "the folder note of a knowledge base (README.md with aliases or labels), not a lesson or a note",
+            "its aliases, labels, remotes, hostname and facts are not imported: copy them into this knowledge base's folder note by hand if you need them",
+          );
+        else if (typeof read === "string") files.push({ source, text: read });
         else skip(source, read.reason, read.fix);
       }
     }

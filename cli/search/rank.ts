@@ -66,6 +66,8 @@ function typoCandidates(index: SearchIndex, term: string): string[] {
     const end = text.indexOf("\n", match.index) + 1 || text.length + 1;
     pieces.lastIndex = end;
     const candidate = text.slice(start, end - 1);
+    // A word of three letters is no sure typo of anything (`noth`, the stem of "nothing", is one edit from `not`).
+    if (candidate.length < 4) continue;
     if (candidate.length > term.length + 1 && candidate.startsWith(term) && /^[a-z]+$/.test(candidate)) {
       found.push({ term: candidate, distance: 1 });
       continue;

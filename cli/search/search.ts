@@ -27,6 +27,8 @@ export interface SearchInput {
   allStatuses?: boolean;
   limit?: number;
   usage?: Map<string, UsageCounts>;
+  /** When the results do not fill the limit, count the lessons of other projects and systems that match, as hidden by their folder. */
+  countOtherPlaces?: boolean;
 }
 
 export interface SearchHit {
@@ -114,6 +116,20 @@ export function searchKb(input: SearchInput): SearchResult {
     }
     result.hits.push({ lesson, doc: c.doc, applies: verdict.result, applyKeys: verdict.keys, score: c.score, line: c.line });
     shown.push(at);
+  }
+  if (scopes && input.countOtherPlaces && result.hits.length < limit) {
+    const others = new Set(index.scopes.filter((s) => !scopes.has(s)));
+    const docs =
+      mode === "ranked"
+        ? ranking(index, result.parsed!, { scopes: others, allStatuses: input.allStatuses })
+            .first(index.size)
+            .map((r) => r.doc)
+        : matchLines(index, input.query, mode, others, input.allStatuses, scopeOrder(place)).map((m) => m.doc);
+    for (const doc of docs) {
+      const scope = index.scopes[index.docScope[doc]!]!;
+      result.hidden++;
+      result.hiddenBy[scope] = (result.hiddenBy[scope] ?? 0) + 1;
+    }
   }
   if (mode === "ranked" && result.ranked && result.parsed) {
     const count = Math.max(...shown, -1) + 1;

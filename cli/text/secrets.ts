@@ -5,6 +5,8 @@
 // has bounded repetitions (or none that can fail after a long run), and the assignment scanner skips
 // past each name it read: the work per character is bounded, so any input is handled in linear time.
 
+import { scanBotTokens, scanPrivateKeys } from "./secret-shapes.ts";
+
 export interface SecretKind {
   /** Short name shown in masks and findings, e.g. `github-token`. */
   kind: string;
@@ -18,8 +20,10 @@ export interface SecretKind {
   pattern?: RegExp;
   /** Extra test of the secret text found; false leaves it. */
   accept?: (secret: string, text: string, at: number) => boolean;
-  /** A hand-written scanner instead of a pattern, for rules a regex cannot state in linear time. */
-  scan?: (text: string, found: (start: number, end: number) => void) => void;
+  /** A hand-written scanner instead of a pattern, for rules a regex cannot state in linear time; it may name another kind. */
+  scan?: (text: string, found: (start: number, end: number, kind?: SecretKind) => void) => void;
+  /** The literal prefix, the token's characters and their least number: the glued scanner finds it inside a longer word too. */
+  glued?: { prefix: string; chars: string; min: number };
 }
 
 export interface SecretMatch {
@@ -354,42 +358,72 @@ function scanAssignments(text: string, found: (start: number, end: number) => vo
   }
 }
 
-// ---- private keys: the body between BEGIN and END, or the key lines left when END was cut off ----
+// ---- tokens glued to other characters ----------------------------------------------------------
 
-const KEY_BEGIN = /-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----/g;
-const KEY_END = /-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----/g;
-// One more line of key material: base64, a `Name: value` header or a blank, after a real or a
-// JSON-escaped (`\n`) line break.
-const KEY_LINE = /(?:\r?\n|\\n)(?:[ \t]*[A-Za-z0-9+/=]{1,128}[ \t]*|[A-Za-z-]{1,40}: [^\n\\]{0,200}|)(?=\r?\n|\\n|["']|$)/y;
+const isHexChar = (c: string | undefined) => c !== undefined && /^[0-9A-Fa-f]$/.test(c);
 
-function scanPrivateKeys(text: string, found: (start: number, end: number) => void): void {
-  KEY_BEGIN.lastIndex = 0;
-  // The next END at or after the scan position; searched again only once passed, so the text is read once.
-  let end: RegExpExecArray | null | undefined;
-  for (let m = KEY_BEGIN.exec(text); m; m = KEY_BEGIN.exec(text)) {
-    const start = m.index + m[0].length;
-    if (end !== null && (end === undefined || end.index < start)) {
-      KEY_END.lastIndex = start;
-      end = KEY_END.exec(text);
-    }
-    let stop: number;
-    if (end) stop = end.index;
-    else {
-      stop = start;
-      KEY_LINE.lastIndex = start;
-      for (let line = KEY_LINE.exec(text); line?.[0].length; line = KEY_LINE.exec(text)) stop = KEY_LINE.lastIndex;
-    }
-    // Key material is long base64; `b"-----BEGIN … KEY-----"` in code that looks for keys is none.
-    if (/[A-Za-z0-9+/=]{16}/.test(text.slice(start, stop))) found(start, stop);
-    KEY_BEGIN.lastIndex = Math.max(KEY_BEGIN.lastIndex, stop);
+/**
+ * Whether an escape that stands for a blank or a line break ends just before `at` (`\n`, `\t`, `%20`,
+ * `\u000a`, `\x0a`): in what the text says, a word ends there.
+ */
+function afterEscape(text: string, at: number): boolean {
+  const [c3, c2, c1] = [text[at - 3], text[at - 2], text[at - 1]];
+  if (c2 === "\\" && (c1 === "n" || c1 === "t" || c1 === "r")) return true;
+  if (c3 === "%" && isHexChar(c2) && isHexChar(c1)) return true;
+  return /\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2})$/.test(text.slice(Math.max(0, at - 6), at));
+}
+
+/** Generated characters (letters and digits), not words joined by `_` or `-` (`and_lows_for_the_quarter_2024`). */
+function looksGenerated(body: string): boolean {
+  if (!/\d/.test(body) || !/[A-Za-z]/.test(body)) return false;
+  let words = 0;
+  for (const part of body.split(/[-_]+/)) if (/^[a-z]{2,}$/.test(part) && ++words >= 2) return false;
+  return true;
+}
+
+let glued: { prefixes: RegExp; kinds: SecretKind[]; bodies: RegExp[] } | undefined;
+
+/**
+ * A known prefix with other word characters right before it (`authtokenghp_…`, `pay_sk_live_…`),
+ * which the table's patterns skip so as not to read tokens inside words. It is a token when an
+ * escape stands before it (`\nxoxb-…`), or when the prefix is distinctive (four characters or
+ * more) and what follows looks generated. The body is read once and the search goes on after it.
+ */
+function scanGlued(text: string, found: (start: number, end: number, kind: SecretKind) => void): void {
+  if (!glued) {
+    const kinds = SECRET_KINDS.filter((k) => k.glued);
+    glued = {
+      kinds,
+      prefixes: new RegExp(`(?<=[A-Za-z0-9_\\-])(?:${kinds.map((k, i) => `(?<g${i}>${k.glued!.prefix})`).join("|")})`, "g"),
+      bodies: kinds.map((k) => new RegExp(`${k.glued!.chars}{${k.glued!.min},}`, "y")),
+    };
+  }
+  const { prefixes, kinds, bodies } = glued;
+  prefixes.lastIndex = 0;
+  for (let m = prefixes.exec(text); m; m = prefixes.exec(text)) {
+    const i = Number(
+      Object.entries(m.groups!)
+        .find(([, v]) => v !== undefined)![0]
+        .slice(1),
+    );
+    const body = bodies[i]!;
+    body.lastIndex = m.index + m[0].length;
+    const read = body.exec(text);
+    if (!read) continue;
+    const end = body.lastIndex;
+    prefixes.lastIndex = end;
+    const kind = kinds[i]!;
+    const secret = text.slice(m.index, end);
+    const boundary = afterEscape(text, m.index) || (m[0].length >= 4 && looksGenerated(read[0]));
+    if (boundary && varied(secret) && (!kind.accept || kind.accept(secret, text, m.index))) found(m.index, end, kind);
   }
 }
 
 // ---- the table -------------------------------------------------------------------------------
 
-/** A token of `chars` after a literal prefix, not inside a longer word. */
-function prefixed(prefix: string, chars: string, min: number, flags = ""): RegExp {
-  return new RegExp(String.raw`(?<![A-Za-z0-9_\-])(?:${prefix})${chars}{${min},}`, "gd" + flags);
+/** A token of `chars` after a literal prefix, not inside a longer word (the glued scanner finds it there). */
+function prefixed(prefix: string, chars: string, min: number): Pick<SecretKind, "pattern" | "glued"> {
+  return { pattern: new RegExp(String.raw`(?<![A-Za-z0-9_\-])(?:${prefix})${chars}{${min},}`, "gd"), glued: { prefix, chars, min } };
 }
 
 const hasDigit = (s: string) => /\d/.test(s);
@@ -412,106 +446,103 @@ export const SECRET_KINDS: SecretKind[] = [
     hints: ["/api/webhooks/"],
     pattern: /discord(?:app)?\.com\/api\/webhooks\/(?<s>\d{5,30}\/[A-Za-z0-9_-]{20,200})/dg,
   },
-  { kind: "slack-token", what: "a Slack token", hints: ["xox", "xapp-"], pattern: prefixed("xox[abeoprs]-|xapp-", "[A-Za-z0-9\\-]", 10), accept: hasDigit },
+  { kind: "slack-token", what: "a Slack token", hints: ["xox", "xapp-"], ...prefixed("xox[abeoprs]-|xapp-", "[A-Za-z0-9\\-]", 10), accept: hasDigit },
   {
     kind: "github-token",
     what: "a GitHub token",
     hints: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
-    pattern: prefixed("gh[pousr]_|github_pat_", "[A-Za-z0-9_]", 30),
+    ...prefixed("gh[pousr]_|github_pat_", "[A-Za-z0-9_]", 30),
   },
   {
     kind: "gitlab-token",
     what: "a GitLab token",
     hints: ["glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "gloas-", "glft-", "glimt-", "glagent-", "glsoat-"],
-    pattern: prefixed("gl(?:pat|dt|ptt|rt|cbt|oas|ft|imt|agent|soat)-", TOK, 20),
+    ...prefixed("gl(?:pat|dt|ptt|rt|cbt|oas|ft|imt|agent|soat)-", TOK, 20),
   },
-  { kind: "npm-token", what: "an npm token", hints: ["npm_"], pattern: prefixed("npm_", "[A-Za-z0-9]", 36) },
-  { kind: "pypi-token", what: "a PyPI token", hints: ["pypi-"], pattern: prefixed("pypi-", TOK, 50) },
-  { kind: "anthropic-key", what: "an Anthropic API key", hints: ["sk-ant-"], pattern: prefixed("sk-ant-", TOK, 20) },
-  { kind: "openai-key", what: "an OpenAI API key", hints: ["sk-"], pattern: prefixed("sk-(?:proj-|svcacct-|admin-)?", TOK, 20), accept: hasDigit },
+  { kind: "npm-token", what: "an npm token", hints: ["npm_"], ...prefixed("npm_", "[A-Za-z0-9]", 36) },
+  { kind: "pypi-token", what: "a PyPI token", hints: ["pypi-"], ...prefixed("pypi-", TOK, 50) },
+  { kind: "anthropic-key", what: "an Anthropic API key", hints: ["sk-ant-"], ...prefixed("sk-ant-", TOK, 20) },
+  { kind: "openai-key", what: "an OpenAI API key", hints: ["sk-"], ...prefixed("sk-(?:proj-|svcacct-|admin-)?", TOK, 20), accept: hasDigit },
   {
     kind: "stripe-key",
     what: "a Stripe secret key",
     hints: ["_live_", "_test_", "whsec_"],
-    pattern: prefixed("(?:sk|rk)_(?:live|test)_|whsec_", "[A-Za-z0-9]", 16),
+    ...prefixed("(?:sk|rk)_(?:live|test)_|whsec_", "[A-Za-z0-9]", 16),
   },
-  { kind: "google-api-key", what: "a Google API key", hints: ["AIza"], pattern: prefixed("AIza", TOK, 35) },
-  { kind: "google-oauth", what: "a Google OAuth secret or token", hints: ["GOCSPX-", "ya29."], pattern: prefixed("GOCSPX-|ya29\\.", TOK, 20) },
+  { kind: "google-api-key", what: "a Google API key", hints: ["AIza"], ...prefixed("AIza", TOK, 35) },
+  { kind: "google-oauth", what: "a Google OAuth secret or token", hints: ["GOCSPX-", "ya29."], ...prefixed("GOCSPX-|ya29\\.", TOK, 20) },
   {
     kind: "aws-access-key-id",
     what: "an AWS access key id",
     hints: ["AKIA", "ASIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA"],
-    pattern: /(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}(?![0-9A-Z])/dg,
+    pattern: /(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}/dg,
+    // Glued to more capitals (`ASIAPACIFICREGIONAL`), it is a key id only if it has a digit.
+    accept: (s, text, at) => !/[0-9A-Z]/.test(text[at + s.length] ?? "") || hasDigit(s),
+    glued: { prefix: "AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA", chars: "[0-9A-Z]", min: 16 },
   },
-  { kind: "huggingface-token", what: "a Hugging Face token", hints: ["hf_"], pattern: prefixed("hf_", "[A-Za-z0-9]", 30) },
-  { kind: "digitalocean-token", what: "a DigitalOcean token", hints: ["_v1_"], pattern: prefixed("do[opr]_v1_", "[A-Za-z0-9]", 40) },
-  { kind: "vault-token", what: "a HashiCorp Vault token", hints: ["hvs.", "hvb.", "hvr."], pattern: prefixed("hv[sbr]\\.", TOK, 20) },
+  { kind: "huggingface-token", what: "a Hugging Face token", hints: ["hf_"], ...prefixed("hf_", "[A-Za-z0-9]", 30) },
+  { kind: "digitalocean-token", what: "a DigitalOcean token", hints: ["_v1_"], ...prefixed("do[opr]_v1_", "[A-Za-z0-9]", 40) },
+  { kind: "vault-token", what: "a HashiCorp Vault token", hints: ["hvs.", "hvb.", "hvr."], ...prefixed("hv[sbr]\\.", TOK, 20) },
   { kind: "terraform-token", what: "a Terraform Cloud token", hints: [".atlasv1."], pattern: /\.atlasv1\.(?<s>[A-Za-z0-9_-]{40,})/dg },
   {
     kind: "shopify-token",
     what: "a Shopify token",
     hints: ["shpat_", "shpca_", "shppa_", "shpss_"],
-    pattern: prefixed("shp(?:at|ca|pa|ss)_", "[A-Fa-f0-9]", 32),
+    ...prefixed("shp(?:at|ca|pa|ss)_", "[A-Fa-f0-9]", 32),
   },
-  { kind: "heroku-key", what: "a Heroku API key", hints: ["HRKU-"], pattern: prefixed("HRKU-", TOK, 20) },
-  { kind: "twilio-key", what: "a Twilio API key", hints: ["SK"], pattern: /(?<![A-Za-z0-9])SK[0-9a-f]{32}(?![A-Za-z0-9])/dg },
-  { kind: "mailgun-key", what: "a Mailgun API key", hints: ["key-"], pattern: /(?<![A-Za-z0-9_-])key-[0-9a-zA-Z]{32}(?![A-Za-z0-9])/dg, accept: hasDigit },
-  { kind: "mailchimp-key", what: "a Mailchimp API key", hints: ["-us"], pattern: /(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])/dg },
+  { kind: "heroku-key", what: "a Heroku API key", hints: ["HRKU-"], ...prefixed("HRKU-", TOK, 20) },
+  { kind: "twilio-key", what: "a Twilio API key", hints: ["SK"], pattern: /(?<![A-Za-z0-9])SK[0-9a-f]{32}/dg },
+  { kind: "mailgun-key", what: "a Mailgun API key", hints: ["key-"], pattern: /(?<![A-Za-z0-9_-])key-[0-9a-zA-Z]{32}/dg, accept: hasDigit },
+  { kind: "mailchimp-key", what: "a Mailchimp API key", hints: ["-us"], pattern: /(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}/dg },
   { kind: "sendgrid-key", what: "a SendGrid API key", hints: ["SG."], pattern: /(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/dg },
-  { kind: "square-token", what: "a Square token", hints: ["sq0"], pattern: prefixed("sq0(?:atp|csp)-", TOK, 22) },
-  { kind: "docker-token", what: "a Docker Hub token", hints: ["dckr_"], pattern: prefixed("dckr_(?:pat|oat)_", TOK, 20) },
-  { kind: "databricks-token", what: "a Databricks token", hints: ["dapi"], pattern: /(?<![A-Za-z0-9])dapi[0-9a-f]{32}(?:-\d)?(?![A-Za-z0-9])/dg },
-  { kind: "grafana-token", what: "a Grafana token", hints: ["glsa_", "glc_"], pattern: prefixed("glsa_|glc_", "[A-Za-z0-9_=+/]", 32) },
-  { kind: "sentry-token", what: "a Sentry token", hints: ["sntry"], pattern: prefixed("sntry[us]_", "[A-Za-z0-9_=+/]", 40) },
-  { kind: "linear-key", what: "a Linear API key", hints: ["lin_api_"], pattern: prefixed("lin_api_", "[A-Za-z0-9]", 32) },
-  { kind: "postman-key", what: "a Postman API key", hints: ["PMAK-"], pattern: prefixed("PMAK-", "[A-Za-z0-9\\-]", 50) },
-  { kind: "atlassian-token", what: "an Atlassian API token", hints: ["ATATT", "ATBB"], pattern: prefixed("ATATT|ATBB", "[A-Za-z0-9_\\-=]", 24) },
-  { kind: "rubygems-key", what: "a RubyGems API key", hints: ["rubygems_"], pattern: prefixed("rubygems_", "[a-f0-9]", 48) },
-  { kind: "nuget-key", what: "a NuGet API key", hints: ["oy2"], pattern: /(?<![A-Za-z0-9])oy2[a-z0-9]{43}(?![A-Za-z0-9])/dg },
-  { kind: "supabase-token", what: "a Supabase token", hints: ["sbp_"], pattern: prefixed("sbp_", "[a-f0-9]", 40) },
-  { kind: "planetscale-token", what: "a PlanetScale token", hints: ["pscale_"], pattern: prefixed("pscale_(?:tkn|pw|oauth)_", TOK, 32) },
-  { kind: "groq-key", what: "a Groq API key", hints: ["gsk_"], pattern: prefixed("gsk_", "[A-Za-z0-9]", 40) },
-  { kind: "xai-key", what: "an xAI API key", hints: ["xai-"], pattern: prefixed("xai-", "[A-Za-z0-9]", 40) },
-  { kind: "replicate-token", what: "a Replicate token", hints: ["r8_"], pattern: prefixed("r8_", "[A-Za-z0-9]", 30) },
-  { kind: "perplexity-key", what: "a Perplexity API key", hints: ["pplx-"], pattern: prefixed("pplx-", "[A-Za-z0-9]", 40) },
-  { kind: "brevo-key", what: "a Brevo API key", hints: ["xkeysib-"], pattern: prefixed("xkeysib-", "[A-Za-z0-9\\-]", 40) },
-  { kind: "figma-token", what: "a Figma token", hints: ["figd_"], pattern: prefixed("figd_", TOK, 30) },
-  { kind: "notion-token", what: "a Notion token", hints: ["ntn_", "secret_"], pattern: prefixed("ntn_|secret_", "[A-Za-z0-9]", 40), accept: hasDigit },
-  { kind: "new-relic-key", what: "a New Relic key", hints: ["NRAK-", "NRJS-", "NRII-"], pattern: prefixed("NRAK-|NRJS-|NRII-", "[A-Za-z0-9]", 24) },
-  { kind: "doppler-token", what: "a Doppler token", hints: ["dp."], pattern: prefixed("dp\\.(?:pt|st|sa|ct|scim|audit)\\.", "[A-Za-z0-9]", 40) },
-  { kind: "alibaba-key", what: "an Alibaba Cloud key id", hints: ["LTAI"], pattern: /(?<![A-Za-z0-9])LTAI[A-Za-z0-9]{12,20}(?![A-Za-z0-9])/dg },
+  { kind: "square-token", what: "a Square token", hints: ["sq0"], ...prefixed("sq0(?:atp|csp)-", TOK, 22) },
+  { kind: "docker-token", what: "a Docker Hub token", hints: ["dckr_"], ...prefixed("dckr_(?:pat|oat)_", TOK, 20) },
+  { kind: "databricks-token", what: "a Databricks token", hints: ["dapi"], pattern: /(?<![A-Za-z0-9])dapi[0-9a-f]{32}(?:-\d)?/dg },
+  { kind: "grafana-token", what: "a Grafana token", hints: ["glsa_", "glc_"], ...prefixed("glsa_|glc_", "[A-Za-z0-9_=+/]", 32) },
+  { kind: "sentry-token", what: "a Sentry token", hints: ["sntry"], ...prefixed("sntry[us]_", "[A-Za-z0-9_=+/]", 40) },
+  { kind: "linear-key", what: "a Linear API key", hints: ["lin_api_"], ...prefixed("lin_api_", "[A-Za-z0-9]", 32) },
+  { kind: "postman-key", what: "a Postman API key", hints: ["PMAK-"], ...prefixed("PMAK-", "[A-Za-z0-9\\-]", 50) },
+  { kind: "atlassian-token", what: "an Atlassian API token", hints: ["ATATT", "ATBB"], ...prefixed("ATATT|ATBB", "[A-Za-z0-9_\\-=]", 24) },
+  { kind: "rubygems-key", what: "a RubyGems API key", hints: ["rubygems_"], ...prefixed("rubygems_", "[a-f0-9]", 48) },
+  { kind: "nuget-key", what: "a NuGet API key", hints: ["oy2"], pattern: /(?<![A-Za-z0-9])oy2[a-z0-9]{43}/dg },
+  { kind: "supabase-token", what: "a Supabase token", hints: ["sbp_"], ...prefixed("sbp_", "[a-f0-9]", 40) },
+  { kind: "planetscale-token", what: "a PlanetScale token", hints: ["pscale_"], ...prefixed("pscale_(?:tkn|pw|oauth)_", TOK, 32) },
+  { kind: "groq-key", what: "a Groq API key", hints: ["gsk_"], ...prefixed("gsk_", "[A-Za-z0-9]", 40) },
+  { kind: "xai-key", what: "an xAI API key", hints: ["xai-"], ...prefixed("xai-", "[A-Za-z0-9]", 40) },
+  { kind: "replicate-token", what: "a Replicate token", hints: ["r8_"], ...prefixed("r8_", "[A-Za-z0-9]", 30) },
+  { kind: "perplexity-key", what: "a Perplexity API key", hints: ["pplx-"], ...prefixed("pplx-", "[A-Za-z0-9]", 40) },
+  { kind: "brevo-key", what: "a Brevo API key", hints: ["xkeysib-"], ...prefixed("xkeysib-", "[A-Za-z0-9\\-]", 40) },
+  { kind: "figma-token", what: "a Figma token", hints: ["figd_"], ...prefixed("figd_", TOK, 30) },
+  { kind: "notion-token", what: "a Notion token", hints: ["ntn_", "secret_"], ...prefixed("ntn_|secret_", "[A-Za-z0-9]", 40), accept: hasDigit },
+  { kind: "new-relic-key", what: "a New Relic key", hints: ["NRAK-", "NRJS-", "NRII-"], ...prefixed("NRAK-|NRJS-|NRII-", "[A-Za-z0-9]", 24) },
+  { kind: "doppler-token", what: "a Doppler token", hints: ["dp."], ...prefixed("dp\\.(?:pt|st|sa|ct|scim|audit)\\.", "[A-Za-z0-9]", 40) },
+  { kind: "alibaba-key", what: "an Alibaba Cloud key id", hints: ["LTAI"], pattern: /(?<![A-Za-z0-9])LTAI[A-Za-z0-9]{12,20}/dg },
   { kind: "facebook-token", what: "a Facebook access token", hints: ["EAA"], pattern: /(?<![A-Za-z0-9])EAA[A-Za-z0-9]{80,}/dg },
   { kind: "mapbox-token", what: "a Mapbox secret token", hints: ["sk.eyJ"], pattern: /(?<![A-Za-z0-9_-])sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{10,}/dg },
-  { kind: "tailscale-key", what: "a Tailscale key", hints: ["tskey-"], pattern: prefixed("tskey-(?:auth|api|client|scim|webhook)-", TOK, 20) },
-  { kind: "fly-token", what: "a Fly.io token", hints: ["fm1", "fm2_", "FlyV1 "], pattern: prefixed("FlyV1 fm2_|fm[12][ar]?_", "[A-Za-z0-9+/=_\\-]", 40) },
-  { kind: "pulumi-token", what: "a Pulumi token", hints: ["pul-"], pattern: prefixed("pul-", "[a-f0-9]", 40) },
-  { kind: "netlify-token", what: "a Netlify token", hints: ["nfp_"], pattern: prefixed("nfp_", "[A-Za-z0-9]", 36) },
-  { kind: "render-key", what: "a Render API key", hints: ["rnd_"], pattern: prefixed("rnd_", "[A-Za-z0-9]", 28) },
-  { kind: "buildkite-token", what: "a Buildkite token", hints: ["bkua_"], pattern: prefixed("bkua_", "[a-f0-9]", 40) },
-  { kind: "circleci-token", what: "a CircleCI token", hints: ["CCIPAT_"], pattern: prefixed("CCIPAT_", TOK, 30) },
-  { kind: "dynatrace-token", what: "a Dynatrace token", hints: ["dt0c01."], pattern: prefixed("dt0c01\\.", "[A-Za-z0-9.]", 60) },
-  { kind: "prefect-key", what: "a Prefect API key", hints: ["pnu_"], pattern: prefixed("pnu_", "[A-Za-z0-9]", 36) },
-  { kind: "readme-key", what: "a ReadMe API key", hints: ["rdme_"], pattern: prefixed("rdme_", "[a-z0-9]", 70) },
-  { kind: "langsmith-key", what: "a LangSmith API key", hints: ["lsv2_"], pattern: prefixed("lsv2_(?:pt|sk)_", "[A-Za-z0-9_]", 32) },
-  { kind: "pinecone-key", what: "a Pinecone API key", hints: ["pcsk_"], pattern: prefixed("pcsk_", "[A-Za-z0-9_]", 40) },
-  { kind: "shippo-token", what: "a Shippo token", hints: ["shippo_"], pattern: prefixed("shippo_(?:live|test)_", "[a-f0-9]", 40) },
-  { kind: "typeform-token", what: "a Typeform token", hints: ["tfp_"], pattern: prefixed("tfp_", "[A-Za-z0-9_\\-.]", 44) },
-  { kind: "airtable-token", what: "an Airtable token", hints: ["pat"], pattern: /(?<![A-Za-z0-9])pat[A-Za-z0-9]{14}\.[a-f0-9]{64}(?![A-Za-z0-9])/dg },
-  { kind: "dropbox-token", what: "a Dropbox token", hints: ["sl."], pattern: prefixed("sl\\.(?:u\\.)?", TOK, 130) },
-  { kind: "easypost-key", what: "an EasyPost key", hints: ["EZAK", "EZTK"], pattern: prefixed("EZ[AT]K", "[A-Za-z0-9]", 54) },
+  { kind: "tailscale-key", what: "a Tailscale key", hints: ["tskey-"], ...prefixed("tskey-(?:auth|api|client|scim|webhook)-", TOK, 20) },
+  { kind: "fly-token", what: "a Fly.io token", hints: ["fm1", "fm2_", "FlyV1 "], ...prefixed("FlyV1 fm2_|fm[12][ar]?_", "[A-Za-z0-9+/=_\\-]", 40) },
+  { kind: "pulumi-token", what: "a Pulumi token", hints: ["pul-"], ...prefixed("pul-", "[a-f0-9]", 40) },
+  { kind: "netlify-token", what: "a Netlify token", hints: ["nfp_"], ...prefixed("nfp_", "[A-Za-z0-9]", 36) },
+  { kind: "render-key", what: "a Render API key", hints: ["rnd_"], ...prefixed("rnd_", "[A-Za-z0-9]", 28) },
+  { kind: "buildkite-token", what: "a Buildkite token", hints: ["bkua_"], ...prefixed("bkua_", "[a-f0-9]", 40) },
+  { kind: "circleci-token", what: "a CircleCI token", hints: ["CCIPAT_"], ...prefixed("CCIPAT_", TOK, 30) },
+  { kind: "dynatrace-token", what: "a Dynatrace token", hints: ["dt0c01."], ...prefixed("dt0c01\\.", "[A-Za-z0-9.]", 60) },
+  { kind: "prefect-key", what: "a Prefect API key", hints: ["pnu_"], ...prefixed("pnu_", "[A-Za-z0-9]", 36) },
+  { kind: "readme-key", what: "a ReadMe API key", hints: ["rdme_"], ...prefixed("rdme_", "[a-z0-9]", 70) },
+  { kind: "langsmith-key", what: "a LangSmith API key", hints: ["lsv2_"], ...prefixed("lsv2_(?:pt|sk)_", "[A-Za-z0-9_]", 32) },
+  { kind: "pinecone-key", what: "a Pinecone API key", hints: ["pcsk_"], ...prefixed("pcsk_", "[A-Za-z0-9_]", 40) },
+  { kind: "shippo-token", what: "a Shippo token", hints: ["shippo_"], ...prefixed("shippo_(?:live|test)_", "[a-f0-9]", 40) },
+  { kind: "typeform-token", what: "a Typeform token", hints: ["tfp_"], ...prefixed("tfp_", "[A-Za-z0-9_\\-.]", 44) },
+  { kind: "airtable-token", what: "an Airtable token", hints: ["pat"], pattern: /(?<![A-Za-z0-9])pat[A-Za-z0-9]{14}\.[a-f0-9]{64}/dg },
+  { kind: "dropbox-token", what: "a Dropbox token", hints: ["sl."], ...prefixed("sl\\.(?:u\\.)?", TOK, 130) },
+  { kind: "easypost-key", what: "an EasyPost key", hints: ["EZAK", "EZTK"], ...prefixed("EZ[AT]K", "[A-Za-z0-9]", 54) },
   {
     kind: "telegram-bot-token",
     what: "a Telegram bot token",
     hints: [":AA"],
     pattern: /(?<![0-9])[0-9]{6,12}:AA[0-9A-Za-z_-]{30,}/dg,
   },
-  {
-    kind: "discord-bot-token",
-    what: "a Discord bot token",
-    hints: [],
-    pattern: /(?<![A-Za-z0-9_\-.])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/dg,
-    accept: hasDigit,
-  },
+  { kind: "discord-bot-token", what: "a chat bot token (Discord style: id.time.signature)", hints: [], scan: scanBotTokens },
   {
     kind: "jwt",
     what: "a JSON web token",
@@ -656,6 +687,13 @@ export const SECRET_KINDS: SecretKind[] = [
     scan: scanAssignments,
   },
 ];
+// After the table: the glued scanner reads the prefixes of the kinds above.
+SECRET_KINDS.push({
+  kind: "glued-token",
+  what: "a token glued to other characters",
+  hints: [...new Set(SECRET_KINDS.filter((k) => k.glued).flatMap((k) => k.hints))],
+  scan: scanGlued,
+});
 
 // ---- finding and masking ---------------------------------------------------------------------
 
@@ -672,8 +710,8 @@ export function findSecrets(text: string): SecretMatch[] {
       const haystack = kind.caseless ? (lower ??= text.toLowerCase()) : text;
       if (!kind.hints.some((h) => haystack.includes(h))) continue;
     }
-    const found = (start: number, end: number) => {
-      if (end > start) raw.push({ kind, start, end });
+    const found = (start: number, end: number, named = kind) => {
+      if (end > start) raw.push({ kind: named, start, end });
     };
     // The assignment scanner checks its values itself (a short password is still one).
     if (kind.scan) {

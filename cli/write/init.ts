@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { writeAtomic } from "../base/fsutil.ts";
 import { RkbError } from "../base/errors.ts";
 import { DEFAULT_KB_TOML } from "../lesson/config.ts";
-import { git, gitIdentity, gitOrThrow } from "../base/git.ts";
+import { git, gitOrThrow, gitReason, requireIdentity } from "../base/git.ts";
 
 // Creating and cloning knowledge bases, and the per-clone setup both need. Either one succeeds
 // whole or leaves nothing behind: the folders it made are removed, a folder that was there (empty)
@@ -21,17 +21,6 @@ export function setupClone(root: string, env: NodeJS.ProcessEnv): void {
   const hook = join(root, ".git", "hooks", "pre-commit");
   writeAtomic(hook, PRE_COMMIT_HOOK, 0o755);
   chmodSync(hook, 0o755);
-}
-
-function requireIdentity(cwd: string, env: NodeJS.ProcessEnv): void {
-  const { name, email } = gitIdentity(cwd, env);
-  if (!name || !email) {
-    throw new RkbError(
-      "git_identity",
-      "git has no user name or email, so rkb cannot commit; nothing was created",
-      'run `git config --global user.name "Your Name"` and `git config --global user.email you@example.com`, then `rkb init` again',
-    );
-  }
 }
 
 /** The nearest folder at or above path that exists (a file in the way is skipped: mkdir reports it). */
@@ -71,28 +60,45 @@ function leavingNothingBehind<T>(root: string, make: () => T): T {
 
 export function initKb(root: string, env: NodeJS.ProcessEnv): string {
   // Asked before anything exists: a missing identity must not leave a folder behind.
-  requireIdentity(existingFolder(root), env);
+  requireIdentity(existingFolder(root), env, "nothing was created", "`rkb init` again");
   return leavingNothingBehind(root, () => {
     gitOrThrow(root, ["init", "-q"], { env });
     setupClone(root, env);
-    writeAtomic(join(root, "kb.toml"), DEFAULT_KB_TOML);
-    for (const scope of ["general", "projects", "systems"]) writeAtomic(join(root, scope, ".gitkeep"), "");
-    gitOrThrow(root, ["add", "kb.toml", "general/.gitkeep", "projects/.gitkeep", "systems/.gitkeep"], { env });
-    gitOrThrow(root, ["commit", "-q", "--no-verify", "-m", "init: create knowledge base"], { env });
-    return gitOrThrow(root, ["rev-parse", "--short", "HEAD"], { env }).trim();
+    return firstCommit(root, env);
   });
 }
 
-/** Clones url (a relative path is taken from cwd) into root. */
-export function cloneKb(root: string, url: string, env: NodeJS.ProcessEnv, cwd: string): void {
-  leavingNothingBehind(root, () => {
+/** kb.toml and the three scope folders, committed: the first commit of every knowledge base. */
+function firstCommit(root: string, env: NodeJS.ProcessEnv): string {
+  writeAtomic(join(root, "kb.toml"), DEFAULT_KB_TOML);
+  for (const scope of ["general", "projects", "systems"]) writeAtomic(join(root, scope, ".gitkeep"), "");
+  gitOrThrow(root, ["add", "kb.toml", "general/.gitkeep", "projects/.gitkeep", "systems/.gitkeep"], { env });
+  gitOrThrow(root, ["commit", "-q", "--no-verify", "-m", "init: create knowledge base"], { env });
+  return gitOrThrow(root, ["rev-parse", "--short", "HEAD"], { env }).trim();
+}
+
+/**
+ * Clones url (a relative path is taken from cwd) into root. An empty repository (a team's new remote)
+ * becomes the knowledge base: its first commit is made and pushed; the commit is returned then.
+ */
+export function cloneKb(root: string, url: string, env: NodeJS.ProcessEnv, cwd: string): { created?: string } {
+  // Every write to the clone commits: without an identity it would be a knowledge base nothing can be added to.
+  requireIdentity(existingFolder(root), env, "nothing was cloned", "`rkb init --clone` again");
+  return leavingNothingBehind(root, () => {
     const r = git(cwd, ["clone", "-q", url, root], { env });
-    if (!r.ok)
-      throw new RkbError(
-        "git",
-        `cloning ${url} failed: ${r.stderr.trim().split("\n").pop()}`,
-        "check the URL and that you can reach it (`git ls-remote <url>`)",
-      );
+    if (!r.ok) throw new RkbError("git", `cloning ${url} failed: ${gitReason(r)}`, "check the URL and that you can reach it (`git ls-remote <url>`)");
+    if (!git(root, ["rev-parse", "--verify", "-q", "HEAD"], { env }).ok) {
+      setupClone(root, env);
+      const commit = firstCommit(root, env);
+      const push = git(root, ["push", "-q", "-u", "origin", "HEAD"], { env });
+      if (!push.ok)
+        throw new RkbError(
+          "git",
+          `${url} is empty, and pushing the new knowledge base to it failed: ${gitReason(push)}`,
+          "check that you may push to it (`git push` from a clone), then `rkb init --clone` again",
+        );
+      return { created: commit };
+    }
     if (!existsSync(join(root, "kb.toml"))) {
       throw new RkbError(
         "refused",
@@ -101,5 +107,6 @@ export function cloneKb(root: string, url: string, env: NodeJS.ProcessEnv, cwd: 
       );
     }
     setupClone(root, env);
+    return {};
   });
 }

@@ -1,9 +1,8 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { RkbError } from "../base/errors.ts";
-import { git } from "../base/git.ts";
+import { git, gitReason, identityError, lacksIdentity } from "../base/git.ts";
 import type { Finding } from "../lesson/finding.ts";
 import { lintKb } from "../lint/lint.ts";
+import { refuseSecretsInCommits } from "../lint/history.ts";
 import { underWriteLock } from "./entry.ts";
 import { gitOnIndex } from "./git-index.ts";
 import { useRecordPaths } from "./write.ts";
@@ -52,14 +51,6 @@ async function commitUseRecords(root: string, env: NodeJS.ProcessEnv, waitMs: nu
 
 export async function syncKb(root: string, env: NodeJS.ProcessEnv, remoteFlag?: string): Promise<SyncResult> {
   return underWriteLock(root, env, async (config) => {
-    const gitDir = join(root, ".git");
-    if (["rebase-merge", "rebase-apply", "MERGE_HEAD"].some((f) => existsSync(join(gitDir, f)))) {
-      throw new RkbError(
-        "refused",
-        "a rebase or merge is in progress in the knowledge base",
-        `finish it first: \`git -C ${root} status\`, then \`git rebase --continue\` or \`git rebase --abort\``,
-      );
-    }
     const branch = git(root, ["symbolic-ref", "--short", "-q", "HEAD"], { env }).stdout.trim();
     if (!branch) throw new RkbError("refused", "the knowledge base is on a detached HEAD", `check out a branch: \`git -C ${root} switch main\``);
     await commitUseRecords(root, env, config.lock.waitMs);
@@ -89,7 +80,7 @@ export async function syncKb(root: string, env: NodeJS.ProcessEnv, remoteFlag?: 
     const fetched = git(root, ["fetch", "-q", remote, branch], { env });
     const remoteHasBranch = fetched.ok;
     if (!fetched.ok && !/couldn't find remote ref|not our ref|no such ref/i.test(fetched.stderr)) {
-      throw new RkbError("git", `fetching ${remote} failed: ${fetched.stderr.trim().split("\n").pop()}`, `check the remote: \`git -C ${root} remote -v\``);
+      throw new RkbError("git", `fetching ${remote} failed: ${gitReason(fetched)}`, `check the remote: \`git -C ${root} remote -v\``);
     }
     let pulled: Commit[] = [];
     if (remoteHasBranch) {
@@ -98,6 +89,10 @@ export async function syncKb(root: string, env: NodeJS.ProcessEnv, remoteFlag?: 
       }
       pulled = commits(root, "HEAD..FETCH_HEAD", env);
       const rebase = git(root, ["rebase", "-q", "FETCH_HEAD"], { env });
+      if (!rebase.ok && lacksIdentity(rebase)) {
+        git(root, ["rebase", "--abort"], { env });
+        throw identityError("nothing was pulled or pushed", "`rkb sync` again");
+      }
       if (!rebase.ok) {
         const files = git(root, ["diff", "--name-only", "--diff-filter=U"], { env }).stdout.split("\n").filter(Boolean);
         throw new RkbError(
@@ -111,15 +106,15 @@ export async function syncKb(root: string, env: NodeJS.ProcessEnv, remoteFlag?: 
     const findings = lintKb(root, { env });
     const errors = findings.filter((f) => f.severity === "error").length;
     if (errors) return { status: "not_pushed", remote, branch, pulled, errors, findings };
-    const ahead = remoteHasBranch ? commits(root, "FETCH_HEAD..HEAD", env) : commits(root, "HEAD", env);
+    const range = remoteHasBranch ? "FETCH_HEAD..HEAD" : "HEAD";
+    const ahead = commits(root, range, env);
+    // Lint judged the tree; the remote keeps every commit, so each one pushed is scanned too.
+    const base = remoteHasBranch ? git(root, ["rev-parse", "--short", "FETCH_HEAD"], { env }).stdout.trim() : undefined;
+    if (ahead.length) refuseSecretsInCommits(root, range, base, env, config.leak.allow);
     if (ahead.length || !remoteHasBranch) {
       const push = git(root, ["push", "-q", ...(remoteHasBranch ? [] : ["-u"]), remote, branch], { env });
       if (!push.ok)
-        throw new RkbError(
-          "git",
-          `pushing to ${remote} failed: ${push.stderr.trim().split("\n").pop()}`,
-          "pull again with `rkb sync`, or check that you may push to the remote",
-        );
+        throw new RkbError("git", `pushing to ${remote} failed: ${gitReason(push)}`, "pull again with `rkb sync`, or check that you may push to the remote");
     }
     return { status: "done", remote, branch, pulled, pushed: ahead };
   });

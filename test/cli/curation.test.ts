@@ -152,7 +152,7 @@ describe("rkb review", () => {
     const signals = (await rkb(["review", "general/zstd", "--signals", "--format", "json"], { env: box.env })).json();
     expect(signals.candidates.find((c: any) => c.id === "4444444444").signals).toMatchObject({ worked: 1, failed: 2, injected: 0 });
     const human = await rkb(["review", "--signals"], { env: box.env });
-    expect(human.stdout).toContain("flagged: flagged stale: gcc 14 changed the message");
+    expect(human.stdout).toContain("flagged: stale: gcc 14 changed the message");
     expect(human.stdout).toContain("used: worked 1, failed 2");
 
     const lint = (await rkb(["lint", "--format", "json"], { env: box.env })).json();
@@ -188,7 +188,7 @@ describe("rkb review", () => {
     expect(readdirSync(join(box.env.XDG_CACHE_HOME!, "rkb", "search")).some((f) => f.endsWith(".idx"))).toBe(true);
 
     writeFile(join(box.kb, rel), lessonFile("1111111111", "zstd level 19 is slow but small", good, { verified: day(1), status: "stale" }));
-    expect(await review()).toEqual([["1111111111", ["flagged: flagged stale: gcc 14 changed the message"]]]);
+    expect(await review()).toEqual([["1111111111", ["flagged: stale: gcc 14 changed the message"]]]);
 
     writeFile(join(box.kb, rel), lessonFile("1111111111", "zstd level 19 is slow but small", "it works", { verified: day(1) }));
     expect(await review()).toEqual([

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { distilledSince } from "../../cli/machine/state.ts";
-import { rkb, sandbox, writeFile } from "../helpers.ts";
+import { factLesson, rkb, sandbox, writeFile } from "../helpers.ts";
 
 const box = () => sandbox("rkb-inbox");
 const inbox = (env: Record<string, string>) => join(env.XDG_STATE_HOME!, "rkb", "inbox");
@@ -110,13 +110,14 @@ describe("rkb inbox", () => {
     item(env, "ffffffffff", now, "[user] b");
     const drop = await rkb(["inbox", "drop", "eeeeeeeeee", "--format", "json"], { env });
     expect(drop.json()).toEqual({ items: [{ id: "eeeeeeeeee", removed: true }] });
-    const done = await rkb(["inbox", "done", "ffffffffff", "--outcome", "add:cmake-zlib-root"], { env });
+    // The lesson an outcome names must exist (issue 22).
+    expect((await rkb(["init"], { env })).exit).toBe(0);
+    const lesson = (await rkb(["add", "--topic", "cmake", "--format", "json"], { env, stdin: factLesson("CMake finds zlib with ZLIB_ROOT") })).json().id;
+    const done = await rkb(["inbox", "done", "ffffffffff", "--outcome", `add:${lesson}`], { env });
     expect(done.exit).toBe(0);
     expect(done.stdout).toContain("removed ffffffffff");
     const log = distilledSince(env, 0);
-    expect(log).toEqual([
-      { time: expect.any(Number), item: "ffffffffff", kind: "transcript", signals: ["fixed cmake", "remember"], op: "add", lesson: "cmake-zlib-root" },
-    ]);
+    expect(log).toEqual([{ time: expect.any(Number), item: "ffffffffff", kind: "transcript", signals: ["fixed cmake", "remember"], op: "add", lesson }]);
     const again = await rkb(["inbox", "done", "ffffffffff", "--format", "json"], { env });
     expect(again.exit).toBe(1);
     expect(again.json()).toEqual({ items: [{ id: "ffffffffff", removed: false }] });

@@ -37,19 +37,19 @@ describe("rkb list", () => {
     const data = (await rkb(["list", "--format", "json"], { env: box.env })).json();
     expect(data.lessons).toBe(4);
     expect(data.tree).toEqual([
-      { folder: "general", kind: "scope", lessons: 2 },
-      { folder: "general/cpp", kind: "topic", lessons: 1 },
-      { folder: "general/git", kind: "topic", lessons: 1 },
-      { folder: "projects", kind: "scope", lessons: 1 },
-      { folder: "projects/imgtool", kind: "project", lessons: 1 },
-      { folder: "projects/imgtool/cmake", kind: "topic", lessons: 1 },
-      { folder: "systems", kind: "scope", lessons: 1 },
-      { folder: "systems/orion", kind: "system", lessons: 1 },
-      { folder: "systems/orion/slurm", kind: "topic", lessons: 1 },
+      { folder: "general", kind: "scope", lessons: 2, in_search: 2 },
+      { folder: "general/cpp", kind: "topic", lessons: 1, in_search: 1 },
+      { folder: "general/git", kind: "topic", lessons: 1, in_search: 1 },
+      { folder: "projects", kind: "scope", lessons: 1, in_search: 1 },
+      { folder: "projects/imgtool", kind: "project", lessons: 1, in_search: 1 },
+      { folder: "projects/imgtool/cmake", kind: "topic", lessons: 1, in_search: 1 },
+      { folder: "systems", kind: "scope", lessons: 1, in_search: 1 },
+      { folder: "systems/orion", kind: "system", lessons: 1, in_search: 1 },
+      { folder: "systems/orion/slurm", kind: "topic", lessons: 1, in_search: 1 },
     ]);
     expect(data.topics).toContainEqual({ folder: "projects/imgtool/cmake", lessons: 1 });
     const human = (await rkb(["list"], { env: box.env })).stdout.split("\n");
-    expect(human[0]).toBe("4 lessons");
+    expect(human[0]).toBe("4 lessons in search (active or stale)");
     expect(human.slice(1, 4).map((l) => l.replace(/ +/g, " ").trimEnd())).toEqual(["general/ 2", " cpp/ 1", " git/ 1"]);
     expect(human).toContainEqual(expect.stringMatching(/^ {2}imgtool\/ +1$/));
     expect(human).toContainEqual(expect.stringMatching(/^ {4}cmake\/ +1$/));
@@ -60,11 +60,13 @@ describe("rkb list", () => {
     writeFile(join(box.kb, "projects/imgtool/cmake/old.md"), lessonText("3c0ffee0a1", "Cmake old flag", "archived", "when:\n  project: imgtool\n"));
     const scope = (await rkb(["list", "projects", "--format", "json"], { env: box.env })).json();
     expect(scope).toMatchObject({ folder: "projects", lessons: 2 });
-    expect(scope.tree.map((r: any) => [r.folder, r.lessons])).toEqual([
-      ["projects", 2],
-      ["projects/imgtool", 2],
-      ["projects/imgtool/cmake", 2],
+    expect(scope.tree.map((r: any) => [r.folder, r.lessons, r.in_search])).toEqual([
+      ["projects", 2, 1],
+      ["projects/imgtool", 2, 1],
+      ["projects/imgtool/cmake", 2, 1],
     ]);
+    const human = (await rkb(["list", "projects"], { env: box.env })).stdout.split("\n");
+    expect(human[0]).toBe("2 lessons under projects: 1 in search (active or stale), 1 archived or superseded");
     const project = (await rkb(["list", "projects/imgtool/", "--format", "json"], { env: box.env })).json();
     expect(project.tree.map((r: any) => r.folder)).toEqual(["projects/imgtool", "projects/imgtool/cmake"]);
     const empty = await rkb(["list", "systems", "--format", "json"], { env: box.env });

@@ -30,7 +30,8 @@ describe("rkb search", () => {
     const { env } = withKb();
     const r = (await rkb(["search", "H5_USE_18_API", "--with", "hdf5=1.8", "--format", "json"], { env })).json();
     expect(r.results).toEqual([]);
-    expect(r.hidden_by).toEqual({ hdf5: 1 });
+    // One by its `when`, one by its place: a lesson of another system's folder.
+    expect(r.hidden_by).toEqual({ hdf5: 1, "systems/lab1": 1 });
     const all = (await rkb(["search", "H5_USE_18_API", "--with", "hdf5=1.8", "--all", "--format", "json"], { env })).json();
     expect(all.results[0].applies).toBe("no");
   });

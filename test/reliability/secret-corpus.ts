@@ -174,6 +174,10 @@ add("dropbox token", `sl.${urlsafe(140)}`, (s) => `dbxcli --token ${s} ls`);
 add("short pw assignment", password("!"), (s) => `DB_PW=${s}`);
 add("aws presigned signature", hex(64), (s) => `https://b.s3.amazonaws.com/x?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=${s}`);
 add("openrouter key", `sk-or-v1-${hex(64)}`, (s) => `OPENROUTER=${s} aider`);
+// Issue 22: a key cut off before END on one long line, a prefix glued to a word, a bot token not starting M, N or O.
+add("private key cut off, one long line", b64(256), (s) => `"key": "-----BEGIN PRIVATE KEY-----\\r\\n${s}`);
+add("token glued to a word", `ghp_${an(36)}`, (s) => `token=bearer${s}`);
+add("bot token of three parts", `Q${an(25)}.${urlsafe(6)}.${urlsafe(38)}`, (s) => `bot.run("${s}")`);
 
 export const SECRET_SAMPLES: SecretSample[] = samples.map(([name, secret, line]) => ({ name, secret, line: line(secret) }));
 
@@ -247,4 +251,9 @@ export const NOT_SECRETS = [
   "git clone https://github.com/acme/app.git",
   "signature: required",
   "the pw is in the vault",
+  "version 1.14.3.2, then 2.0.0-rc.1",
+  "thresholds_highs_and_lows_for_the_quarter_2024",
+  "SomeVeryLongClassName.method.anotherVeryLongMethodName",
+  "an example header: -----BEGIN PRIVATE KEY----- marks where the key starts",
+  "task-9f8e7d6c5b4a3f2e1d0c on disk-0a1b2c3d4e5f6a7b8c9d",
 ];

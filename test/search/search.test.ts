@@ -112,7 +112,9 @@ describe("typo candidates", () => {
     const index = { ...buildIndex(loadKb(FIXTURE)), terms, vocabulary: terms.join("\n"), termStart: new Uint32Array(terms.length + 1), aliases: {} };
     const everyTerm = (q: string) => {
       const max = q.length >= 8 ? 2 : 1;
+      // A known word of three letters is never a typo stand-in (issue 22: `noth` is one edit from `not`).
       return terms
+        .filter((t) => t.length >= 4)
         .map((t) => ({
           t,
           d: t.length > q.length + 1 && t.startsWith(q) ? 1 : Math.abs(t.length - q.length) > max ? max + 1 : boundedDistance(q, t, max),

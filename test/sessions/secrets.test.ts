@@ -109,6 +109,18 @@ describe("maskSecrets", () => {
       "aaaaaaaaaaaa.",
       "key",
       "pass_",
+      // The scanners of issue 22: a key cut off after BEGIN, glued prefixes, three dotted parts.
+      "-----BEGIN PRIVATE KEY-----A",
+      "-----BEGIN PRIVATE KEY----- AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+      '\\n" +\n  "AAAA',
+      "\\\\",
+      "xghp_",
+      "\\nghp_A1",
+      "%20sk-",
+      "aghp_and_",
+      "AAAAAAAAAAAAAAAAAAAA.",
+      "AAAAAAAAAAAAAAAAAAAA.aaaaaa.",
+      "a.",
     ];
     const cost = (text: string) => {
       const t = performance.now();
