@@ -102,6 +102,12 @@ export const systemHostname = () => os().hostname();
 /** RKB_HOSTNAME, else the system's: what system notes' `hostname` globs match. */
 export const hostFromEnv = (env: NodeJS.ProcessEnv) => env.RKB_HOSTNAME || systemHostname();
 
+/**
+ * The variables above that say where the knowledge base and rkb's folders are and where rkb runs:
+ * what a harness that starts `rkb mcp` with a filtered environment (Codex CLI) must be told to pass on.
+ */
+export const FORWARDED_ENV = ["RKB_HOME", "RKB_PROJECT", "RKB_SYSTEM", "RKB_HOSTNAME", "RKB_DEBUG", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"] as const;
+
 // ---- Files ----
 
 /** A TOML file of the user's, parsed; undefined when it does not exist; a clear error when broken. */
