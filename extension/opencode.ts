@@ -31,7 +31,10 @@ interface PluginInput {
 }
 interface Hooks {
   event?: (input: { event: { type: string; properties?: Record<string, unknown> } }) => Promise<void>;
-  "chat.message"?: (input: { sessionID: string }, output: { message: { id: string; sessionID: string }; parts: { type: string; text?: string }[] }) => Promise<void>;
+  "chat.message"?: (
+    input: { sessionID: string },
+    output: { message: { id: string; sessionID: string }; parts: { type: string; text?: string }[] },
+  ) => Promise<void>;
   "tool.execute.after"?: (
     input: { tool: string; sessionID: string; args: Record<string, unknown> },
     output: { output: string; metadata?: { exit?: unknown } },

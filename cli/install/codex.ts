@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { codexDialect } from "../agent/hooks/codex.ts";
@@ -48,6 +49,26 @@ export function codexPieces(env: NodeJS.ProcessEnv, home: string, bin: string, m
 export function codexTarget(text: string): string | undefined {
   const table = tableIn(text, MCP_TABLE) as { command?: unknown } | undefined;
   return typeof table?.command === "string" ? table.command : undefined;
+}
+
+/**
+ * rkb's hooks that Codex will not run yet: Codex keeps the user's trust in config.toml as
+ * `[hooks.state."<hooks.json path>:<event>:<group>:<handler>"] trusted_hash = "sha256:…"` (the hash is
+ * its own, so a hook trusted once and changed since still counts as trusted here).
+ */
+export function codexUntrusted(env: NodeJS.ProcessEnv, home: string): string[] {
+  const dir = codexDir(env, home);
+  const hooksPath = join(dir, "hooks.json");
+  const configPath = join(dir, "config.toml");
+  if (!existsSync(hooksPath)) return [];
+  const hooks = obj(valueAt(parseJsonc(readFileSync(hooksPath, "utf8"), hooksPath), ["hooks"]));
+  const state = obj(tableIn(existsSync(configPath) ? readFileSync(configPath, "utf8") : "", ["hooks", "state"]));
+  const snake = (event: string) => event.replace(/[A-Z]/g, (c, i) => (i ? "_" : "") + c.toLowerCase());
+  return Object.entries(hooks).flatMap(([event, groups]) =>
+    (Array.isArray(groups) ? groups : []).flatMap((g, i) =>
+      isRkbGroup(g, "codex") && typeof obj(state[`${hooksPath}:${snake(event)}:${i}:0`]).trusted_hash !== "string" ? [event] : [],
+    ),
+  );
 }
 
 /** An MCP server entry runs rkb's server when it runs `<…rkb…> mcp`: then it is rkb's to change. */

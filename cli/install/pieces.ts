@@ -52,9 +52,17 @@ export function installPieces(pieces: Piece[], harness: string): PieceReport[] {
   for (const p of pieces) {
     const text = read(p.path);
     if (p.kind === "file" && text !== undefined && !text.includes(MARKER))
-      throw new RkbError("refused", `${tildify(p.path)} exists and was not written by rkb`, `move it away (rkb will not overwrite it), then run \`rkb install ${harness}\` again`);
+      throw new RkbError(
+        "refused",
+        `${tildify(p.path)} exists and was not written by rkb`,
+        `move it away (rkb will not overwrite it), then run \`rkb install ${harness}\` again`,
+      );
     if (p.kind === "entry" && text !== undefined && p.state(text) === "foreign")
-      throw new RkbError("refused", `${tildify(p.path)} has ${p.label}, and rkb did not write it${p.foreign ? ` (${p.foreign})` : ""}`, `rename or remove it, then run \`rkb install ${harness}\` again`);
+      throw new RkbError(
+        "refused",
+        `${tildify(p.path)} has ${p.label}, and rkb did not write it${p.foreign ? ` (${p.foreign})` : ""}`,
+        `rename or remove it, then run \`rkb install ${harness}\` again`,
+      );
   }
   // Every edit is worked out before the first write: a settings file rkb cannot edit safely refuses here.
   const planned = pieces.map((p) => {

@@ -55,9 +55,10 @@ export function editTable(text: string, path: string[], block: string | undefine
     const body = text.replace(/\n*$/, "");
     next = body ? `${body}\n\n${block}` : block;
   }
-  const after = parseToml(next, file);
+  const after = parsed(next);
   const meant = block === undefined ? undefined : parseToml(block, file);
-  const same = isDeepStrictEqual(without(after, path), without(before, path)) && isDeepStrictEqual(at(after, path), meant && at(meant, path));
+  const same =
+    after !== undefined && isDeepStrictEqual(without(after, path), without(before, path)) && isDeepStrictEqual(at(after, path), meant && at(meant, path));
   if (!same) {
     const name = `[${path.join(".")}]`;
     throw new RkbError(
@@ -67,6 +68,15 @@ export function editTable(text: string, path: string[], block: string | undefine
     );
   }
   return next;
+}
+
+/** The text parsed, or undefined when it is no valid TOML (an edit that made it so is refused). */
+function parsed(text: string): Record<string, unknown> | undefined {
+  try {
+    return Bun.TOML.parse(text) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
 }
 
 function parseToml(text: string, file = "the TOML text"): Record<string, unknown> {
