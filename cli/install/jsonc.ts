@@ -1,10 +1,11 @@
 // Entries rkb owns inside a user's JSON or JSONC file (opencode's `mcp.rkb`, rkb's groups in Codex's
 // hooks.json), set and removed as text edits: only the text of that entry changes, and the comments,
 // order and layout of the rest stay as the user wrote them. jsonc-parser (Microsoft's parser behind
-// VS Code's settings editing; no dependencies) finds where things are; the entry is written
-// pretty-printed at its place's indentation (jsonc-parser's own formatter would re-format the lines
-// around an insertion, the user's sibling entry included).
-import { applyEdits, findNodeAtLocation, type JSONPath, modify, type ParseError, parse, parseTree, printParseErrorCode } from "jsonc-parser";
+// VS Code's settings editing; no dependencies) parses and finds where things are; the edits are
+// rkb's: the entry is written pretty-printed at its place's indentation (jsonc-parser's own edits
+// re-format the lines around an insertion, the user's sibling entry included, and cut an array's
+// last element wrongly when the closing bracket has a line of its own).
+import { findNodeAtLocation, type JSONPath, type Node, type ParseError, parse, parseTree, printParseErrorCode } from "jsonc-parser";
 import { RkbError } from "../base/errors.ts";
 
 /** The file's value, JSONC allowed (comments, trailing commas); a clear error naming the file and line. */
@@ -28,7 +29,7 @@ export function valueAt(doc: unknown, path: JSONPath): unknown {
 
 /** `text` with the value at `path` set (undefined: removed; index -1: appended to the array). */
 export function setAt(text: string, path: JSONPath, value: unknown): string {
-  if (value === undefined) return applyEdits(text, modify(text, path, undefined, {}));
+  if (value === undefined) return removeAt(text, path);
   const base = text.trim() ? text : "{}\n";
   const unit = /^( +|\t)\S/m.exec(base)?.[1] ?? "  ";
   const eol = base.includes("\r\n") ? "\r\n" : "\n";
@@ -67,6 +68,21 @@ export function setAt(text: string, path: JSONPath, value: unknown): string {
   const outer = lineIndent(base, parent.offset);
   const inner = outer + unit;
   return splice(base, parent.offset + 1, parent.length - 2, `${eol}${inner}${entry(inner)}${eol}${outer}`);
+}
+
+/** `text` without the property or array element at `path`, and the comma that joined it to a neighbour. */
+function removeAt(text: string, path: JSONPath): string {
+  const root = parseTree(text);
+  const node = root && findNodeAtLocation(root, path);
+  if (!node) return text;
+  const target = node.parent?.type === "property" ? node.parent : node;
+  const siblings = target.parent?.children ?? [];
+  const i = siblings.indexOf(target);
+  const end = (n: Node) => n.offset + n.length;
+  if (i > 0) return splice(text, end(siblings[i - 1]!), end(target) - end(siblings[i - 1]!), "");
+  if (siblings.length > 1) return splice(text, target.offset, siblings[1]!.offset - target.offset, "");
+  const parent = target.parent!;
+  return splice(text, parent.offset + 1, parent.length - 2, "");
 }
 
 function splice(text: string, offset: number, length: number, content: string): string {

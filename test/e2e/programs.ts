@@ -127,9 +127,10 @@ export function configureOpencode(configHome: string, baseUrl: string): string {
 }
 
 /**
- * One `opencode run`. opencode installs `@opencode-ai/plugin` into its config folder in the
- * background on every start; a registry that does not answer keeps the run local (it only logs
- * that the install failed).
+ * One `opencode run`. opencode installs `@opencode-ai/plugin` into its config folder on every start,
+ * and waits for it before it loads plugins; npm told to stay offline fails at once (opencode logs
+ * "background dependency install failed" and goes on), where a registry that does not answer
+ * would hold the start up for a minute of retries.
  */
 export function opencodeRun(prompt: string, opts: { env: Record<string, string>; cwd: string }): Promise<Ran> {
   const env = {
@@ -137,7 +138,7 @@ export function opencodeRun(prompt: string, opts: { env: Record<string, string>;
     OPENCODE_DISABLE_MODELS_FETCH: "1",
     OPENCODE_DISABLE_AUTOUPDATE: "1",
     OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
-    npm_config_registry: "http://127.0.0.1:9/",
+    npm_config_offline: "true",
   };
   return run([OPENCODE, "run", prompt], { ...opts, env });
 }

@@ -51,3 +51,20 @@ describe("setAt", () => {
     expect(() => parseJsonc('{\n  "a": 1,\n  "b"\n}', "opencode.json")).toThrow(/opencode\.json:4 is not valid JSON/);
   });
 });
+
+describe("setAt removing", () => {
+  test.each([
+    [
+      "the last of an array whose bracket has its own line",
+      '{\n  "a": [\n    1,\n    {\n      "x": 2\n    }\n  ]\n}\n',
+      ["a", 1],
+      '{\n  "a": [\n    1\n  ]\n}\n',
+    ],
+    ["the first of two", '{ "a": [1, 2] }', ["a", 0], '{ "a": [2] }'],
+    ["the only one", '{ "a": { "b": 1 } }', ["a", "b"], '{ "a": {} }'],
+    ["a property after a comment line", '{\n  "a": 1,\n  // mine\n  "b": 2\n}', ["b"], '{\n  "a": 1\n}'],
+    ["nothing, when it is not there", '{ "a": 1 }', ["b"], '{ "a": 1 }'],
+  ])("%s", (_, text, path, expected) => {
+    expect(setAt(text as string, path as (string | number)[], undefined)).toBe(expected as string);
+  });
+});
