@@ -3,7 +3,7 @@ import { basename, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { codexDialect } from "../agent/hooks/codex.ts";
 import { obj } from "../agent/hooks/dialect.ts";
-import { FORWARDED_ENV } from "../machine/settings.ts";
+import { FORWARDED_ENV, tildify } from "../machine/settings.ts";
 import { type HookGroup, hookGroups, isRkbGroup } from "./hook-groups.ts";
 import { parseJsonc, setAt, valueAt } from "./jsonc.ts";
 import type { OwnedEntry, Piece } from "./pieces.ts";
@@ -61,8 +61,8 @@ export function codexUntrusted(env: NodeJS.ProcessEnv, home: string): string[] {
   const hooksPath = join(dir, "hooks.json");
   const configPath = join(dir, "config.toml");
   if (!existsSync(hooksPath)) return [];
-  const hooks = obj(valueAt(parseJsonc(readFileSync(hooksPath, "utf8"), hooksPath), ["hooks"]));
-  const state = obj(tableIn(existsSync(configPath) ? readFileSync(configPath, "utf8") : "", ["hooks", "state"]));
+  const hooks = obj(valueAt(parseJsonc(readFileSync(hooksPath, "utf8"), tildify(hooksPath)), ["hooks"]));
+  const state = obj(tableIn(existsSync(configPath) ? readFileSync(configPath, "utf8") : "", ["hooks", "state"], tildify(configPath)));
   const snake = (event: string) => event.replace(/[A-Z]/g, (c, i) => (i ? "_" : "") + c.toLowerCase());
   return Object.entries(hooks).flatMap(([event, groups]) =>
     (Array.isArray(groups) ? groups : []).flatMap((g, i) =>
@@ -84,20 +84,21 @@ function mcpEntry(path: string, bin: string, marker: string): OwnedEntry {
     label: "[mcp_servers.rkb]",
     foreign: "it does not run `rkb mcp`",
     state(text) {
-      const table = tableIn(text, MCP_TABLE) as Record<string, unknown> | undefined;
+      const table = tableIn(text, MCP_TABLE, tildify(path)) as Record<string, unknown> | undefined;
       if (table === undefined) return "absent";
       if (!runsRkbMcp(table.command, table.args)) return "foreign";
       return isDeepStrictEqual(table, wanted) ? "current" : "differs";
     },
-    set: (text) => editTable(text, MCP_TABLE, block, path),
+    set: (text) => editTable(text, MCP_TABLE, block, tildify(path)),
     remove(text) {
-      const next = editTable(text, MCP_TABLE, undefined, path);
+      const next = editTable(text, MCP_TABLE, undefined, tildify(path));
       return next.trim() ? next : undefined;
     },
   };
 }
 
 function hooksEntry(path: string, bin: string): OwnedEntry {
+  const file = tildify(path);
   const wanted = hookGroups(codexDialect, bin, { harnessFlag: true, unit: "s" });
   /** For each event, the indexes of rkb's groups in it. */
   const ours = (doc: unknown) =>
@@ -107,9 +108,9 @@ function hooksEntry(path: string, bin: string): OwnedEntry {
     }));
   const without = (text: string) => {
     let next = text;
-    for (const { event, at } of ours(parseJsonc(text, path))) {
+    for (const { event, at } of ours(parseJsonc(text, file))) {
       for (const i of [...at].reverse()) next = setAt(next, ["hooks", event, i], undefined);
-      const left = valueAt(parseJsonc(next, path), ["hooks", event]);
+      const left = valueAt(parseJsonc(next, file), ["hooks", event]);
       if (at.length && Array.isArray(left) && left.length === 0) next = setAt(next, ["hooks", event], undefined);
     }
     return next;
@@ -119,7 +120,7 @@ function hooksEntry(path: string, bin: string): OwnedEntry {
     path,
     label: "rkb's hooks",
     state(text) {
-      const doc = parseJsonc(text, path);
+      const doc = parseJsonc(text, file);
       const found = ours(doc).filter((e) => e.at.length);
       if (!found.length) return "absent";
       const current = Object.entries(wanted).every(([event, [group]]) => {
@@ -136,7 +137,7 @@ function hooksEntry(path: string, bin: string): OwnedEntry {
     },
     remove(text) {
       const next = without(text);
-      const doc = parseJsonc(next, path) as Record<string, unknown>;
+      const doc = parseJsonc(next, file) as Record<string, unknown>;
       const empty = Object.keys(doc).every((k) => k === "hooks") && Object.keys(obj(doc.hooks)).length === 0;
       return empty ? undefined : next;
     },

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
+import { tildify } from "../machine/settings.ts";
 import { runsRkbMcp } from "./codex.ts";
 import { parseJsonc, setAt, valueAt } from "./jsonc.ts";
 import pluginSource from "./opencode-text.js";
@@ -56,6 +57,7 @@ export function opencodeTarget(text: string): string | undefined {
 }
 
 function mcpEntry(path: string, bin: string): OwnedEntry {
+  const file = tildify(path);
   const wanted = { type: "local", command: [bin, "mcp"], enabled: true, environment: { RKB_HARNESS: "opencode" } };
   return {
     kind: "entry",
@@ -64,7 +66,7 @@ function mcpEntry(path: string, bin: string): OwnedEntry {
     foreign: "it does not run `rkb mcp`",
     state(text) {
       if (!text.trim()) return "absent";
-      const entry = valueAt(parseJsonc(text, path), MCP_PATH) as { command?: unknown[] } | undefined;
+      const entry = valueAt(parseJsonc(text, file), MCP_PATH) as { command?: unknown[] } | undefined;
       if (entry === undefined) return "absent";
       if (!Array.isArray(entry.command) || !runsRkbMcp(entry.command[0], entry.command.slice(1))) return "foreign";
       return isDeepStrictEqual(entry, wanted) ? "current" : "differs";
@@ -75,11 +77,11 @@ function mcpEntry(path: string, bin: string): OwnedEntry {
     },
     remove(text) {
       let next = setAt(text, MCP_PATH, undefined);
-      const doc = parseJsonc(next, path) as Record<string, unknown>;
+      const doc = parseJsonc(next, file) as Record<string, unknown>;
       const mcp = doc.mcp;
       if (mcp && typeof mcp === "object" && Object.keys(mcp).length === 0) next = setAt(next, ["mcp"], undefined);
       // A file rkb made holds nothing of the user's once the entry is gone.
-      const left = Object.keys(parseJsonc(next, path) as Record<string, unknown>).filter((k) => k !== "$schema");
+      const left = Object.keys(parseJsonc(next, file) as Record<string, unknown>).filter((k) => k !== "$schema");
       return left.length ? next : undefined;
     },
   };

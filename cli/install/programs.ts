@@ -34,17 +34,24 @@ export function installProgram(program: Program, env: NodeJS.ProcessEnv, home: s
 export function uninstallProgram(program: Program, env: NodeJS.ProcessEnv, home: string, marker: string): PieceReport[] {
   // The paths do not depend on the binary; any name serves to list them.
   const reports = uninstallPieces(programPieces(program, env, home, "rkb", marker));
-  // The folders left empty go too, up to the program's own folder: rkb made them for its files, or
-  // they held nothing anyway.
+  // The folders left empty go too, the program's own folder included: rkb made them for its files,
+  // or they held nothing anyway.
   const top = programDir(program, env, home);
   const folders = new Set<string>();
   for (const r of reports) {
     if (r.action !== "removed" || r.entry) continue;
-    for (let dir = dirname(r.path); dir.startsWith(top + "/"); dir = dirname(dir)) folders.add(dir);
+    for (let dir = dirname(r.path); dir === top || dir.startsWith(top + "/"); dir = dirname(dir)) folders.add(dir);
   }
   for (const dir of [...folders].sort((a, b) => b.length - a.length)) if (existsSync(dir) && readdirSync(dir).length === 0) rmdirSync(dir);
   return reports;
 }
+
+/** Whether any piece of rkb's is in the program's settings. */
+export function programInstalled(program: Program, env: NodeJS.ProcessEnv, home: string): boolean {
+  return installedIn(programPieces(program, env, home, "rkb", ""));
+}
+
+const installedIn = (pieces: Piece[]) => pieces.some((p) => existsSync(p.path) && (p.kind === "file" || p.state(readFileSync(p.path, "utf8")) !== "absent"));
 
 /** Doctor: whether the program's pieces are installed, rkb's and current, and run a binary that exists. */
 export function programCheck(program: Program, env: NodeJS.ProcessEnv, home: string, bin: string | undefined, marker: string): Check {
@@ -52,8 +59,7 @@ export function programCheck(program: Program, env: NodeJS.ProcessEnv, home: str
   const fix = `rkb install ${program}`;
   const pieces = programPieces(program, env, home, bin ?? "rkb", marker);
   const dir = programDir(program, env, home);
-  const installed = pieces.some((p) => existsSync(p.path) && (p.kind === "file" || p.state(readFileSync(p.path, "utf8")) !== "absent"));
-  if (!installed) {
+  if (!installedIn(pieces)) {
     return existsSync(dir)
       ? { check: label, status: "warn", detail: `${PROGRAM_NAMES[program]} is set up (${tildify(dir)}) but rkb is not installed in it`, fix }
       : { check: label, status: "ok", detail: `${PROGRAM_NAMES[program]} not found (no ${tildify(dir)}); nothing to install`, fix: "" };

@@ -30,9 +30,9 @@ function tomlValue(v: TomlValue): string {
     .join(", ")} }`;
 }
 
-/** The table at `path` as parsed from `text`, or undefined. */
-export function tableIn(text: string, path: string[]): unknown {
-  let node: unknown = parseToml(text);
+/** The table at `path` as parsed from `text` (of `file`, named in the error when it is no TOML), or undefined. */
+export function tableIn(text: string, path: string[], file?: string): unknown {
+  let node: unknown = parseToml(text, file);
   for (const key of path) node = node && typeof node === "object" ? (node as Record<string, unknown>)[key] : undefined;
   return node;
 }
