@@ -108,8 +108,9 @@ export const systemHostname = () => os().hostname();
 export const hostFromEnv = (env: NodeJS.ProcessEnv) => env.RKB_HOSTNAME || systemHostname();
 
 /**
- * The variables above that say where the knowledge base and rkb's folders are and where rkb runs:
- * what a harness that starts `rkb mcp` with a filtered environment (Codex CLI) must be told to pass on.
+ * The variables above that say where the knowledge base and rkb's folders are and where rkb runs,
+ * and git's identity, which rkb's commits take: what a harness that starts `rkb mcp` with a filtered
+ * environment (Codex CLI) must be told to pass on.
  */
 export const FORWARDED_ENV = [
   "RKB_HOME",
@@ -120,6 +121,10 @@ export const FORWARDED_ENV = [
   "XDG_STATE_HOME",
   "XDG_CACHE_HOME",
   "XDG_CONFIG_HOME",
+  "GIT_AUTHOR_NAME",
+  "GIT_AUTHOR_EMAIL",
+  "GIT_COMMITTER_NAME",
+  "GIT_COMMITTER_EMAIL",
 ] as const;
 
 // ---- Files ----

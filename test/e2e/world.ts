@@ -1,6 +1,6 @@
 // What the end-to-end tests give every agent: the lesson in the knowledge base, and stand-ins for
 // real tools on the agent's PATH.
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hookErrorsSince } from "../../cli/machine/state.ts";
 import { rkb, sandbox, type Sandbox, withPrograms } from "../helpers.ts";
@@ -54,6 +54,9 @@ export async function lessonWorld(name: string) {
   const env = withPrograms(box, { cmake: FAKE_CMAKE, gizmo: FAKE_GIZMO });
   const proj = join(box.dir, "zlibapp");
   mkdirSync(proj);
+  // The git identity in ~/.gitconfig too, where users have it: Gemini CLI starts MCP servers without
+  // variables whose names look like secrets, GIT_AUTHOR_* among them ("AUTH").
+  writeFileSync(join(box.home, ".gitconfig"), "[user]\n\tname = Test\n\temail = test@example.invalid\n");
   if ((await rkb(["init"], { env })).exit !== 0) throw new Error("rkb init failed");
   const added = await rkb(["add", "--topic", "cmake", "--format", "json"], { env, stdin: LESSON });
   if (added.exit !== 0) throw new Error(`rkb add failed: ${added.stderr}`);
