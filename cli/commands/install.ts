@@ -26,7 +26,7 @@ export default defineCommand({
     const harnesses: Harness[] = named ? [named as Harness] : HARNESSES.filter((h) => existsSync(agentDir(h, ctx.env)));
     if (!harnesses.length) {
       const looked = HARNESSES.map((h) => tildify(agentDir(h, ctx.env))).join(", ");
-      throw usageError(`found none of ${looked}`, `name the harness: \`rkb install ${HARNESSES.join("\` or \`rkb install ")}\``);
+      throw usageError(`found none of ${looked}`, `name the harness: \`rkb install ${HARNESSES.join("` or `rkb install ")}\``);
     }
     let reports: InstallReport[];
     if (input.uninstall) reports = harnesses.map((h) => uninstall(h, ctx.env));

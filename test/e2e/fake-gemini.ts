@@ -3,7 +3,7 @@
 // (`[scenario:main]`) and each request gets the step after the function responses that follow that
 // prompt. Gemini CLI streams (`:streamGenerateContent?alt=sse`, one `data:` chunk here) and asks
 // `:generateContent` for side questions (a JSON reply when it names a response schema).
-import { DONE, type Step } from "./fake-llm.ts";
+import { DONE, FakeServer, type Step } from "./fake-llm.ts";
 
 export interface GeminiPart {
   text?: string;
@@ -30,21 +30,14 @@ const textOfParts = (parts: GeminiPart[] = []) =>
     .map((p) => p.text)
     .join("\n");
 
-export class FakeGemini {
-  readonly served: ServedGemini[] = [];
-  private server: ReturnType<typeof Bun.serve>;
-
+export class FakeGemini extends FakeServer<ServedGemini> {
   constructor(private scenarios: Record<string, Step[]>) {
-    this.server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => this.handle(req) });
+    super();
   }
 
   /** GOOGLE_GEMINI_BASE_URL: the SDK appends /v1beta/models/<model>:<method>. */
   get baseUrl(): string {
-    return `http://127.0.0.1:${this.server.port}`;
-  }
-
-  stop(): void {
-    this.server.stop(true);
+    return this.origin;
   }
 
   /** Every response Gemini CLI sent back for a call of this tool, in order, as the JSON of its `response`. */
@@ -71,7 +64,7 @@ export class FakeGemini {
     return { text: DONE };
   }
 
-  private async handle(req: Request): Promise<Response> {
+  protected async handle(req: Request): Promise<Response> {
     const url = new URL(req.url);
     const m = /\/models\/([^/:]+):(streamGenerateContent|generateContent|countTokens)$/.exec(url.pathname);
     if (req.method !== "POST" || !m) return new Response("no route", { status: 404 });

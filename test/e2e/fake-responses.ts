@@ -5,7 +5,7 @@
 // (response.created, response.output_item.done per item, response.completed). Compaction asks for a
 // summary with no tools offered; the summary carries how many steps were done (`[steps:N]`), since
 // the tool outputs it replaces no longer follow the prompt, so the script goes on where it was.
-import { DONE, SUMMARY, type Step } from "./fake-llm.ts";
+import { DONE, FakeServer, SUMMARY, type Step } from "./fake-llm.ts";
 
 export interface ResponseItem {
   type: string;
@@ -44,21 +44,14 @@ function toolNames(tools: OfferedTool[]): string[] {
   return tools.flatMap((t) => (t.type === "namespace" ? (t.tools ?? []).map((x) => qualified(t.name, x.name)) : t.name ? [t.name] : []));
 }
 
-export class FakeResponses {
-  readonly served: ServedResponse[] = [];
-  private server: ReturnType<typeof Bun.serve>;
-
+export class FakeResponses extends FakeServer<ServedResponse> {
   constructor(private scenarios: Record<string, Step[]>) {
-    this.server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => this.handle(req) });
+    super();
   }
 
   /** A provider's base_url: Codex appends /responses. */
   get baseUrl(): string {
-    return `http://127.0.0.1:${this.server.port}/v1`;
-  }
-
-  stop(): void {
-    this.server.stop(true);
+    return `${this.origin}/v1`;
   }
 
   /** Every output Codex sent back for a call of this tool (its name as the model called it), in order, as text. */
@@ -89,7 +82,7 @@ export class FakeResponses {
     return { text: DONE };
   }
 
-  private async handle(req: Request): Promise<Response> {
+  protected async handle(req: Request): Promise<Response> {
     const url = new URL(req.url);
     if (req.method === "GET" && url.pathname.endsWith("/models")) return Response.json({ object: "list", data: [] });
     if (req.method !== "POST" || !url.pathname.endsWith("/responses")) return new Response("no route", { status: 404 });

@@ -8,17 +8,8 @@ import { FakeGemini } from "./fake-gemini.ts";
 import { FakeLlm } from "./fake-llm.ts";
 import { FakeResponses } from "./fake-responses.ts";
 import { codexExec, configureCodex, configureGemini, configureOpencode, geminiPrompt, opencodeRun } from "./programs.ts";
-import { lessonWorld } from "./world.ts";
+import { GIZMO_LESSON, lessonWorld } from "./world.ts";
 
-const FROM_CODEX = {
-  type: "pitfall",
-  title: "gizmo frobnicate overheats until the sprocket cache is warmed",
-  topic: "gizmo",
-  symptom: "`gizmo --frobnicate` fails with `the flux capacitor overheated while frobnicating sprockets`.",
-  cause: "The sprocket cache is cold after a reboot.",
-  fix: "Run `gizmo --warm-sprockets` first.",
-  evidence: "After `gizmo --warm-sprockets` the frobnicate run passed.",
-};
 const FROM_GEMINI = {
   type: "fact",
   title: "The widget test rig needs the calibration table from the sensor lab",
@@ -38,7 +29,7 @@ const idIn = (text: string | undefined) => /^id: (\S+)$/m.exec(text ?? "")?.[1];
 describe("one knowledge base", () => {
   test("Codex CLI records a lesson, Gemini CLI finds it and records another, opencode and omp find both", async () => {
     const w = await lessonWorld("rkb-e2e-one-kb");
-    const codexLlm = new FakeResponses({ add: [{ tool: "mcp__rkb__rkb_add", args: FROM_CODEX }] });
+    const codexLlm = new FakeResponses({ add: [{ tool: "mcp__rkb__rkb_add", args: GIZMO_LESSON }] });
     const geminiLlm = new FakeGemini({
       find: [
         { tool: "mcp_rkb_rkb_search", args: { query: "sprocket cache frobnicate" } },

@@ -32,6 +32,17 @@ Run cmake with \`ZLIB_ROOT=/opt/zlib\` in the environment.
 \`ZLIB_ROOT=/opt/zlib cmake -S . -B build\` then printed \`Found ZLIB\`.
 `;
 
+/** The lesson an agent records with rkb_add in the tests (the gizmo failure no lesson covers yet). */
+export const GIZMO_LESSON = {
+  type: "pitfall",
+  title: "gizmo frobnicate overheats until the sprocket cache is warmed",
+  topic: "gizmo",
+  symptom: "`gizmo --frobnicate` fails with `the flux capacitor overheated while frobnicating sprockets`.",
+  cause: "The sprocket cache is cold after a reboot.",
+  fix: "Run `gizmo --warm-sprockets` first.",
+  evidence: "After `gizmo --warm-sprockets` the frobnicate run passed.",
+};
+
 // Stand-ins for real tools, on the agent's PATH: cmake fails the way a missing zlib makes it fail
 // until ZLIB_ROOT is set; gizmo fails with an error no lesson is about.
 export const FAKE_CMAKE = `#!/bin/sh
