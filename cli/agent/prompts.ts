@@ -52,7 +52,8 @@ export function claudeCommandName(name: string): string {
   return name.replace(/^rkb-/, "");
 }
 
-/** A slash command as the harness shows it to the user. */
+/** A slash command as the harness shows it to the user (Codex CLI has skills instead, called as `$name`). */
 export function slashCommand(name: string, harness: string | undefined): string {
-  return harness === "claude-code" ? `/rkb:${claudeCommandName(name)}` : `/${name}`;
+  if (harness === "claude-code") return `/rkb:${claudeCommandName(name)}`;
+  return harness === "codex" ? `$${name}` : `/${name}`;
 }

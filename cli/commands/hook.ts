@@ -3,10 +3,18 @@ import contextCommand from "./context.ts";
 import { HANDLERS, HOOK_EVENTS, hookCaller, type HookEvent, type HookHost, type HookPayload } from "../agent/hooks/events.ts";
 import { expectedValue, inputProblem } from "../base/input.ts";
 import { claudeReply, fromClaudeCode } from "../agent/hooks/claude.ts";
+import { codexDialect } from "../agent/hooks/codex.ts";
+import { dialectReply, type HookDialect } from "../agent/hooks/dialect.ts";
+import { geminiDialect } from "../agent/hooks/gemini.ts";
 import { logHookError, noteHookCall } from "../machine/state.ts";
 
-// `rkb hook <event>`: what the pi/omp extension calls on agent events. It never fails: whatever goes
-// wrong is logged in the state (`rkb doctor` shows it), the exit code is 0, and the agent sees nothing.
+// `rkb hook <event>`: what the pi/omp and opencode extensions and the hooks of Claude Code, Codex CLI and
+// Gemini CLI call on agent events. It never fails: whatever goes wrong is logged in the state (`rkb
+// doctor` shows it), the exit code is 0, and the agent sees nothing. `--harness codex|gemini` says the
+// JSON on stdin is that program's own hook payload.
+
+/** The programs whose own hook payloads rkb reads when `--harness` names them (Claude Code's are told by their shape). */
+const DIALECTS: Record<string, HookDialect> = { codex: codexDialect, gemini: geminiDialect };
 export default defineCommand({
   name: "hook",
   description: "Handle one agent event (for the pi/omp extension and Claude Code hooks): payload as JSON on stdin, or as flags",
@@ -21,7 +29,7 @@ export default defineCommand({
         session_file: Type.Optional(Type.String({ description: "The session's file (a detached caller has no stdin for the payload)" })),
         session_id: Type.Optional(Type.String({ description: "The session's id" })),
         cwd: Type.Optional(Type.String({ description: "The agent's working folder" })),
-        harness: Type.Optional(Type.String({ description: "pi or omp" })),
+        harness: Type.Optional(Type.String({ description: "The harness: pi, omp or opencode; codex or gemini when stdin holds that program's own payload" })),
         reason: Type.Optional(Type.String({ description: "Why the session ends" })),
       },
       { additionalProperties: false },
@@ -32,7 +40,7 @@ export default defineCommand({
       session_file: { valueHint: "path" },
       session_id: { valueHint: "id" },
       cwd: { valueHint: "dir" },
-      harness: { valueHint: "pi|omp" },
+      harness: { valueHint: "name" },
       reason: { valueHint: "text" },
     },
   },
@@ -44,12 +52,15 @@ export default defineCommand({
       if (!event || !(HOOK_EVENTS as readonly string[]).includes(event))
         throw new Error(`unknown hook event \`${event ?? ""}\` (known: ${HOOK_EVENTS.join(", ")})`);
       const raw = await readPayload(flags, ctx.stdin);
-      const claude = fromClaudeCode(raw);
-      const payload = await checkedPayload(claude ?? raw);
+      const dialect = flags.harness ? DIALECTS[flags.harness] : undefined;
+      const claude = dialect ? undefined : fromClaudeCode(raw);
+      const payload = await checkedPayload(dialect?.payload(raw) ?? claude ?? raw);
       harness = payload.harness;
       if (harness) noteHookCall(ctx.env, harness, event);
       text = await HANDLERS[event as HookEvent](payload, { env: ctx.env, caller: hookCaller(payload), host: HOST });
-      if (claude) text = claudeReply(raw.hook_event_name as string, text);
+      const programEvent = String(raw.hook_event_name ?? "");
+      if (dialect) text = dialectReply(dialect, programEvent, text);
+      else if (claude) text = claudeReply(programEvent, text);
     } catch (e) {
       logHookError(ctx.env, event ?? "", harness, e);
       text = "";
@@ -64,14 +75,14 @@ const HOST: HookHost = {
 };
 
 async function readPayload(flags: Record<string, string | undefined>, stdin: () => Promise<string>): Promise<Record<string, unknown>> {
+  // The payload is JSON on stdin, or flags (a detached caller has no stdin: it reads as empty, as a
+  // terminal does), or both: a program's own payload on stdin, with `--harness` naming the program.
   const fromFlags = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined && v !== ""));
-  // A detached caller passes flags and has no stdin; reading it would wait for nothing.
-  if (Object.keys(fromFlags).length) return fromFlags;
   const text = (await stdin()).trim();
-  if (!text) return {};
+  if (!text) return fromFlags;
   const parsed = JSON.parse(text) as unknown;
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("the hook payload must be a JSON object");
-  return parsed as Record<string, unknown>;
+  return { ...(parsed as Record<string, unknown>), ...fromFlags };
 }
 
 /**

@@ -6,13 +6,14 @@ import { tildify } from "../machine/settings.ts";
 
 export default defineCommand({
   name: "install",
-  description: "Install (or remove) the rkb extension and skill for pi or omp, or the rkb plugin for Claude Code",
-  examples: ["rkb install pi", "rkb install omp", "rkb install claude", "rkb install pi --uninstall"],
+  description:
+    "Install (or remove) rkb for an agent: the extension and skill for pi or omp, the plugin for Claude Code, the MCP server, hooks and skill for Codex CLI, Gemini CLI or opencode",
+  examples: ["rkb install pi", "rkb install claude", "rkb install codex", "rkb install gemini", "rkb install opencode --uninstall"],
   input: (Type) =>
     Type.Object(
       {
-        harness: Type.Optional(Type.String({ description: "pi, omp or claude (default: each one found in your home folder)" })),
-        uninstall: Type.Optional(Type.Boolean({ description: "Remove the files rkb installed, and nothing else" })),
+        harness: Type.Optional(Type.String({ description: "pi, omp, claude, codex, gemini or opencode (default: each one found in your home folder)" })),
+        uninstall: Type.Optional(Type.Boolean({ description: "Remove what rkb installed (its files, its entries in the agent's settings), and nothing else" })),
       },
       { additionalProperties: false },
     ),
@@ -24,7 +25,8 @@ export default defineCommand({
     }
     const harnesses: Harness[] = named ? [named as Harness] : HARNESSES.filter((h) => existsSync(agentDir(h, ctx.env)));
     if (!harnesses.length) {
-      throw usageError("found none of ~/.pi, ~/.omp, ~/.claude", `name the harness: \`rkb install ${HARNESSES.join("` or `rkb install ")}\``);
+      const looked = HARNESSES.map((h) => tildify(agentDir(h, ctx.env))).join(", ");
+      throw usageError(`found none of ${looked}`, `name the harness: \`rkb install ${HARNESSES.join("` or `rkb install ")}\``);
     }
     let reports: InstallReport[];
     if (input.uninstall) reports = harnesses.map((h) => uninstall(h, ctx.env));
@@ -40,23 +42,26 @@ export default defineCommand({
     }
     const changed = reports.some((r) => r.files.some((f) => f.action === "written" || f.action === "removed"));
     const help = input.uninstall
-      ? ["Files rkb did not write were left alone"]
+      ? ["Files and settings rkb did not write were left alone"]
       : changed
-        ? [`Restart ${harnesses.map(harnessName).join(" and ")}${reloadHint(harnesses)} to load rkb`]
+        ? [`Restart ${harnesses.map(harnessName).join(" and ")}${reloadHint(harnesses)} to load rkb`, ...harnesses.flatMap((h) => NOTES[h] ?? [])]
         : ["Already installed and current"];
+    const shown = (f: InstallReport["files"][number]) => `${tildify(f.path)}${f.entry ? ` (${f.entry})` : ""}`;
     const human = [
-      ...reports.flatMap((r) => [
-        `${r.harness}:`,
-        ...r.files.map((f) => `  ${f.action.padEnd(9)} ${tildify(f.path)}`),
-        ...(r.note ? [`  note: ${r.note}`] : []),
-      ]),
+      ...reports.flatMap((r) => [`${r.harness}:`, ...r.files.map((f) => `  ${f.action.padEnd(9)} ${shown(f)}`), ...(r.note ? [`  note: ${r.note}`] : [])]),
       ...help,
     ].join("\n");
     return { data: { installs: reports.map((r) => ({ ...r, files: r.files.map((f) => ({ ...f, path: tildify(f.path) })) })), help }, human };
   },
 });
 
-const harnessName = (h: string) => (h === "claude" ? "Claude Code" : h);
+const NAMES: Record<string, string> = { claude: "Claude Code", codex: "Codex", gemini: "Gemini CLI" };
+const harnessName = (h: string) => NAMES[h] ?? h;
+
+/** What a user must do besides restarting. */
+const NOTES: Record<string, string[]> = {
+  codex: ["Codex runs rkb's hooks once you trust them: it asks at its next start (or see /hooks); `codex exec` skips untrusted hooks"],
+};
 
 /**
  * How a harness reloads rkb without a restart: /reload in pi, /reload-plugins in Claude Code; omp

@@ -14,6 +14,7 @@ import { describeHolder, staleReason } from "../base/lock.ts";
 import type { PlaceOptions } from "../place/place.ts";
 import { claudePluginDir } from "../install/claude.ts";
 import { installedPaths } from "../install/index.ts";
+import { PROGRAMS, programInstalled } from "../install/programs.ts";
 import { age } from "../inbox/inbox.ts";
 import { distilledSince, hookCalls, hookErrorsSince } from "../machine/state.ts";
 import { counted } from "../output/words.ts";
@@ -174,6 +175,7 @@ export function stateChecks(env: NodeJS.ProcessEnv, now = Math.floor(Date.now() 
   const installed = [
     ...(["pi", "omp"] as const).filter((h) => existsSync(installedPaths(h, env).extension)),
     ...(existsSync(claudePluginDir(env.HOME || homedir())) ? ["claude-code"] : []),
+    ...PROGRAMS.filter((p) => programInstalled(p, env, env.HOME || homedir())),
   ];
   const silent = installed.filter((h) => !calls.some((c) => c.harness === h));
   const checks: Check[] = [

@@ -21,6 +21,9 @@ description: ${SKILL_DESCRIPTION}
 rkb keeps lessons from earlier sessions: what failed and how it was fixed, how to do things in this
 project or on this machine, facts, decisions and the user's preferences.
 
+The tools may carry your agent's prefix for MCP servers (\`mcp__rkb__rkb_search\`, \`mcp_rkb_rkb_search\`,
+\`rkb_rkb_search\`); they are the same tools.
+
 ## Find
 - Before you debug an error from scratch or search the web, call \`rkb_search\` with the error line or
   the key words. Read a promising hit in full with \`rkb_show\`.

@@ -27,10 +27,13 @@ export function kbRoot(env = process.env): string {
   return resolve(expandHome(env.RKB_HOME || "~/Personal/kb"));
 }
 
-function xdg(name: string, fallback: string, env: NodeJS.ProcessEnv): string {
+/** An XDG base folder: the variable when it holds an absolute path, else its default under the home folder. */
+function xdgBase(name: string, fallback: string, env: NodeJS.ProcessEnv): string {
   const base = env[name];
-  return join(base?.startsWith("/") ? base : join(homedir(), fallback), "rkb");
+  return base?.startsWith("/") ? base : join(homedir(), fallback);
 }
+
+const xdg = (name: string, fallback: string, env: NodeJS.ProcessEnv) => join(xdgBase(name, fallback, env), "rkb");
 
 /** Per machine, never synced: the inbox and the state database. */
 export const stateDir = (env = process.env) => xdg("XDG_STATE_HOME", ".local/state", env);
@@ -38,6 +41,8 @@ export const stateDir = (env = process.env) => xdg("XDG_STATE_HOME", ".local/sta
 export const cacheDir = (env = process.env) => xdg("XDG_CACHE_HOME", ".cache", env);
 /** The user's settings (config.toml) and this machine's id. */
 export const configDir = (env = process.env) => xdg("XDG_CONFIG_HOME", ".config", env);
+/** The base of every program's settings folder ($XDG_CONFIG_HOME, else ~/.config): opencode's is in it. */
+export const configHome = (env = process.env) => xdgBase("XDG_CONFIG_HOME", ".config", env);
 
 /** Shows a path under the home folder as `~/…` (for output that may be shared). */
 export function tildify(path: string): string {
@@ -101,6 +106,26 @@ export const systemHostname = () => os().hostname();
 
 /** RKB_HOSTNAME, else the system's: what system notes' `hostname` globs match. */
 export const hostFromEnv = (env: NodeJS.ProcessEnv) => env.RKB_HOSTNAME || systemHostname();
+
+/**
+ * The variables above that say where the knowledge base and rkb's folders are and where rkb runs,
+ * and git's identity, which rkb's commits take: what a harness that starts `rkb mcp` with a filtered
+ * environment (Codex CLI) must be told to pass on.
+ */
+export const FORWARDED_ENV = [
+  "RKB_HOME",
+  "RKB_PROJECT",
+  "RKB_SYSTEM",
+  "RKB_HOSTNAME",
+  "RKB_DEBUG",
+  "XDG_STATE_HOME",
+  "XDG_CACHE_HOME",
+  "XDG_CONFIG_HOME",
+  "GIT_AUTHOR_NAME",
+  "GIT_AUTHOR_EMAIL",
+  "GIT_COMMITTER_NAME",
+  "GIT_COMMITTER_EMAIL",
+] as const;
 
 // ---- Files ----
 

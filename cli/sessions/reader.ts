@@ -8,7 +8,7 @@ import { fileChange, type FileChange } from "./edits.ts";
 // contains stops the read. Output kept per entry is small (failed command output is capped), so
 // memory follows the number of entries, never their size.
 
-export type SessionFormat = "pi" | "omp" | "claude-code";
+export type SessionFormat = "pi" | "omp" | "claude-code" | "gemini" | "opencode";
 
 export interface SkippedLine {
   line: number;

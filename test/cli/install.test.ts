@@ -199,7 +199,16 @@ describe("installChecks (for rkb doctor)", () => {
   test("harness absent: ok, nothing to do", () => {
     const { env } = sandbox();
     const c = byName(installChecks(env, BIN));
-    expect(Object.keys(c)).toEqual(["extension: pi", "skill: pi", "extension: omp", "skill: omp", "plugin: claude"]);
+    expect(Object.keys(c)).toEqual([
+      "extension: pi",
+      "skill: pi",
+      "extension: omp",
+      "skill: omp",
+      "plugin: claude",
+      "install: codex",
+      "install: gemini",
+      "install: opencode",
+    ]);
     for (const check of Object.values(c)) expect(check.status).toBe("ok");
   });
 

@@ -10,7 +10,7 @@ import { rkb, sandbox, type Sandbox, withPrograms } from "../helpers.ts";
 import { AGENTS, AGENTS_DIR, configureAgent, RpcAgent } from "./agent.ts";
 import { FakeAnthropic, textOfBlocks, type AnthropicMessage } from "./fake-anthropic.ts";
 import { FakeLlm, type Step } from "./fake-llm.ts";
-import { FAILING_CMAKE, FAKE_CMAKE, FIXED_CMAKE, LESSON } from "./world.ts";
+import { FAILING_CMAKE, FAKE_CMAKE, FIXED_CMAKE, GIZMO_LESSON, LESSON } from "./world.ts";
 
 const CLAUDE = join(AGENTS_DIR, "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe");
 if (!existsSync(CLAUDE))
@@ -19,22 +19,12 @@ if (!existsSync(CLAUDE))
 /** Claude Code names a plugin's MCP tools mcp__plugin_<plugin>_<server>__<tool>. */
 const tool = (name: string) => `mcp__plugin_rkb_rkb__${name}`;
 
-const NEW_LESSON = {
-  type: "pitfall",
-  title: "gizmo frobnicate overheats until the sprocket cache is warmed",
-  topic: "gizmo",
-  symptom: "`gizmo --frobnicate` fails with `the flux capacitor overheated while frobnicating sprockets`.",
-  cause: "The sprocket cache is cold after a reboot.",
-  fix: "Run `gizmo --warm-sprockets` first.",
-  evidence: "After `gizmo --warm-sprockets` the frobnicate run passed.",
-};
-
 const SCENARIOS: Record<string, Step[]> = {
   claude: [
     { tool: tool("rkb_search"), args: { query: "cmake could not find zlib" } },
     { tool: "Bash", args: { command: FAILING_CMAKE } },
     { tool: "Bash", args: { command: FIXED_CMAKE } },
-    { tool: tool("rkb_add"), args: NEW_LESSON },
+    { tool: tool("rkb_add"), args: GIZMO_LESSON },
   ],
   recall: [],
 };

@@ -3,7 +3,7 @@
 // (`[scenario:main]`) and each request gets the step after the tool results that follow that
 // prompt, so the script is decided by the request alone. Claude Code streams: the reply is SSE
 // (message_start, content_block_start/delta/stop, message_delta, message_stop).
-import { DONE, type Step } from "./fake-llm.ts";
+import { DONE, FakeServer, type Step } from "./fake-llm.ts";
 
 export interface AnthropicBlock {
   type: string;
@@ -36,21 +36,14 @@ export function textOfBlocks(content: unknown): string {
   return "";
 }
 
-export class FakeAnthropic {
-  readonly served: ServedRequest[] = [];
-  private server: ReturnType<typeof Bun.serve>;
-
+export class FakeAnthropic extends FakeServer<ServedRequest> {
   constructor(private scenarios: Record<string, Step[]>) {
-    this.server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => this.handle(req) });
+    super();
   }
 
   /** ANTHROPIC_BASE_URL: Claude Code appends /v1/messages. */
   get baseUrl(): string {
-    return `http://127.0.0.1:${this.server.port}`;
-  }
-
-  stop(): void {
-    this.server.stop(true);
+    return this.origin;
   }
 
   /** Every tool_result block Claude Code sent back for a call of this tool, in order, as text. */
@@ -85,7 +78,7 @@ export class FakeAnthropic {
     return { text: DONE };
   }
 
-  private async handle(req: Request): Promise<Response> {
+  protected async handle(req: Request): Promise<Response> {
     const url = new URL(req.url);
     if (req.method !== "POST") return Response.json({});
     if (url.pathname.endsWith("/count_tokens")) return Response.json({ input_tokens: 10 });

@@ -31,20 +31,33 @@ export function textOf(content: unknown): string {
   return "";
 }
 
-export class FakeLlm {
-  readonly served: Served[] = [];
+/** What every scripted model server shares: a port on 127.0.0.1, the requests it served, stop. */
+export abstract class FakeServer<S> {
+  readonly served: S[] = [];
   private server: ReturnType<typeof Bun.serve>;
 
-  constructor(private scenarios: Record<string, Step[]>) {
+  constructor() {
     this.server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => this.handle(req) });
   }
 
-  get baseUrl(): string {
-    return `http://127.0.0.1:${this.server.port}/v1`;
+  protected get origin(): string {
+    return `http://127.0.0.1:${this.server.port}`;
   }
 
   stop(): void {
     this.server.stop(true);
+  }
+
+  protected abstract handle(req: Request): Promise<Response>;
+}
+
+export class FakeLlm extends FakeServer<Served> {
+  constructor(private scenarios: Record<string, Step[]>) {
+    super();
+  }
+
+  get baseUrl(): string {
+    return `${this.origin}/v1`;
   }
 
   /** The tool result the model was sent for the call with this name (first match), as text. */
@@ -75,7 +88,7 @@ export class FakeLlm {
     return { text: DONE };
   }
 
-  private async handle(req: Request): Promise<Response> {
+  protected async handle(req: Request): Promise<Response> {
     const url = new URL(req.url);
     if (req.method === "GET" && url.pathname.endsWith("/models")) {
       return Response.json({ object: "list", data: [{ id: "fake-model", object: "model", owned_by: "fake" }] });

@@ -24,7 +24,7 @@ import { counted } from "../../output/words.ts";
 
 export type { HookPayload } from "./payload.ts";
 
-export const HOOK_EVENTS = ["session-start", "tool-failed", "tool-ok", "prompt", "pre-compact", "session-end", "stop"] as const;
+export const HOOK_EVENTS = ["session-start", "tool-failed", "tool-ok", "tool-done", "prompt", "pre-compact", "session-end", "stop"] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 /**
@@ -54,6 +54,7 @@ export const HANDLERS: Record<HookEvent, Handler> = {
   "session-start": sessionStart,
   "tool-failed": toolFailed,
   "tool-ok": toolOk,
+  "tool-done": toolDone,
   prompt,
   "pre-compact": (p, hook) => captureSession("pre-compact", p, hook),
   "session-end": (p, hook) => captureSession("session-end", p, hook),
@@ -153,6 +154,12 @@ async function toolOk(p: HookPayload, { env, caller }: HookContext): Promise<str
     }
   }
   return "";
+}
+
+/** A command finished (Codex and Gemini CLI have one event for all): its exit code says which it was; unknown is neither. */
+async function toolDone(p: HookPayload, hook: HookContext): Promise<string> {
+  if (p.exit_code === undefined) return "";
+  return p.exit_code === 0 ? toolOk(p, hook) : toolFailed(p, hook);
 }
 
 /** The user's prompt: note corrections and requests to remember, and recall a clearly matching lesson. */

@@ -1,8 +1,9 @@
 import type { Static } from "typebox";
 import type { TypeBuilder } from "../../commands/_shared.ts";
 
-// The one schema of a hook payload, as the pi/omp extension sends it (JSON on stdin, or flags from a
-// detached capture) and as Claude Code's payload reads in rkb's terms (claude.ts). `rkb hook` checks
+// The one schema of a hook payload, as the pi/omp and opencode extensions send it (JSON on stdin, or
+// flags from a detached capture) and as Claude Code's, Codex CLI's and Gemini CLI's payloads read in
+// rkb's terms (claude.ts, codex.ts, gemini.ts). `rkb hook` checks
 // every payload against it before a handler sees it; the check is compiled when rkb is built
 // (commands/inputs.build.ts), like a command's input. Other keys are let through: a newer extension
 // may send more than this binary reads.
@@ -18,6 +19,8 @@ export const hookPayloadSchema = (Type: TypeBuilder) =>
       reason: Type.Optional(Type.String()),
       command: Type.Optional(Type.String()),
       error: Type.Optional(Type.String()),
+      /** The command's exit code, for tool-done (Codex and Gemini CLI report every command alike). */
+      exit_code: Type.Optional(Type.Number()),
       prompt: Type.Optional(Type.String()),
       stop_hook_active: Type.Optional(Type.Boolean()),
     },

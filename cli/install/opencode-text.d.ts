@@ -1,0 +1,3 @@
+/** The source of extension/opencode.ts, with its placeholder still in. */
+declare const text: string;
+export default text;

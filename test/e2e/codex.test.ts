@@ -1,0 +1,92 @@
+// Real Codex CLI 0.171.0, headless (`codex exec`), with what `rkb install codex` writes, against a
+// scripted Responses API on 127.0.0.1; the user's config.toml and hooks.json have entries of their own.
+import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { SKILL_DESCRIPTION } from "../../cli/install/skill.ts";
+import { rkb, type Sandbox } from "../helpers.ts";
+import { FakeResponses, textOfItem } from "./fake-responses.ts";
+import { CODEX, codexConfig, codexExec, configureCodex, programsInstalled } from "./programs.ts";
+import { FAILING_CMAKE, FIXED_CMAKE, hookErrors, lessonWorld, UNRELATED_FAILURE } from "./world.ts";
+
+if (!programsInstalled()) throw new Error(`Codex CLI is not installed (${CODEX}): run \`npm test\` (its pretest installs it)`);
+
+const SCENARIOS = {
+  main: [
+    { tool: "mcp__rkb__rkb_search", args: { query: "cmake could not find zlib" } },
+    { tool: "exec_command", args: { cmd: FAILING_CMAKE } },
+    { tool: "exec_command", args: { cmd: UNRELATED_FAILURE } },
+    { tool: "exec_command", args: { cmd: FIXED_CMAKE } },
+  ],
+};
+
+/** A hook of the user's own, which rkb must keep. */
+const USER_HOOKS = `{
+  "hooks": {
+    "Stop": [{ "hooks": [{ "type": "command", "command": "true" }] }]
+  }
+}
+`;
+
+let cleanup: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanup) c();
+  cleanup = [];
+});
+
+async function codexWorld() {
+  const w = await lessonWorld("rkb-e2e-codex");
+  const llm = new FakeResponses(SCENARIOS);
+  cleanup.push(() => llm.stop());
+  const config = configureCodex(w.box.home, llm.baseUrl);
+  const hooks = join(w.box.home, ".codex", "hooks.json");
+  writeFileSync(hooks, USER_HOOKS);
+  return { ...w, llm, config, hooks };
+}
+
+const doctorCheck = async (box: Sandbox, name: string) =>
+  (await rkb(["doctor", "--format", "json"], { env: box.env })).json().checks.find((c: any) => c.check === name);
+
+describe("Codex CLI 0.171.0 with rkb installed", () => {
+  test("MCP search, the lesson after a failed command, the skill; install, doctor and uninstall keep the user's settings", async () => {
+    const w = await codexWorld();
+    const installed = await rkb(["install", "codex", "--format", "json"], { env: w.env });
+    expect(installed.exit).toBe(0);
+    // Codex runs hooks only once trusted; doctor says so (this run bypasses the review, as automation may).
+    expect(await doctorCheck(w.box, "install: codex")).toMatchObject({ status: "warn", detail: expect.stringContaining("not trusted") });
+
+    await codexExec("[scenario:main] configure the project", { env: w.env, cwd: w.proj });
+    const first = w.llm.served[0]!;
+    expect(first.tools).toEqual(expect.arrayContaining(["exec_command", "mcp__rkb__rkb_search", "mcp__rkb__rkb_add", "mcp__rkb__rkb_note"]));
+    const texts = (s = first) => s.input.map((i) => textOfItem(i.content ?? i.output)).join("\n");
+    // The skill is listed, and the session-start context came from the SessionStart hook.
+    expect(texts()).toContain(SKILL_DESCRIPTION);
+    expect(texts()).toContain("rkb holds lessons from earlier sessions");
+
+    // rkb_search reached rkb through MCP (with the user's RKB_HOME, which Codex passes on because the entry names it).
+    expect(w.llm.toolOutputs("mcp__rkb__rkb_search")[0]).toContain(w.lessonId);
+
+    // The failed cmake got the lesson, once; the unrelated failure and the fix got none.
+    const last = w.llm.served.at(-1)!;
+    const blocks = texts(last).split(`<rkb-lesson id="${w.lessonId}"`).length - 1;
+    expect(blocks).toBe(1);
+    const [cmake, gizmo, fixed] = w.llm.toolOutputs("exec_command");
+    expect(cmake).toContain("Process exited with code 1");
+    expect(gizmo).toContain("flux capacitor overheated");
+    expect(fixed).toContain("Found ZLIB");
+    const afterCmake = last.input.findIndex((i) => i.type === "function_call" && i.arguments?.includes(FAILING_CMAKE));
+    const afterGizmo = last.input.findIndex((i) => i.type === "function_call" && i.arguments?.includes(UNRELATED_FAILURE));
+    const lessonAt = last.input.findIndex((i) => textOfItem(i.content).includes(`<rkb-lesson id="${w.lessonId}"`));
+    expect(lessonAt).toBeGreaterThan(afterCmake);
+    expect(lessonAt).toBeLessThan(afterGizmo);
+    expect(hookErrors(w.box)).toBe("");
+
+    // Uninstall: config.toml and hooks.json are the user's again, byte for byte.
+    const removed = await rkb(["install", "codex", "--uninstall"], { env: w.env });
+    expect(removed.exit).toBe(0);
+    expect(readFileSync(w.config, "utf8")).toBe(codexConfig(w.llm.baseUrl));
+    expect(readFileSync(w.hooks, "utf8")).toBe(USER_HOOKS);
+    expect(existsSync(join(w.box.home, ".codex", "skills", "rkb"))).toBe(false);
+    expect(await doctorCheck(w.box, "install: codex")).toMatchObject({ status: "warn", detail: expect.stringContaining("rkb is not installed") });
+  }, 90_000);
+});
