@@ -75,7 +75,7 @@ export async function gatherCandidates(opts: { paths: string[]; cwd: string; env
     problems: found.problems,
     candidates: [],
   };
-  const bySignature = new Map<string, Candidate>();
+  const bySignature = new Map<string, Tally>();
   for (const file of files) {
     let read: CaptureResult;
     try {
@@ -95,14 +95,19 @@ export async function gatherCandidates(opts: { paths: string[]; cwd: string; env
     const session = read.sessionId ?? `file-${sha256Hex(relative(opts.cwd, file.path)).slice(0, 16)}`;
     addSession(bySignature, read, session);
   }
-  set.candidates = [...bySignature.values()].sort((a, b) => (a.signature < b.signature ? -1 : 1));
+  set.candidates = counted(bySignature);
   return set;
 }
 
-function addSession(bySignature: Map<string, Candidate>, read: CaptureResult, session: string): void {
-  const harnesses = read.harness ? [read.harness] : [];
+/** A candidate being counted: sessions and harnesses as sets, so a signature met in every session costs a set entry each. */
+interface Tally {
+  candidate: Candidate;
+  sessions: Set<string>;
+  harnesses: Set<string>;
+}
+
+function addSession(bySignature: Map<string, Tally>, read: CaptureResult, session: string): void {
   const fixedAt = new Map(read.drafts.map((d) => [d.failed.line, d]));
-  const seenHere = new Set<string>();
   for (const f of read.failures) {
     const draft = fixedAt.get(f.line);
     const one: Candidate = {
@@ -110,8 +115,8 @@ function addSession(bySignature: Map<string, Candidate>, read: CaptureResult, se
       program: f.program,
       keyLine: f.keyLine,
       occurrences: 1,
-      sessions: seenHere.has(f.signature) ? [] : [session],
-      harnesses,
+      sessions: [session],
+      harnesses: read.harness ? [read.harness] : [],
       ...(f.time ? { firstSeen: f.time, lastSeen: f.time } : {}),
       ...(draft
         ? {
@@ -126,38 +131,41 @@ function addSession(bySignature: Map<string, Candidate>, read: CaptureResult, se
           }
         : {}),
     };
-    seenHere.add(f.signature);
-    const known = bySignature.get(f.signature);
-    bySignature.set(f.signature, known ? combine(known, one) : one);
+    count(bySignature, one);
   }
 }
 
-/** Two counts of one signature as one: sums, unions, the earlier first and later last time, the earliest fix. */
-function combine(a: Candidate, b: Candidate): Candidate {
-  const fixed = !a.fixed ? b.fixed : !b.fixed ? a.fixed : a.fixed.order <= b.fixed.order ? a.fixed : b.fixed;
-  // The earliest occurrence names the program and key line, like it gives the fix.
-  const first = (b.firstSeen ?? "~") < (a.firstSeen ?? "~") ? b : a;
-  return {
-    signature: a.signature,
-    program: first.program,
-    keyLine: first.keyLine,
-    occurrences: a.occurrences + b.occurrences,
-    sessions: union(a.sessions, b.sessions),
-    harnesses: union(a.harnesses, b.harnesses),
-    ...minMax(a, b),
-    ...(fixed ? { fixed } : {}),
-  };
+/** Adds one count of a signature to its tally: sums, unions, the earlier first and later last time, the earliest fix. */
+function count(bySignature: Map<string, Tally>, b: Candidate): void {
+  const t = bySignature.get(b.signature);
+  if (!t) {
+    bySignature.set(b.signature, { candidate: { ...b }, sessions: new Set(b.sessions), harnesses: new Set(b.harnesses) });
+    return;
+  }
+  const a = t.candidate;
+  for (const s of b.sessions) t.sessions.add(s);
+  for (const h of b.harnesses) t.harnesses.add(h);
+  // The earliest occurrence names the program and key line, like it gives the fix (ties: the
+  // line that sorts first, so the order files are counted in never matters).
+  const earliest = (c: Candidate) => `${c.firstSeen ?? "~"}\t${c.program}\t${c.keyLine}`;
+  if (earliest(b) < earliest(a)) {
+    a.program = b.program;
+    a.keyLine = b.keyLine;
+  }
+  a.occurrences += b.occurrences;
+  const times = [a.firstSeen, a.lastSeen, b.firstSeen, b.lastSeen].filter((x): x is string => x !== undefined).sort();
+  if (times.length) {
+    a.firstSeen = times[0];
+    a.lastSeen = times.at(-1);
+  }
+  if (b.fixed && (!a.fixed || b.fixed.order < a.fixed.order)) a.fixed = b.fixed;
 }
 
-function minMax(a: Candidate, b: Candidate): Pick<Candidate, "firstSeen" | "lastSeen"> {
-  const times = [a.firstSeen, a.lastSeen, b.firstSeen, b.lastSeen].filter((t): t is string => t !== undefined).sort();
-  return times.length ? { firstSeen: times[0], lastSeen: times.at(-1) } : {};
-}
-
-function union(a: string[], b: string[]): string[] {
-  if (!b.length) return a;
-  if (!a.length) return b;
-  return [...new Set([...a, ...b])].sort();
+/** The tallies as candidates, by signature. */
+function counted(bySignature: Map<string, Tally>): Candidate[] {
+  return [...bySignature.values()]
+    .map((t) => ({ ...t.candidate, sessions: [...t.sessions].sort(), harnesses: [...t.harnesses].sort() }))
+    .sort((a, b) => (a.signature < b.signature ? -1 : 1));
 }
 
 /**
@@ -165,7 +173,7 @@ function union(a: string[], b: string[]): string[] {
  * Candidates of one signature from several shards are counted together.
  */
 export function mergeCandidateSets(sets: { name: string; set: CandidateSet }[]): CandidateSet {
-  const bySignature = new Map<string, Candidate>();
+  const bySignature = new Map<string, Tally>();
   const merged: CandidateSet = { files: 0, sessions: 0, notSessions: 0, skippedLines: 0, problems: [], candidates: [] };
   for (const { set } of sets) {
     merged.files += set.files;
@@ -173,13 +181,10 @@ export function mergeCandidateSets(sets: { name: string; set: CandidateSet }[]):
     merged.notSessions += set.notSessions;
     merged.skippedLines += set.skippedLines;
     merged.problems.push(...set.problems);
-    for (const c of set.candidates) {
-      const known = bySignature.get(c.signature);
-      bySignature.set(c.signature, known ? combine(known, c) : c);
-    }
+    for (const c of set.candidates) count(bySignature, c);
   }
   // Every shard lists the paths that could not be read; one copy each.
   merged.problems = [...new Map(merged.problems.map((p) => [`${p.path}\n${p.message}`, p])).values()];
-  merged.candidates = [...bySignature.values()].sort((a, b) => (a.signature < b.signature ? -1 : 1));
+  merged.candidates = counted(bySignature);
   return merged;
 }
