@@ -1,4 +1,5 @@
 import { counted } from "../output/words.ts";
+import { cell, oneLine } from "../output/markdown.ts";
 import { maskSecrets } from "../text/secrets.ts";
 import { CAUSE_TO_WRITE } from "./lesson.ts";
 import type { ProposeResult, ProposedEntry } from "./propose.ts";
@@ -46,7 +47,7 @@ function entry(p: ProposedEntry): string[] {
     `\`${p.path}\` · id \`${p.id}\``,
     "",
     `- **Why:** seen ${counted(p.occurrences, "time")} in ${counted(p.sessions, "session")} (${p.harnesses.join(", ")}${dates}); ${today}.`,
-    `- **Failure:** \`${cell(oneLine(p.failed))}\`${p.key_line ? ` → ${cell(p.key_line)}` : ""}`,
+    `- **Failure:** \`${cell(oneLine(p.failed, 120))}\`${p.key_line ? ` → ${cell(p.key_line)}` : ""}`,
     `- **Fix:** ${fixLine(p)}`,
     "- **Check:**",
     `  - the Cause: the sessions do not say why it failed (it reads "${CAUSE_TO_WRITE.slice(0, 40)}…" until you write it);`,
@@ -58,8 +59,8 @@ function entry(p: ProposedEntry): string[] {
 
 function fixLine(p: ProposedEntry): string {
   const earlier = p.fix_steps - p.last_steps.length;
-  const steps = p.last_steps.map((s) => `\`${cell(oneLine(s))}\``).join(", ");
-  const worked = `\`${cell(oneLine(p.worked))}\` worked`;
+  const steps = p.last_steps.map((s) => `\`${cell(oneLine(s, 120))}\``).join(", ");
+  const worked = `\`${cell(oneLine(p.worked, 120))}\` worked`;
   if (!p.fix_steps) return `nothing ran in between; ${worked}`;
   return `${earlier ? `${counted(earlier, "earlier step")}, then ` : ""}${steps}; then ${worked}`;
 }
@@ -87,13 +88,4 @@ function leftOut(r: ProposeResult): string[] {
 
 function day(time: string): string {
   return time.slice(0, 10);
-}
-
-function cell(s: string): string {
-  return s.replace(/\|/g, "\\|").replace(/`/g, "'");
-}
-
-function oneLine(s: string): string {
-  const first = s.split("\n")[0]!;
-  return first.length > 120 ? first.slice(0, 119) + "…" : first + (s.includes("\n") ? " …" : "");
 }
