@@ -81,7 +81,7 @@ export default defineCommand({
       env,
       branch: input.branch ?? "rkb/proposals",
       set,
-      rule: (command, error) => decideFailureIn(index, here, usage, command, error),
+      rule: (failure) => decideFailureIn(index, here, usage, failure),
       minSessions: input.min_sessions ?? 2,
       max: input.max ?? 20,
       minSimilarity: loadKbConfig(root).dupesMinSimilarity,

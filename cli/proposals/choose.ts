@@ -7,6 +7,7 @@ import { findLeaks, leakOptions, type LeakOptions } from "../lint/leak.ts";
 import { lintKb } from "../lint/lint.ts";
 import { AddLookups, planAdd } from "../plan/changes.ts";
 import { lessonSimilarity, similarityTerms } from "../search/similarity.ts";
+import { failureOf, type Failure } from "../shell/failure.ts";
 import type { Candidate, CandidateSet, FixedFailure } from "./candidates.ts";
 import { proposalId, proposedLesson, type ProposedLesson } from "./lesson.ts";
 import type { ProposalState } from "./state.ts";
@@ -19,7 +20,7 @@ import type { ProposalState } from "./state.ts";
 // experience, a failure met in many sessions is the one worth a lesson.
 
 /** What the failure rule answers for a failed command: the lesson it would inject, if any. */
-export type FailureRule = (command: string, error: string) => { lesson?: { id: string; title: string }; reason: string };
+export type FailureRule = (failure: Failure) => { lesson?: { id: string; title: string }; reason: string };
 
 export interface ChooseOptions {
   root: string;
@@ -118,7 +119,8 @@ export function chooseProposals(set: CandidateSet, opts: ChooseOptions): Choice 
       continue;
     }
     const near = similarity.similarTo(similarityTerms(draft.lesson, opts.state.kb.notes), ANSWER_SIMILARITY).filter((s) => s.item !== draft.lesson);
-    const decision = opts.rule(c.fixed.command, c.fixed.error);
+    // Read as `eval --replay` reads a failed command from a session: the reader took the trailer off.
+    const decision = opts.rule(failureOf(c.fixed.command, c.fixed.error, c.fixed.draft.failed.exitCode));
     let today: Proposal["today"] = { silent: true, reason: decision.reason };
     if (decision.lesson) {
       const related = near.find((s) => s.item.id === decision.lesson!.id);

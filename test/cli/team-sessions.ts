@@ -127,4 +127,3 @@ export function branchSubjects(kb: string, env: Record<string, string>, branch =
 export function onBranch(kb: string, env: Record<string, string>, rel: string, branch = "rkb/proposals"): string {
   return gitIn(kb, env, "show", `${branch}:${rel}`);
 }
-
