@@ -14,6 +14,7 @@ export const FOLDER_ORDER = [
   "doctor", // rkb doctor
   "install", // the extension, skill and Claude Code plugin rkb install writes
   "agent", // hooks, the agent tools, the MCP server, the slash-command prompts
+  "proposals", // rkb propose: candidates from archived sessions, the proposal branch, its record
   "write", // the one write engine: lock entry, journal, git index, burst, requests, confirm, sync, init
   "plan", // pure write plans
   "lint", // the tree's lint, leaks

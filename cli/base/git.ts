@@ -129,3 +129,26 @@ export function refuseWhileStopped(root: string): void {
       `finish it first: ${stopped.finish}`,
     );
 }
+
+/** The contents of git objects (`<oid>`, `<commit>:<path>`), in order, read with one `git cat-file --batch`; each must exist. */
+export function catBlobs(root: string, env: NodeJS.ProcessEnv, oids: string[]): Buffer[] {
+  if (!oids.length) return [];
+  const proc = Bun.spawnSync(["git", "cat-file", "--batch"], { cwd: root, env, stdin: Buffer.from(oids.join("\n") + "\n"), stdout: "pipe", stderr: "pipe" });
+  if (proc.exitCode !== 0) {
+    throw new RkbError(
+      "git",
+      `\`git cat-file --batch\` failed in ${root}: ${proc.stderr.toString().trim()}`,
+      "check the repository with `git status` there; `rkb doctor` lists common problems",
+    );
+  }
+  const out = proc.stdout;
+  const blobs: Buffer[] = [];
+  let at = 0;
+  for (let i = 0; i < oids.length; i++) {
+    const headerEnd = out.indexOf(10, at);
+    const size = Number(out.subarray(at, headerEnd).toString().split(" ")[2]);
+    blobs.push(out.subarray(headerEnd + 1, headerEnd + 1 + size));
+    at = headerEnd + 1 + size + 1;
+  }
+  return blobs;
+}

@@ -1,5 +1,9 @@
+import { accessSync, constants, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 import type { Static, TObject, Type } from "typebox";
 import type { Caller } from "../machine/settings.ts";
+import { RkbError } from "../base/errors.ts";
+import { writeAtomic } from "../base/fsutil.ts";
 import type { PlaceOptions } from "../place/place.ts";
 import type { Format, Output } from "../output/render.ts";
 
@@ -60,4 +64,28 @@ export function defineCommand<const S extends TObject>(cmd: RkbCommand<S>): RkbC
 /** A context for calling a handler from inside rkb (hooks): no stdin, no place flags. */
 export function innerContext(env: NodeJS.ProcessEnv, cwd: string, caller: Caller): CommandContext {
   return { env, cwd, format: "human", place: { with: {} }, stdin: async () => "", stdinIsTTY: false, caller };
+}
+
+/**
+ * A --report file, checked before the run: a run moves the session cursors (extract) or records
+ * its proposals (propose), so a report that cannot be written afterwards could not be had again by rerunning.
+ */
+export function reportFile(path: string): { write: (text: string) => void } {
+  const cannot = (e: unknown) =>
+    new RkbError("io", `cannot write the report to ${path}: ${(e as Error).message}`, "pass --report a file in a folder you can write to");
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    accessSync(dirname(path), constants.W_OK);
+  } catch (e) {
+    throw cannot(e);
+  }
+  return {
+    write: (text) => {
+      try {
+        writeAtomic(path, text);
+      } catch (e) {
+        throw cannot(e);
+      }
+    },
+  };
 }

@@ -1,9 +1,8 @@
-import { accessSync, constants, mkdirSync, writeSync } from "node:fs";
+import { writeSync } from "node:fs";
 import { isatty } from "node:tty";
-import { dirname, resolve } from "node:path";
-import { defineCommand } from "./_shared.ts";
-import { RkbError, usageError } from "../base/errors.ts";
-import { writeAtomic } from "../base/fsutil.ts";
+import { resolve } from "node:path";
+import { defineCommand, reportFile } from "./_shared.ts";
+import { usageError } from "../base/errors.ts";
 import { extract, markdownReport, type ExtractSummary } from "../sessions/extract.ts";
 import { counted } from "../output/words.ts";
 
@@ -45,30 +44,6 @@ export default defineCommand({
     return { data: { ...summary, dry_run: dryRun }, human: humanSummary(summary, dryRun, input.report), exit: nothingRead ? 1 : 0 };
   },
 });
-
-/**
- * The --report file, checked before the run: a run moves the session cursors, so a report that
- * cannot be written afterwards could not be had again by rerunning.
- */
-function reportFile(path: string): { write: (text: string) => void } {
-  const cannot = (e: unknown) =>
-    new RkbError("io", `cannot write the report to ${path}: ${(e as Error).message}`, "pass --report a file in a folder you can write to");
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-    accessSync(dirname(path), constants.W_OK);
-  } catch (e) {
-    throw cannot(e);
-  }
-  return {
-    write: (text) => {
-      try {
-        writeAtomic(path, text);
-      } catch (e) {
-        throw cannot(e);
-      }
-    },
-  };
-}
 
 function progressPrinter(): (p: { done: number; total: number; bytes: number; totalBytes: number }) => void {
   // fd 2 directly: process.stderr would build a Node stream for a few short lines.

@@ -37,6 +37,7 @@ const table: Record<string, () => Promise<{ default: RkbCommand }>> = {
   log: () => import("./log.ts"),
   changes: () => import("./changes.ts"),
   import: () => import("./import.ts"),
+  propose: () => import("./propose.ts"),
 };
 
 export const commandNames = Object.keys(table);

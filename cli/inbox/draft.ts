@@ -31,6 +31,16 @@ export interface ItemDraft {
 
 export type ParsedStep = { kind: "command"; command: string; exitCode?: number } | { kind: "change"; verb: string; path: string; diff: string[] };
 
+/** A draft as an item reads it back, straight from the value capture made (`rkb propose`). */
+export function itemDraftOf(d: DraftPitfall): ItemDraft {
+  const fix = d.fix.map((s): ParsedStep => {
+    if (s.kind === "change") return { kind: "change", verb: s.verb, path: s.path, diff: s.diff };
+    return !s.ok && s.exitCode !== undefined ? { kind: "command", command: s.command, exitCode: s.exitCode } : { kind: "command", command: s.command };
+  });
+  const entries = d.failed.entryId && d.worked.entryId ? { entries: `${d.failed.entryId}..${d.worked.entryId}` } : {};
+  return { program: d.program, failedCommand: d.failed.command, keyLines: d.failed.keyLines, fix, workedCommand: d.worked.command, ...entries };
+}
+
 /** The draft's Markdown lines (already masked: the steps were masked when recorded, the rest by the caller). */
 export function renderDraft(d: DraftPitfall): string[] {
   const exit = d.failed.exitCode !== undefined ? `exit ${d.failed.exitCode}, ` : "";

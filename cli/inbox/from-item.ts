@@ -52,7 +52,8 @@ export function readFromItem(env: NodeJS.ProcessEnv, ref: string): FromItem {
   return { item, ...(draft ? { draft, draftNumber: wanted } : {}), queries: queryLines(failure) };
 }
 
-function queryLines(keyLines: string[]): string[] {
+/** A failure's key lines as a lesson's example queries, so the same failure finds the lesson (the failure rule's `learned` path). */
+export function queryLines(keyLines: string[]): string[] {
   const lines = keyLines.map((l) => l.replace(/\s+/g, " ").trim()).filter((l) => tokenize(l).length >= 3);
   return [...new Set(lines)].slice(0, MAX_QUERIES).map((l) => (l.length > QUERY_CHARS ? l.slice(0, QUERY_CHARS) : l));
 }
@@ -101,16 +102,26 @@ export const DRAFT_SECTIONS = ["Symptom", "Fix", "Evidence"] as const;
 
 /** What a draft says for each section it can fill. */
 function draftSections(d: ItemDraft, item: InboxItem): Record<string, string> {
+  const harness = typeof item.meta.harness === "string" ? `a ${item.meta.harness} session` : "a session";
+  const session = typeof item.meta.session === "string" ? ` (${item.meta.session}${d.entries ? `, entries ${d.entries}` : ""})` : "";
+  return { Symptom: draftSymptom(d), Fix: draftFix(d), Evidence: `Seen in ${harness}${session}: ${draftOutcome(d)}` };
+}
+
+/** A draft's Symptom: the failed command, the line that names the failure, and the key lines. */
+export function draftSymptom(d: ItemDraft): string {
   const main = mainLine(d.keyLines);
   const symptom = [`Running ${code(firstLine(d.failedCommand))} fails${main ? ` with ${code(main)}` : ""}.`];
   if (d.keyLines.length) symptom.push("", fence("text", d.keyLines.join("\n")));
-  const harness = typeof item.meta.harness === "string" ? `a ${item.meta.harness} session` : "a session";
-  const session = typeof item.meta.session === "string" ? ` (${item.meta.session}${d.entries ? `, entries ${d.entries}` : ""})` : "";
-  const evidence = `Seen in ${harness}${session}: ${code(firstLine(d.failedCommand))} failed, and after the steps in Fix ${code(firstLine(d.workedCommand))} worked.`;
-  return { Symptom: symptom.join("\n"), Fix: fixText(d), Evidence: evidence };
+  return symptom.join("\n");
 }
 
-function fixText(d: ItemDraft): string {
+/** What the session shows, the end of a draft's Evidence: the command failed, and worked after the fix. */
+export function draftOutcome(d: ItemDraft): string {
+  return `${code(firstLine(d.failedCommand))} failed, and after the steps in Fix ${code(firstLine(d.workedCommand))} worked.`;
+}
+
+/** A draft's Fix: the steps between the failure and the success, commands in `sh` blocks, edits with their diffs. */
+export function draftFix(d: ItemDraft): string {
   if (!d.fix.length) return `Run ${code(firstLine(d.workedCommand))} instead of ${code(firstLine(d.failedCommand))}; nothing else changed in between.`;
   const out: string[] = ["Between the failure and the success:"];
   let commands: string[] = [];
@@ -211,7 +222,8 @@ export function distilledDrafts(item: InboxItem): number[] {
   return (Array.isArray(v) ? v : []).map(Number).filter(Number.isInteger);
 }
 
-function topicFor(program: string): string {
+/** The topic folder name a draft's program suggests (`general` when it has no usable letters). */
+export function topicFor(program: string): string {
   return (
     program
       .toLowerCase()

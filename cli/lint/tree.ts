@@ -1,7 +1,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { RkbError } from "../base/errors.ts";
-import { gitOrThrow } from "../base/git.ts";
+import { catBlobs, gitOrThrow } from "../base/git.ts";
 import { classify, walkFiles } from "../lesson/layout.ts";
 
 // What lint reads: the files on disk with a write's prospective changes laid over them, or the
@@ -86,26 +85,4 @@ export function indexTree(root: string, env: NodeJS.ProcessEnv): Tree {
     size: (rel) => blob(rel).length,
     exists: (rel) => all.has(rel) || folders.has(rel),
   };
-}
-
-function catBlobs(root: string, env: NodeJS.ProcessEnv, oids: string[]): Buffer[] {
-  if (!oids.length) return [];
-  const proc = Bun.spawnSync(["git", "cat-file", "--batch"], { cwd: root, env, stdin: Buffer.from(oids.join("\n") + "\n"), stdout: "pipe", stderr: "pipe" });
-  if (proc.exitCode !== 0) {
-    throw new RkbError(
-      "git",
-      `\`git cat-file --batch\` failed in ${root}: ${proc.stderr.toString().trim()}`,
-      "check the repository with `git status` there; `rkb doctor` lists common problems",
-    );
-  }
-  const out = proc.stdout;
-  const blobs: Buffer[] = [];
-  let at = 0;
-  for (let i = 0; i < oids.length; i++) {
-    const headerEnd = out.indexOf(10, at);
-    const size = Number(out.subarray(at, headerEnd).toString().split(" ")[2]);
-    blobs.push(out.subarray(headerEnd + 1, headerEnd + 1 + size));
-    at = headerEnd + 1 + size + 1;
-  }
-  return blobs;
 }

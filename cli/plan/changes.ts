@@ -73,6 +73,8 @@ export interface AddInput {
   batch?: AddLookups;
   /** File name (without .md) to use instead of one made from the title, e.g. an imported file's own. */
   slug?: string;
+  /** The id to give the lesson when no lesson has it (`rkb propose` names a proposal after its failure, so every run names it alike). */
+  id?: string;
 }
 
 /**
@@ -267,7 +269,7 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
   const taken = (candidate: string) => look.taken(candidate);
   const notes: string[] = [];
   // An imported lesson keeps its id when no lesson has it, so links and `superseded_by` elsewhere still find it.
-  const own = input.imported && typeof fm.id === "string" && LESSON_ID.test(fm.id) ? fm.id : undefined;
+  const own = input.id ?? (input.imported && typeof fm.id === "string" && LESSON_ID.test(fm.id) ? fm.id : undefined);
   const id = own && !taken(own) ? own : newId(taken);
   if (own && id !== own) notes.push(`its id ${own} is taken by another lesson, so it gets the new id ${id}`);
   const meta = isMap(fm.meta) ? { ...fm.meta } : {};

@@ -26,6 +26,8 @@ export interface CaptureInput {
   dryRun?: boolean;
   /** Skip the file when its newest entry is older than this. */
   since?: Date;
+  /** Read the whole file, as if no cursor had been saved (`rkb propose`); with dryRun nothing moves. */
+  whole?: boolean;
   /**
    * Set by `extract`: one signature store shared by every file of the run, new signatures
    * collected for one append at the end (not one locked append per file), expiry done once.
@@ -67,7 +69,7 @@ export async function capture(input: CaptureInput): Promise<CaptureResult> {
 }
 
 async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file: string, size: number): Promise<CaptureResult> {
-  let cursor = loadCursor(env, file);
+  let cursor = input.whole ? undefined : loadCursor(env, file);
   if (cursor && !cursorFits(cursor, size, peekSessionId(file))) cursor = undefined;
   const read = await readSession(file, {
     fromOffset: cursor?.offset,

@@ -8,6 +8,7 @@ import { expireItems } from "../inbox/inbox.ts";
 import type { DraftPitfall } from "./signals.ts";
 import { appendSignatures, SignatureStore } from "./signatures.ts";
 import { counted } from "../output/words.ts";
+import { cell, oneLine } from "../output/markdown.ts";
 
 // The CI mode: capture over every session file below some paths, several files at a time, with
 // one signature store for the run so repeats across the archive are found. Files that cannot be
@@ -223,13 +224,4 @@ export function markdownReport(s: ExtractSummary, opts: { dryRun?: boolean } = {
     out.push("");
   }
   return maskSecrets(out.join("\n"));
-}
-
-function cell(s: string): string {
-  return s.replace(/\|/g, "\\|").replace(/`/g, "'");
-}
-
-function oneLine(s: string): string {
-  const first = s.split("\n")[0]!;
-  return first.length > 160 ? first.slice(0, 159) + "…" : first + (s.includes("\n") ? " …" : "");
 }

@@ -350,7 +350,8 @@ function joinText(content: unknown): string {
     .join("\n");
 }
 
-function capMiddle(text: string, max: number): string {
+/** The text's start and end, at most `max` characters, with a line saying how much of the middle was cut (error lines come last). */
+export function capMiddle(text: string, max: number): string {
   if (text.length <= max) return text;
   const head = Math.floor(max / 4);
   const tail = max - head;

@@ -60,6 +60,10 @@ export interface FailureSeen {
   signature: string;
   keyLine: string;
   line: number;
+  time?: string;
+  /** The failed command and its output as the failure rule reads them (masked with the events). */
+  command: string;
+  output: string;
 }
 
 export interface SignalCounts {
@@ -140,7 +144,7 @@ export function findSignals(
         });
         hits.push({ kind: "failed", line: e.line, entryId: e.entryId, program: prog });
         const { signature } = failure;
-        failures.push({ program: prog, signature, keyLine: keyLines[0] ?? "", line: e.line });
+        failures.push({ program: prog, signature, keyLine: keyLines[0] ?? "", line: e.line, time: e.time, command: e.command, output: e.output });
         if (!repeated.has(signature) && opts.seenElsewhere?.(signature)) {
           repeated.add(signature);
           hits.push({ kind: "repeat", line: e.line, entryId: e.entryId, program: prog });

@@ -116,6 +116,7 @@ describe("--toon decodes to the --format json data", () => {
       { args: ["eval", "--self"] },
       { args: ["eval", "--replay", session] },
       { args: ["extract", session, "--dry-run"] },
+      { args: ["propose", session, "--min-sessions", "1"] },
       { args: ["import", "../imp", "--dry-run"] },
       { args: ["import", "../imp"] },
       { args: ["install", "pi"] },

@@ -8,7 +8,6 @@ import { TARGETS } from "../../scripts/release.ts";
 
 const read = (rel: string) => readFileSync(join(ROOT, rel), "utf8");
 const docs = read("README.md");
-const example = read("examples/github-actions/rkb-sessions.yml");
 const installSh = read("install.sh");
 const releaseYml = read(".github/workflows/release.yml");
 
@@ -41,7 +40,8 @@ describe("workflows", () => {
 
 describe("docs and install.sh agree", () => {
   test("one GitHub repository everywhere, and install.sh defaults to it", () => {
-    const slugs = new Set([...(docs + example).matchAll(/github\.com\/([\w.-]+\/[\w.-]+)\/releases/g)].map((m) => m[1]));
+    const examples = yamlFiles.filter((f) => f.startsWith("examples/")).map(read);
+    const slugs = new Set([...[docs, ...examples].join("\n").matchAll(/github\.com\/([\w.-]+\/[\w.-]+)\/releases/g)].map((m) => m[1]));
     expect(slugs.size).toBe(1);
     expect(installSh).toContain(`\${RKB_REPO:-${[...slugs][0]}}`);
   });
@@ -52,12 +52,14 @@ describe("docs and install.sh agree", () => {
   });
 });
 
-/** `rkb …` command lines from the docs' shell blocks and the example's run steps. */
+/** `rkb …` command lines from the docs' shell blocks and the examples' run steps. */
 function commandLines(): string[] {
   const lines: string[] = [];
   for (const block of docs.matchAll(/```sh\n([\s\S]*?)```/g)) lines.push(...block[1]!.split("\n"));
-  const wf = Bun.YAML.parse(example) as any;
-  for (const step of wf.jobs.rkb.steps) if (step.run) lines.push(...String(step.run).split("\n"));
+  for (const file of yamlFiles.filter((f) => f.startsWith("examples/"))) {
+    const wf = Bun.YAML.parse(read(file)) as any;
+    for (const job of Object.values(wf.jobs) as any[]) for (const step of job.steps) if (step.run) lines.push(...String(step.run).split("\n"));
+  }
   return lines.map((l) => l.replace(/#.*/, "").trim()).filter((l) => /^rkb\s/.test(l));
 }
 
@@ -79,8 +81,8 @@ describe("commands in the docs", () => {
     uses.set(command, flags);
   }
 
-  test("the docs show extract, eval, install and init", () => {
-    for (const command of ["eval", "extract", "init", "install"]) expect([...uses.keys()]).toContain(command);
+  test("the docs show extract, eval, install, init and propose", () => {
+    for (const command of ["eval", "extract", "init", "install", "propose"]) expect([...uses.keys()]).toContain(command);
   });
 
   for (const [command, flags] of uses) {
