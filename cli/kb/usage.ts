@@ -74,10 +74,10 @@ export async function appendUsage(root: string, record: UsageRecord, env = proce
   return rel;
 }
 
-export function readUsage(root: string): Map<string, UsageCounts> {
-  const counts = new Map<string, UsageCounts>();
+/** Every well-formed use record of every machine, file by file in line order (torn or foreign lines left out). */
+export function* usageRecords(root: string): Generator<UsageRecord> {
   const dir = usageDir(root);
-  if (!existsSync(dir)) return counts;
+  if (!existsSync(dir)) return;
   for (const name of readdirSync(dir)) {
     if (!name.endsWith(".jsonl")) continue;
     for (const line of readFileSync(join(dir, name), "utf8").split("\n")) {
@@ -90,24 +90,21 @@ export function readUsage(root: string): Map<string, UsageCounts> {
       }
       const event = rec.event ?? rec.result;
       if (typeof rec.id !== "string" || !(USAGE_EVENTS as readonly string[]).includes(event)) continue;
-      const c = counts.get(rec.id) ?? { worked: 0, failed: 0, injected: 0, inferred: 0, irrelevant: 0 };
-      c[event as UsageEvent]++;
-      if (event === "worked" && (!c.lastWorked || rec.time > c.lastWorked)) c.lastWorked = rec.time;
-      if (event === "failed" && (!c.lastFailed || rec.time > c.lastFailed)) c.lastFailed = rec.time;
-      if (typeof rec.time === "string" && (!c.lastSeen || rec.time > c.lastSeen)) c.lastSeen = rec.time;
-      counts.set(rec.id, c);
+      yield { ...rec, event };
     }
   }
-  return counts;
 }
 
-/** The range of usageFactor. */
-export const USAGE_FACTOR_MIN = 0.9;
-export const USAGE_FACTOR_MAX = 1.1;
-
-/** Ranking factor from use: lessons that worked rise a little, lessons that failed sink a little. */
-export function usageFactor(c: UsageCounts | undefined): number {
-  if (!c) return 1;
-  const f = 1 + 0.05 * Math.log(1 + c.worked + 0.5 * c.inferred) - (0.1 * Math.min(c.failed, 3)) / 3;
-  return Math.min(USAGE_FACTOR_MAX, Math.max(USAGE_FACTOR_MIN, f));
+export function readUsage(root: string): Map<string, UsageCounts> {
+  const counts = new Map<string, UsageCounts>();
+  for (const rec of usageRecords(root)) {
+    const { event } = rec;
+    const c = counts.get(rec.id) ?? { worked: 0, failed: 0, injected: 0, inferred: 0, irrelevant: 0 };
+    c[event]++;
+    if (event === "worked" && (!c.lastWorked || rec.time > c.lastWorked)) c.lastWorked = rec.time;
+    if (event === "failed" && (!c.lastFailed || rec.time > c.lastFailed)) c.lastFailed = rec.time;
+    if (typeof rec.time === "string" && (!c.lastSeen || rec.time > c.lastSeen)) c.lastSeen = rec.time;
+    counts.set(rec.id, c);
+  }
+  return counts;
 }
