@@ -37,6 +37,8 @@ const table: Record<string, () => Promise<{ default: RkbCommand }>> = {
   log: () => import("./log.ts"),
   changes: () => import("./changes.ts"),
   import: () => import("./import.ts"),
+  serve: () => import("./serve.ts"),
+  site: () => import("./site.ts"),
 };
 
 export const commandNames = Object.keys(table);
