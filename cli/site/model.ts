@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import { loadKbConfig, type KbConfig } from "../kb/config.ts";
 import { effectiveLabels } from "../kb/labels.ts";
-import { isMap, type Lesson } from "../kb/lesson.ts";
+import { contentHash, isMap, parseLesson, serializeLesson, type Lesson } from "../kb/lesson.ts";
 import { resolveLink } from "../kb/links.ts";
 import { reviewCandidates, type ReviewCandidate } from "../kb/review.ts";
 import { loadKb, type Broken } from "../kb/store.ts";
@@ -18,7 +18,10 @@ import { admits, type Audience } from "./sink.ts";
 // history entries and similar pairs of left-out lessons are dropped here, not on each page.
 
 export interface SiteLesson {
+  /** The lesson as published: a link to anything the site leaves out is its text alone. */
   lesson: Lesson;
+  /** The content hash of the file as it is (for `rkb edit --base`). */
+  hash: string;
   labels: Record<string, string>;
   usage: UsageCounts;
   history: FileCommit[];
@@ -56,14 +59,19 @@ const MAX_SIMILAR = 5;
 export function loadSiteModel(root: string, env: NodeJS.ProcessEnv, audience: Audience): SiteModel {
   const config = loadKbConfig(root);
   const kb = loadKb(root);
-  const admitted = kb.lessons.filter((l) => admits(audience, labelsOf(kb.notes, l)));
-  admitted.sort((a, b) => (a.path < b.path ? -1 : 1));
+  const kept = kb.lessons.filter((l) => admits(audience, labelsOf(kb.notes, l)));
+  kept.sort((a, b) => (a.path < b.path ? -1 : 1));
+  const paths = new Set(kept.map((l) => l.path));
+  const admitted = kept.map((l) => withoutHiddenLinks(l, paths));
   const ids = new Set(admitted.map((l) => l.id));
-  const index = buildIndex({ ...kb, lessons: admitted, broken: [] });
+  // Folder notes only of folders holding an admitted lesson: a note's aliases go into the index.
+  const notes = kb.notes.filter((n) => admitted.some((l) => l.path.startsWith(`${n.folder}/`)));
+  const index = buildIndex({ root, files: admitted.map((l) => l.path), lessons: admitted, notes, broken: [] });
   const counts = readUsage(root);
   const history = readHistory(root, env);
-  const lessons: SiteLesson[] = admitted.map((lesson) => ({
+  const lessons: SiteLesson[] = admitted.map((lesson, i) => ({
     lesson,
+    hash: contentHash(kept[i]!.raw),
     labels: labelsOf(kb.notes, lesson),
     usage: counts.get(lesson.id) ?? EMPTY_USAGE,
     history: history.byPath.get(lesson.path) ?? [],
@@ -104,6 +112,28 @@ export function loadSiteModel(root: string, env: NodeJS.ProcessEnv, audience: Au
     review: reviewCandidates(indexed, counts, config),
     ...(owner ? { inbox: listItems(env), unreadable: kb.broken.filter((b) => b.kind === "lesson") } : {}),
   };
+}
+
+/**
+ * The lesson with each link to a file the site does not publish (a left-out lesson, a note, any
+ * other file of the knowledge base) replaced by the link's text: not only on its page, also in
+ * the search index, which would otherwise hold the target's path.
+ */
+function withoutHiddenLinks(lesson: Lesson, published: Set<string>): Lesson {
+  const ownAssets = `${lesson.path.slice(0, -3)}.assets/`;
+  const hidden = new Set<string>();
+  for (const link of lesson.scan.links) {
+    const path = resolveLink(lesson.path, link.target);
+    if (path === undefined || (typeof path === "string" && (published.has(path) || path.startsWith(ownAssets)))) continue;
+    hidden.add(link.target);
+  }
+  if (!hidden.size) return lesson;
+  let body = lesson.body;
+  for (const target of hidden) {
+    const escaped = target.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    body = body.replace(new RegExp(`!?\\[([^[\\]\\n]*)\\]\\(\\s*<?${escaped}>?(?:\\s+"[^"\\n]*")?\\s*\\)`, "g"), "$1");
+  }
+  return parseLesson(serializeLesson(lesson.frontmatter, body), lesson.path);
 }
 
 function labelsOf(notes: Parameters<typeof effectiveLabels>[0], lesson: Lesson): Record<string, string> {

@@ -1,4 +1,3 @@
-import { contentHash } from "../../kb/lesson.ts";
 import { rkbSubject } from "../../kb/history.ts";
 import type { YamlValue } from "../../kb/yaml.ts";
 import { command, day, esc, table } from "../html.ts";
@@ -56,7 +55,7 @@ export function lessonPage(model: SiteModel, entry: SiteLesson): string {
       (s) => `<li>${s.similarity >= minDupe ? "<strong>near-duplicate</strong>" : "similar"} (${s.similarity.toFixed(2)}) ${link(s.id)}</li>`,
     ),
   ];
-  const hash = contentHash(lesson.raw);
+  const { hash } = entry;
   const body = `<h1>${esc(lesson.title)}</h1>
 <p class="meta">${esc(lesson.type)} · ${esc(lesson.status)} · ${esc(lesson.path)}</p>
 <section aria-label="Commands">
