@@ -3,8 +3,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { connect } from "node:net";
 import { networkInterfaces } from "node:os";
 import { join, relative } from "node:path";
-import { BIN, type Sandbox } from "../helpers.ts";
-import { HIDDEN, PUBLIC, siteKb } from "../site/site-kb.ts";
+import type { Sandbox } from "../helpers.ts";
+import { HIDDEN, PUBLIC, siteKb, startServe } from "../site/site-kb.ts";
 
 // `rkb serve` over HTTP: on 127.0.0.1 only, every page of the table answers, anything else is a
 // 404, a path that tries to climb out is refused, and serving writes nothing anywhere.
@@ -32,16 +32,7 @@ function snapshot(dir: string): Map<string, string> {
 beforeAll(async () => {
   box = await siteKb("rkb-serve");
   before = snapshot(box.dir);
-  server = Bun.spawn([BIN, "serve"], { env: box.env, cwd: box.home, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const reader = server.stdout.getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`rkb serve ended: ${await new Response(server.stderr).text()}`);
-    text += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  base = /http:\/\/127\.0\.0\.1:\d+\//.exec(text)![0];
+  ({ url: base, proc: server } = await startServe(box));
 });
 
 afterAll(async () => {

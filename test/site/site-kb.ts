@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { rkb, sandbox, writeFile, type Sandbox } from "../helpers.ts";
+import { BIN, rkb, sandbox, writeFile, type Sandbox } from "../helpers.ts";
 
 // The knowledge base the site tests (test/cli/site.test.ts, test-browser/) read: public, internal
 // and confidential lessons, a lesson that tries to run script, links and a supersession that point
@@ -94,7 +94,17 @@ export async function siteKb(name = "rkb-site"): Promise<Sandbox> {
       ),
     }),
   );
-  put("general/cmake/cmake-zlib.md", lesson({ ...PUBLIC.cmake, tags: ["cmake"], labels: "public", body: sections("`Could NOT find ZLIB` from cmake.") }));
+  // Long lines and words: the layout must hold them at 375 px.
+  const long = `cmake -S . -B build ${Array.from({ length: 12 }, (_, i) => `-DZLIB_ROOT_${i}=/opt/zlib/1.3.1/lib/cmake/zlib`).join(" ")}`;
+  put(
+    "general/cmake/cmake-zlib.md",
+    lesson({
+      ...PUBLIC.cmake,
+      tags: ["cmake"],
+      labels: "public",
+      body: sections("`Could NOT find ZLIB` from cmake.", `\n\n\`\`\`sh\n${long}\n\`\`\`\n\nThe variable is ${"ZLIB_ROOT_".repeat(12)}DIR, set once.`),
+    }),
+  );
   put("general/security/hostile.md", lesson({ ...PUBLIC.hostile, tags: ["security"], labels: "public", body: HOSTILE_BODY }));
   put(
     "general/make/old-make.md",
@@ -134,4 +144,18 @@ export async function siteKb(name = "rkb-site"): Promise<Sandbox> {
   const note = await rkb(["note", "the staging db is reset every sunday"], { env: box.env });
   if (note.exit !== 0) throw new Error(`rkb note: ${note.stderr}`);
   return box;
+}
+
+/** `rkb serve` on a free port of 127.0.0.1, once it printed its URL. */
+export async function startServe(box: Sandbox): Promise<{ url: string; proc: Bun.Subprocess<"ignore", "pipe", "pipe"> }> {
+  const proc = Bun.spawn([BIN, "serve"], { env: box.env, cwd: box.home, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const reader = proc.stdout.getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`rkb serve ended: ${await new Response(proc.stderr).text()}`);
+    text += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return { url: /http:\/\/127\.0\.0\.1:\d+\//.exec(text)![0], proc };
 }
