@@ -31,11 +31,14 @@ export function buildSite(model: SiteModel, root: string, outDir: string): Built
   prepare(out, outDir);
   let files = 0;
   let bytes = 0;
+  const made = new Set<string>();
   for (const url of siteUrls(model)) {
     const file = siteFile(model, root, url);
     if (!file) continue;
     const path = join(out, url);
-    mkdirSync(dirname(path), { recursive: true });
+    const folder = dirname(path);
+    if (!made.has(folder)) mkdirSync(folder, { recursive: true });
+    made.add(folder);
     writeFileSync(path, file.body);
     files++;
     bytes += typeof file.body === "string" ? Buffer.byteLength(file.body) : file.body.length;

@@ -15,10 +15,13 @@ ${command("rkb list")}`;
   return page(model, url, "tree", "Folders", body);
 }
 
-/** The folders holding a lesson the model shows, with their counts. */
+/** The folders holding a lesson the model shows, with their counts (worked out once per model). */
 export function folders(model: SiteModel): FolderCount[] {
-  return folderTree(model.lessons.map((l) => l.lesson)).filter((f) => f.lessons > 0);
+  let found = folderCache.get(model);
+  if (!found) folderCache.set(model, (found = folderTree(model.lessons.map((l) => l.lesson)).filter((f) => f.lessons > 0)));
+  return found;
 }
+const folderCache = new WeakMap<SiteModel, FolderCount[]>();
 
 function treeList(rows: FolderCount[], up: string, baseDepth: number): string {
   const items = rows.map((f) => {
