@@ -17,8 +17,9 @@ export interface Series {
   values: number[];
 }
 
+/** A top for the axis at or above n whose half is a whole number too (the axis marks 0, half and top). */
 function niceMax(n: number): number {
-  if (n <= 5) return Math.max(1, n);
+  if (n <= 10) return Math.max(2, n + (n % 2));
   const step = 10 ** Math.floor(Math.log10(n));
   return Math.ceil(n / step) * step;
 }
