@@ -1,5 +1,5 @@
-import { requireReadableKb } from "../kb/layout.ts";
-import { kbRoot } from "../settings.ts";
+import { requireReadableKb } from "../lesson/layout.ts";
+import { kbRoot } from "../machine/settings.ts";
 import { defineCommand } from "./_shared.ts";
 
 // `rkb serve`: the read-only viewer on 127.0.0.1 until Ctrl-C. The site modules (and markdown-it)

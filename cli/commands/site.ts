@@ -1,8 +1,8 @@
 import { resolve } from "node:path";
-import { loadKbConfig } from "../kb/config.ts";
-import { requireReadableKb } from "../kb/layout.ts";
-import { usageError } from "../output/errors.ts";
-import { kbRoot, tildify } from "../settings.ts";
+import { loadKbConfig } from "../lesson/config.ts";
+import { requireReadableKb } from "../lesson/layout.ts";
+import { usageError } from "../base/errors.ts";
+import { kbRoot, tildify } from "../machine/settings.ts";
 import { defineCommand } from "./_shared.ts";
 
 // `rkb site build --out DIR [--sink NAME]`: the viewer's pages as a static site holding only what

@@ -102,7 +102,7 @@ export function replayRuns(root: string): ReplayRun[] {
 
 /** One line appended to this machine's file in `.rkb/<folder>/`, under that file's lock. */
 async function appendRecord(root: string, folder: "usage" | "replays", line: string, env: NodeJS.ProcessEnv): Promise<string> {
-  const { withLock } = await import("../lock.ts");
+  const { withLock } = await import("../base/lock.ts");
   const rel = `.rkb/${folder}/${machineId(env)}.jsonl`;
   // Checked before anything is created: `.rkb` or `.rkb/<folder>` may not be a symlink out of the KB.
   const file = pathInside(root, rel);

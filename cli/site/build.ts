@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { shown } from "../fsutil.ts";
-import { RkbError } from "../output/errors.ts";
+import { shown } from "../base/fsutil.ts";
+import { RkbError } from "../base/errors.ts";
 import type { SiteModel } from "./model.ts";
 import { siteFile, siteUrls } from "./routes.ts";
 

@@ -1,4 +1,4 @@
-import { git } from "../kb/git.ts";
+import { git } from "../base/git.ts";
 import { rkbSubject } from "../kb/history.ts";
 
 // The knowledge base's history for the pages, from ONE `git log` over the whole repository: each

@@ -1,4 +1,4 @@
-import type { RankedIndex } from "../search/lookup.ts";
+import type { RankedIndex } from "../kb/lookup.ts";
 
 // The search index a site build writes (`assets/search-index.bin`) and the page's search reads:
 // exactly what ranking reads (search/lookup `RankedIndex`), the use factor of each lesson, and what

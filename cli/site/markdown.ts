@@ -1,5 +1,5 @@
 import MarkdownIt from "markdown-it";
-import { resolveLink } from "../kb/links.ts";
+import { resolveLink } from "../lesson/links.ts";
 
 // Lesson text through markdown-it: text from sessions must never run as script in a page. Raw HTML
 // is escaped (`html: false`), and markdown-it refuses `javascript:`, `vbscript:`, `file:` and

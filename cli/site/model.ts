@@ -1,14 +1,14 @@
 import { posix } from "node:path";
-import { loadKbConfig, type KbConfig } from "../kb/config.ts";
-import { effectiveLabels } from "../kb/labels.ts";
-import { contentHash, isMap, parseLesson, serializeLesson, type Lesson } from "../kb/lesson.ts";
-import { resolveLink } from "../kb/links.ts";
+import { loadKbConfig, type KbConfig } from "../lesson/config.ts";
+import { effectiveLabels } from "../plan/labels.ts";
+import { contentHash, isMap, parseLesson, serializeLesson, type Lesson } from "../lesson/lesson.ts";
+import { resolveLink } from "../lesson/links.ts";
 import { reviewCandidates, type ReviewCandidate } from "../kb/review.ts";
 import { loadKb, type Broken } from "../kb/store.ts";
 import { readUsage, replayRuns, usageRecords, type ReplayRun, type UsageCounts, type UsageRecord } from "../kb/usage.ts";
-import { buildIndex, type IndexedLesson, type SearchIndex } from "../search/index.ts";
-import { searchIndexSimilarity } from "../kb/similarity.ts";
-import { listItems, type InboxItem } from "../sessions/inbox.ts";
+import { buildIndex, type IndexedLesson, type SearchIndex } from "../kb/index.ts";
+import { searchIndexSimilarity } from "../search/similarity.ts";
+import { listItems, type InboxItem } from "../inbox/inbox.ts";
 import { readHistory, type FileCommit, type KbHistory } from "./history.ts";
 import { admits, type Audience } from "./sink.ts";
 

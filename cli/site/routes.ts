@@ -9,7 +9,7 @@ import { lessonPage, linkTargets } from "./pages/lesson.ts";
 import { folderPage, folders, inboxPage, reviewPage, searchPage, treePage } from "./pages/lists.ts";
 import { usePage } from "./pages/use.ts";
 import { usageFactor } from "../search/rank.ts";
-import { resolveLink } from "../kb/links.ts";
+import { resolveLink } from "../lesson/links.ts";
 
 // Every file of the site, by its URL: `rkb site build` writes them all, `rkb serve` answers one.
 // One table, so the two can never show different things.

@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { inboxDir } from "../sessions/inbox.ts";
-import { kbSignature } from "../search/signature.ts";
+import { inboxDir } from "../inbox/inbox.ts";
+import { kbSignature } from "../kb/signature.ts";
 import { loadSiteModel, type SiteModel } from "./model.ts";
 import { siteFile } from "./routes.ts";
 import type { Audience } from "./sink.ts";

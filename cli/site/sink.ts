@@ -1,6 +1,6 @@
-import { shown } from "../fsutil.ts";
-import type { KbConfig } from "../kb/config.ts";
-import { RkbError } from "../output/errors.ts";
+import { shown } from "../base/fsutil.ts";
+import type { KbConfig } from "../lesson/config.ts";
+import { RkbError } from "../base/errors.ts";
 
 // Which lessons a published copy may hold. `[sinks.<name>] allow = { sensitivity = ["public"] }` in
 // kb.toml names, per label, the values a lesson's effective label (kb/labels `effectiveLabels`, as

@@ -1,5 +1,5 @@
 import { folderTree } from "../../kb/overview.ts";
-import { isCurrent } from "../../kb/schema.ts";
+import { isCurrent } from "../../lesson/schema.ts";
 import { command, day, esc, table } from "../html.ts";
 import { page, upFrom, urls } from "../layout.ts";
 import type { SiteModel } from "../model.ts";

@@ -1,5 +1,5 @@
 import { rkbSubject } from "../../kb/history.ts";
-import type { YamlValue } from "../../kb/yaml.ts";
+import type { YamlValue } from "../../lesson/yaml.ts";
 import { command, day, esc, table } from "../html.ts";
 import { page, upFrom, urls } from "../layout.ts";
 import { renderLesson } from "../markdown.ts";

@@ -1,5 +1,5 @@
 import { folderTree, lessonsUnder, type FolderCount } from "../../kb/overview.ts";
-import { age, preview } from "../../sessions/inbox.ts";
+import { age, preview } from "../../inbox/inbox.ts";
 import { command, esc, table } from "../html.ts";
 import { page, upFrom, urls } from "../layout.ts";
 import type { SiteModel } from "../model.ts";
