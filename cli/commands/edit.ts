@@ -29,7 +29,7 @@ export default defineCommand({
     if (!input.base)
       throw usageError("`rkb edit` needs --base <hash>", "run `rkb show <id>` and pass the hash it prints, so a concurrent change is not overwritten");
     if (!CONTENT_HASH.test(input.base)) {
-      const flag = ctx.origin === "tool" ? "`base`" : "--base";
+      const flag = ctx.caller.origin === "tool" ? "`base`" : "--base";
       throw usageError(
         `${flag} ${JSON.stringify(input.base)} is not a lesson hash (12 lowercase hex characters)`,
         `run \`rkb show ${input.id}\` and pass the hash it prints, e.g. ${flag} 3c1f0a9e2b7d`,
