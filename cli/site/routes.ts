@@ -1,7 +1,7 @@
 import { lstatSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ASSETS } from "./assets.ts";
-import { encodeSiteIndex } from "./index-file.ts";
+import { encodeSiteIndex } from "./search-index.ts";
 import { urls } from "./layout.ts";
 import type { SiteModel } from "./model.ts";
 import { homePage } from "./pages/home.ts";

@@ -1,4 +1,4 @@
-import { decodeSiteIndex, type SiteIndex } from "../index-file.ts";
+import { decodeSiteIndex, type SiteIndex } from "../search-index.ts";
 import { searchSite } from "./search.ts";
 
 // The one script of every page (assets/site.js): the theme switch, the copy buttons of the rkb

@@ -1,5 +1,5 @@
 import { parseQuery, ranking } from "../../search/rank.ts";
-import type { SiteDoc, SiteIndex } from "../index-file.ts";
+import type { SiteDoc, SiteIndex } from "../search-index.ts";
 
 // The page's search: the CLI's own parseQuery and ranking (search/rank.ts, bundled for the browser
 // when rkb is built) over the index the site build wrote, so a query finds what `rkb search --all`
