@@ -14,7 +14,7 @@ const bin = join(root, "dist", "rkb");
 
 function newestSource(): number {
   let newest = statSync(join(root, "package.json")).mtimeMs;
-  for (const file of new Glob("{cli,extension}/**/*.{ts,js,md,json}").scanSync(root)) newest = Math.max(newest, statSync(join(root, file)).mtimeMs);
+  for (const file of new Glob("{cli,extension}/**/*.{ts,js,md,json,css}").scanSync(root)) newest = Math.max(newest, statSync(join(root, file)).mtimeMs);
   return newest;
 }
 

@@ -11,6 +11,7 @@ import { dirname, join, relative, resolve } from "node:path";
 /** Top to bottom. A new folder goes where what it imports and what imports it allow. */
 export const FOLDER_ORDER = [
   "commands", // one file per command, the command table, the inputs built with rkb
+  "site", // the pages of rkb serve and rkb site build (only those two commands load it)
   "doctor", // rkb doctor
   "install", // the extension, skill and Claude Code plugin rkb install writes
   "agent", // hooks, the agent tools, the MCP server, the slash-command prompts

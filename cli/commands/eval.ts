@@ -1,6 +1,7 @@
 import { join, resolve } from "node:path";
 import { defineCommand } from "./_shared.ts";
 import { loadKb } from "../kb/store.ts";
+import { appendReplay } from "../kb/usage.ts";
 import { RkbError, usageError } from "../base/errors.ts";
 import { findSessionFiles } from "../sessions/extract.ts";
 import { evalFailures, evalQueries, readFailures, readQueries, selfQueries, type EvalReport, type EvalRow } from "../search/eval.ts";
@@ -17,6 +18,7 @@ export default defineCommand({
     "rkb eval --failures failures.toml --format json",
     "rkb eval --self",
     "rkb eval --replay ~/.pi/agent/sessions/*.jsonl",
+    "rkb eval --replay sessions/ --record",
   ],
   input: (Type) =>
     Type.Object(
@@ -25,6 +27,12 @@ export default defineCommand({
         failures: Type.Optional(Type.String({ description: "Failed-command file ([[failure]] command, error, expect)" })),
         self: Type.Optional(Type.Boolean({ description: "One query per lesson from the first line of its Symptom or Statement" })),
         replay: Type.Optional(Type.Boolean({ description: "Apply the failure rule to every failed bash command in the given session files" })),
+        record: Type.Optional(
+          Type.Boolean({
+            description:
+              "With --replay: keep the counts in .rkb/replays/ (committed with the use records) for the coverage plot of `rkb serve` and `rkb site build`",
+          }),
+        ),
         min_recall: Type.Optional(Type.String({ description: "Exit 1 when recall@5 is below this (0..1)" })),
         paths: Type.Optional(Type.Array(Type.String(), { description: "With --replay: session files, folders and globs" })),
         explain: Type.Optional(Type.Boolean({ description: "Per row: why the rule injected or stayed silent, and the evidence for each lesson it weighed" })),
@@ -40,6 +48,7 @@ export default defineCommand({
       input.replay && "--replay",
     ].filter(Boolean);
     if (chosen.length > 1) throw usageError(`${chosen.join(" and ")} cannot be combined`, "run one evaluation at a time");
+    if (input.record && !input.replay) throw usageError("--record goes with --replay", "e.g. rkb eval --replay sessions/ --record");
     const minRecall = input.min_recall === undefined ? undefined : Number(input.min_recall);
     if (minRecall !== undefined && !(minRecall >= 0 && minRecall <= 1))
       throw usageError(`--min-recall ${input.min_recall} is not a number between 0 and 1`, "e.g. --min-recall 0.9");
@@ -61,7 +70,8 @@ export default defineCommand({
         ctx,
         files.map((f) => f.path),
       );
-      return { data: report, human: replayHuman(report) };
+      const recorded = input.record ? await recordReplay(root, report, env) : undefined;
+      return { data: recorded ? { ...report, recorded } : report, human: replayHuman(report) + (recorded ? `recorded in ${recorded}\n` : "") };
     }
     const explain = Boolean(input.explain);
     const report =
@@ -78,6 +88,13 @@ export default defineCommand({
     return { data: { ...report, ranked_by: "bm25", help: help(report, minRecall) }, human: evalHuman(report, minRecall), exit: below ? 1 : 0 };
   },
 });
+
+/** Keeps a replay's counts in the knowledge base; returns the file (relative to it). */
+function recordReplay(root: string, report: ReplayReport, env: NodeJS.ProcessEnv): Promise<string> {
+  const { files, failures, covered } = report;
+  const lessons = Object.fromEntries(report.lessons.map((l) => [l.id, l.count]));
+  return appendReplay(root, { time: new Date().toISOString(), files, failures, covered, lessons }, env);
+}
 
 function help(report: EvalReport, minRecall: number | undefined): string[] {
   const out: string[] = [];

@@ -38,6 +38,8 @@ const table: Record<string, () => Promise<{ default: RkbCommand }>> = {
   changes: () => import("./changes.ts"),
   import: () => import("./import.ts"),
   propose: () => import("./propose.ts"),
+  serve: () => import("./serve.ts"),
+  site: () => import("./site.ts"),
 };
 
 export const commandNames = Object.keys(table);

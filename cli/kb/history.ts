@@ -71,22 +71,28 @@ function requireGitDate(root: string, since: string, env: NodeJS.ProcessEnv): vo
   );
 }
 
+/** The change an rkb commit subject names (`add(general/git): Title [id]`), or undefined for another commit. */
+export function rkbSubject(subject: string): { kind: string; folder: string; title: string; id: string | null } | undefined {
+  const m = SUBJECT.exec(subject);
+  return m ? { kind: m[1]!, folder: m[2]!, title: m[3]!, id: m[4] ?? null } : undefined;
+}
+
 /** rkb's own changes since a git date (`7 days ago`, `2026-11-01`), newest first; other commits are left out. */
 export function changesSince(root: string, since: string, env: NodeJS.ProcessEnv): KbChange[] {
   requireGitDate(root, since, env);
   const out: KbChange[] = [];
   for (const { commit, files } of commits(root, [`--since=${since}`], env)) {
-    const m = SUBJECT.exec(commit.subject);
-    if (!m) continue;
-    const [, kind, folder, title, id] = m;
-    const change: KbChange = { commit: commit.commit, date: commit.date, kind: kind!, id: id ?? null, folder: folder!, title: title! };
+    const parsed = rkbSubject(commit.subject);
+    if (!parsed) continue;
+    const { kind, id, folder, title } = parsed;
+    const change: KbChange = { commit: commit.commit, date: commit.date, kind, id, folder, title };
     const reason =
-      kind === "flag" || REASON_SECTION[kind!]
+      kind === "flag" || REASON_SECTION[kind]
         ? reasonAt(
             root,
             commit.commit,
             files.find((f) => f.endsWith(".md") && !f.endsWith("README.md")),
-            kind!,
+            kind,
             env,
           )
         : undefined;

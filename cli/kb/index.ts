@@ -446,39 +446,3 @@ export function docOfId(index: SearchIndex, id: string): number {
   for (let i = 0; i < index.size; i++) if (index.lesson(i).id === id) return i;
   return -1;
 }
-
-/** Position of a term in the vocabulary, or -1. */
-export function termId(index: SearchIndex, term: string): number {
-  let lo = 0;
-  let hi = index.terms.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const t = index.terms[mid]!;
-    if (t === term) return mid;
-    if (t < term) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}
-
-export function docFrequency(index: SearchIndex, term: string): number {
-  const id = termId(index, term);
-  return id < 0 ? 0 : index.termStart[id + 1]! - index.termStart[id]!;
-}
-
-/** The weighted frequency of a term in a lesson (0 when absent). */
-export function termFrequency(index: SearchIndex, term: string, doc: number): number {
-  const id = termId(index, term);
-  if (id < 0) return 0;
-  const { docs, tf } = index.postings(id);
-  let lo = 0;
-  let hi = docs.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const d = docs[mid]!;
-    if (d === doc) return tf[mid]!;
-    if (d < doc) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return 0;
-}

@@ -58,56 +58,99 @@ function usageDir(root: string): string {
 /** Appends one record to this machine's usage file; returns the file's path relative to the KB. */
 export async function appendUsage(root: string, record: UsageRecord, env = process.env): Promise<string> {
   // Loaded here: every search reads use records, only a write needs the lock and the secret table.
-  const [{ maskSecrets }, { withLock }] = await Promise.all([import("../text/secrets.ts"), import("../base/lock.ts")]);
+  const { maskSecrets } = await import("../text/secrets.ts");
   // Use records are committed and pushed with the knowledge base. A reason the user gave was
   // refused already if it held a secret (`rkb used`); the hooks' reasons quote commands: masked.
   record = { ...record, ...(record.session ? { session: maskSecrets(record.session) } : {}), ...(record.reason ? { reason: maskSecrets(record.reason) } : {}) };
-  const rel = `.rkb/usage/${machineId(env)}.jsonl`;
-  // Checked before anything is created: `.rkb` or `.rkb/usage` may not be a symlink out of the KB.
+  return appendRecord(root, "usage", JSON.stringify(record), env);
+}
+
+/**
+ * What one `rkb eval --replay --record` found: how many failed commands its session files held and
+ * how many the failure rule answered, per lesson. Numbers and lesson ids only (no session text), so
+ * a site can plot coverage over time and count only the lessons it publishes.
+ */
+export interface ReplayRun {
+  time: string;
+  files: number;
+  failures: number;
+  covered: number;
+  /** Lesson id → failed commands it would have answered. */
+  lessons: Record<string, number>;
+}
+
+/** Appends a replay's result to this machine's file `.rkb/replays/<machine>.jsonl`, committed with the use records. */
+export function appendReplay(root: string, run: ReplayRun, env = process.env): Promise<string> {
+  return appendRecord(root, "replays", JSON.stringify(run), env);
+}
+
+/** Every recorded replay of every machine, oldest first. */
+export function replayRuns(root: string): ReplayRun[] {
+  const runs: ReplayRun[] = [];
+  for (const rec of jsonLines(join(root, ".rkb", "replays"))) {
+    if (typeof rec.time !== "string" || typeof rec.failures !== "number" || typeof rec.covered !== "number") continue;
+    runs.push({
+      time: rec.time,
+      files: Number(rec.files) || 0,
+      failures: rec.failures,
+      covered: rec.covered,
+      lessons: typeof rec.lessons === "object" && rec.lessons ? rec.lessons : {},
+    });
+  }
+  return runs.sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
+}
+
+/** One line appended to this machine's file in `.rkb/<folder>/`, under that file's lock. */
+async function appendRecord(root: string, folder: "usage" | "replays", line: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const { withLock } = await import("../base/lock.ts");
+  const rel = `.rkb/${folder}/${machineId(env)}.jsonl`;
+  // Checked before anything is created: `.rkb` or `.rkb/<folder>` may not be a symlink out of the KB.
   const file = pathInside(root, rel);
   const ignore = pathInside(root, ".rkb/.gitignore");
   mkdirSync(dirname(file), { recursive: true });
   if (!existsSync(ignore)) createExclusive(ignore, "*.lock\n");
-  await withLock(file + ".lock", { staleMs: 60_000, waitMs: 5_000, what: "the usage log" }, () => {
-    appendLine(file, JSON.stringify(record));
+  await withLock(file + ".lock", { staleMs: 60_000, waitMs: 5_000, what: `the ${folder === "usage" ? "usage" : "replay"} log` }, () => {
+    appendLine(file, line);
   });
   return rel;
 }
 
-export function readUsage(root: string): Map<string, UsageCounts> {
-  const counts = new Map<string, UsageCounts>();
-  const dir = usageDir(root);
-  if (!existsSync(dir)) return counts;
+/** The JSON objects of the `.jsonl` files in a folder, file by file in line order; torn or broken lines are left out. */
+function* jsonLines(dir: string): Generator<any> {
+  if (!existsSync(dir)) return;
   for (const name of readdirSync(dir)) {
     if (!name.endsWith(".jsonl")) continue;
     for (const line of readFileSync(join(dir, name), "utf8").split("\n")) {
       if (!line.trim()) continue;
-      let rec: any;
       try {
-        rec = JSON.parse(line);
+        const rec = JSON.parse(line);
+        if (rec && typeof rec === "object") yield rec;
       } catch {
-        continue; // a torn line from a crashed writer must not hide the others
+        // a torn line from a crashed writer must not hide the others
       }
-      const event = rec.event ?? rec.result;
-      if (typeof rec.id !== "string" || !(USAGE_EVENTS as readonly string[]).includes(event)) continue;
-      const c = counts.get(rec.id) ?? { worked: 0, failed: 0, injected: 0, inferred: 0, irrelevant: 0 };
-      c[event as UsageEvent]++;
-      if (event === "worked" && (!c.lastWorked || rec.time > c.lastWorked)) c.lastWorked = rec.time;
-      if (event === "failed" && (!c.lastFailed || rec.time > c.lastFailed)) c.lastFailed = rec.time;
-      if (typeof rec.time === "string" && (!c.lastSeen || rec.time > c.lastSeen)) c.lastSeen = rec.time;
-      counts.set(rec.id, c);
     }
   }
-  return counts;
 }
 
-/** The range of usageFactor. */
-export const USAGE_FACTOR_MIN = 0.9;
-export const USAGE_FACTOR_MAX = 1.1;
+/** Every well-formed use record of every machine, file by file in line order (torn or foreign lines left out). */
+export function* usageRecords(root: string): Generator<UsageRecord> {
+  for (const rec of jsonLines(usageDir(root))) {
+    const event = rec.event ?? rec.result;
+    if (typeof rec.id !== "string" || !(USAGE_EVENTS as readonly string[]).includes(event)) continue;
+    yield { ...rec, event };
+  }
+}
 
-/** Ranking factor from use: lessons that worked rise a little, lessons that failed sink a little. */
-export function usageFactor(c: UsageCounts | undefined): number {
-  if (!c) return 1;
-  const f = 1 + 0.05 * Math.log(1 + c.worked + 0.5 * c.inferred) - (0.1 * Math.min(c.failed, 3)) / 3;
-  return Math.min(USAGE_FACTOR_MAX, Math.max(USAGE_FACTOR_MIN, f));
+export function readUsage(root: string): Map<string, UsageCounts> {
+  const counts = new Map<string, UsageCounts>();
+  for (const rec of usageRecords(root)) {
+    const { event } = rec;
+    const c = counts.get(rec.id) ?? { worked: 0, failed: 0, injected: 0, inferred: 0, irrelevant: 0 };
+    c[event]++;
+    if (event === "worked" && (!c.lastWorked || rec.time > c.lastWorked)) c.lastWorked = rec.time;
+    if (event === "failed" && (!c.lastFailed || rec.time > c.lastFailed)) c.lastFailed = rec.time;
+    if (typeof rec.time === "string" && (!c.lastSeen || rec.time > c.lastSeen)) c.lastSeen = rec.time;
+    counts.set(rec.id, c);
+  }
+  return counts;
 }

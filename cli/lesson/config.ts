@@ -38,6 +38,8 @@ const KNOWN_SECTIONS = ["labels", "sinks", "rerank", "leak", "site", "facts", "p
 
 export interface KbConfig {
   labels: Record<string, string[]>;
+  /** `[sinks.<name>] allow = { <label> = [values] }`: what a published copy (`rkb site build --sink`) may hold. */
+  sinks: Record<string, Record<string, string[]>>;
   leak: { usernames: string[]; paths: string[]; allow: string[] };
   lock: { staleMs: number; waitMs: number };
   /** Agent writes allowed per burst window before the user is asked; the grace a `continue` opens. */
@@ -82,8 +84,14 @@ export function parseKbToml(text: string): KbConfig {
   };
   const labels: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(raw.labels ?? {})) labels[k] = strs(v);
+  const sinks: Record<string, Record<string, string[]>> = {};
+  for (const [name, sink] of Object.entries(raw.sinks ?? {})) {
+    const allow = (sink as Record<string, unknown>)?.allow;
+    sinks[name] = Object.fromEntries(Object.entries(allow && typeof allow === "object" ? allow : {}).map(([k, v]) => [k, strs(v)]));
+  }
   return {
     labels,
+    sinks,
     leak: { usernames: strs(raw.leak?.usernames), paths: strs(raw.leak?.paths), allow: strs(raw.leak?.allow) },
     lock: { staleMs: 1000 * number("lock", "stale_s", 600, 0), waitMs: 1000 * number("lock", "wait_s", 10, 0) },
     writes: { burst: number("writes", "burst", 30, 0), graceMs: 60_000 * number("writes", "burst_grace_minutes", 10, 0) },

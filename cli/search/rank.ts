@@ -1,6 +1,6 @@
 import { boundedDistance } from "../text/distance.ts";
-import { USAGE_FACTOR_MAX, USAGE_FACTOR_MIN } from "../kb/usage.ts";
-import { docFrequency, termId, type SearchIndex } from "../kb/index.ts";
+import type { UsageCounts } from "../kb/usage.ts";
+import { docFrequency, termId, type RankedIndex } from "../kb/lookup.ts";
 import { synonymsOf } from "../text/synonyms.ts";
 import { isVersion, tokenGroups } from "../text/tokenize.ts";
 
@@ -43,7 +43,7 @@ export interface ParsedQuery {
   words: QueryWord[];
 }
 
-export function idf(index: SearchIndex, df: number): number {
+export function idf(index: RankedIndex, df: number): number {
   return Math.log(1 + (index.size - df + 0.5) / (df + 0.5));
 }
 
@@ -55,7 +55,7 @@ export function idf(index: SearchIndex, df: number): number {
  * word keeps at least one piece whole in any term within distance k (an edit touches at most two
  * pieces, a swap across a cut both), and an abbreviated term holds the whole word.
  */
-function typoCandidates(index: SearchIndex, term: string): string[] {
+function typoCandidates(index: RankedIndex, term: string): string[] {
   if (term.length < 4 || !/^[a-z]+$/.test(term)) return [];
   const max = term.length >= 8 ? 2 : 1;
   const found: { term: string; distance: number }[] = [];
@@ -88,7 +88,7 @@ function cutInto(word: string, n: number): string[] {
 }
 
 /** The query's terms and weights: known words, compound parts, typo stand-ins and folder aliases. */
-export function parseQuery(index: SearchIndex, text: string): ParsedQuery {
+export function parseQuery(index: RankedIndex, text: string): ParsedQuery {
   const weights = new Map<string, QueryTerm>();
   const words: QueryWord[] = [];
   const put = (term: string, weight: number, group: number, kind: QueryTerm["kind"]) => {
@@ -124,6 +124,17 @@ export function parseQuery(index: SearchIndex, text: string): ParsedQuery {
   return { terms: [...weights.values()].filter((t) => termId(index, t.term) >= 0), words };
 }
 
+/** The range of usageFactor. */
+export const USAGE_FACTOR_MIN = 0.9;
+export const USAGE_FACTOR_MAX = 1.1;
+
+/** Ranking factor from use: lessons that worked rise a little, lessons that failed sink a little. */
+export function usageFactor(c: UsageCounts | undefined): number {
+  if (!c) return 1;
+  const f = 1 + 0.05 * Math.log(1 + c.worked + 0.5 * c.inferred) - (0.1 * Math.min(c.failed, 3)) / 3;
+  return Math.min(USAGE_FACTOR_MAX, Math.max(USAGE_FACTOR_MIN, f));
+}
+
 export interface RankOptions {
   /** Lessons in these scopes (`general`, `projects/x`, `systems/y`) are candidates; undefined = all. */
   scopes?: Set<string>;
@@ -144,7 +155,7 @@ export interface Ranked {
 const MIN_SHARE_OF_BEST = 0.3;
 
 /** The results of a query that score at least MIN_SHARE_OF_BEST of the best, ordered as they are read. */
-export function ranking(index: SearchIndex, query: ParsedQuery, opts: RankOptions = {}): Ranking {
+export function ranking(index: RankedIndex, query: ParsedQuery, opts: RankOptions = {}): Ranking {
   const allowed = new Uint8Array(index.scopes.length);
   const boost = new Float64Array(index.scopes.length);
   index.scopes.forEach((s, i) => {
@@ -228,7 +239,7 @@ export function ranking(index: SearchIndex, query: ParsedQuery, opts: RankOption
 }
 
 /** Every result ranked, highest score first (equal scores by title). */
-export function rank(index: SearchIndex, query: ParsedQuery, opts: RankOptions = {}): Ranked[] {
+export function rank(index: RankedIndex, query: ParsedQuery, opts: RankOptions = {}): Ranked[] {
   const all = ranking(index, query, opts);
   return all.first(all.length);
 }
@@ -244,7 +255,7 @@ export class Ranking {
   readonly length: number;
 
   constructor(
-    private readonly index: SearchIndex,
+    private readonly index: RankedIndex,
     results: Ranked[],
   ) {
     this.rest = results;
@@ -288,7 +299,7 @@ export class Ranking {
  * scores are sorted natively as numbers and only lessons with equal scores are compared, by their
  * place in title order (equal titles by path), which the index keeps.
  */
-function byScore(index: SearchIndex, ranked: Ranked[]): Ranked[] {
+function byScore(index: RankedIndex, ranked: Ranked[]): Ranked[] {
   const withScore = new Map<number, Ranked[]>();
   const scores = new Float64Array(ranked.length);
   let distinct = 0;

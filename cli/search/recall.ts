@@ -1,7 +1,8 @@
 import type { Place, PlaceOptions } from "../place/place.ts";
 import type { UsageCounts } from "../kb/usage.ts";
 import { fieldTerms } from "./explain.ts";
-import { termFrequency, type SearchIndex } from "../kb/index.ts";
+import type { SearchIndex } from "../kb/index.ts";
+import { termFrequency } from "../kb/lookup.ts";
 import { openSearch, searchKb, type SearchHit, type SearchResult } from "./search.ts";
 import { tokenize } from "../text/tokenize.ts";
 

@@ -1,4 +1,5 @@
-import { docFrequency, termFrequency, type SearchIndex } from "../kb/index.ts";
+import type { SearchIndex } from "../kb/index.ts";
+import { docFrequency, termFrequency } from "../kb/lookup.ts";
 import { idf, type ParsedQuery, type Ranked } from "./rank.ts";
 
 // How well a lesson fits a query, in 0..1, from lexical evidence alone. Three factors:

@@ -3,11 +3,11 @@ import { join } from "node:path";
 import { requireReadableKb } from "../lesson/layout.ts";
 import { resolvePlace, type Place, type PlaceOptions } from "../place/place.ts";
 import { kbRoot } from "../machine/settings.ts";
-import { readUsage, usageFactor, type UsageCounts } from "../kb/usage.ts";
+import { readUsage, type UsageCounts } from "../kb/usage.ts";
 import { evaluateWhen, type KeyVerdict, type Verdict } from "../place/when.ts";
 import { usageError } from "../base/errors.ts";
 import { loadIndex, placeKb, type IndexedLesson, type SearchIndex } from "../kb/index.ts";
-import { parseQuery, ranking, type ParsedQuery, type Ranking } from "./rank.ts";
+import { parseQuery, ranking, usageFactor, type ParsedQuery, type Ranking } from "./rank.ts";
 import { relevances } from "./relevance.ts";
 
 // The search the `search` command, the agent tool, the hooks and eval all run: ranked (BM25),

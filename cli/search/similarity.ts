@@ -1,4 +1,5 @@
-import { lessonTerms, termId, type SearchIndex } from "../kb/index.ts";
+import { lessonTerms, type SearchIndex } from "../kb/index.ts";
+import { termId } from "../kb/lookup.ts";
 import type { Lesson } from "../lesson/lesson.ts";
 import type { FolderNote } from "../lesson/notes.ts";
 import { isCurrent } from "../lesson/schema.ts";

@@ -167,7 +167,7 @@ function invalid(findings: Finding[]): RkbError {
   );
 }
 
-/** Use records this machine and others appended since the last commit: rkb's own files, which ride along with a write. */
+/** Use records and recorded replays this machine and others appended since the last commit: rkb's own files, which ride along with a write. */
 export function useRecordPaths(root: string): string[] {
   const paths: string[] = [];
   for (const rel of [".rkb/.gitignore", ...listUsage(root)]) {
@@ -182,14 +182,16 @@ export function useRecordPaths(root: string): string[] {
 }
 
 function listUsage(root: string): string[] {
-  try {
-    if (!lstatSync(join(root, ".rkb", "usage")).isDirectory()) return [];
-    return readdirSync(join(root, ".rkb", "usage"))
-      .filter((n) => n.endsWith(".jsonl"))
-      .map((n) => `.rkb/usage/${n}`);
-  } catch {
-    return [];
-  }
+  return ["usage", "replays"].flatMap((folder) => {
+    try {
+      if (!lstatSync(join(root, ".rkb", folder)).isDirectory()) return [];
+      return readdirSync(join(root, ".rkb", folder))
+        .filter((n) => n.endsWith(".jsonl"))
+        .map((n) => `.rkb/${folder}/${n}`);
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** The folders that held the files a write deleted, outermost first (below the knowledge base's root). */

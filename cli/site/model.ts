@@ -1,0 +1,142 @@
+import { posix } from "node:path";
+import { loadKbConfig, type KbConfig } from "../lesson/config.ts";
+import { effectiveLabels } from "../plan/labels.ts";
+import { contentHash, isMap, parseLesson, serializeLesson, type Lesson } from "../lesson/lesson.ts";
+import { resolveLink } from "../lesson/links.ts";
+import { reviewCandidates, type ReviewCandidate } from "../kb/review.ts";
+import { loadKb, type Broken } from "../kb/store.ts";
+import { readUsage, replayRuns, usageRecords, type ReplayRun, type UsageCounts, type UsageRecord } from "../kb/usage.ts";
+import { buildIndex, type IndexedLesson, type SearchIndex } from "../kb/index.ts";
+import { searchIndexSimilarity } from "../search/similarity.ts";
+import { listItems, type InboxItem } from "../inbox/inbox.ts";
+import { readHistory, type FileCommit, type KbHistory } from "./history.ts";
+import { admits, type Audience } from "./sink.ts";
+
+// Everything the pages show, read once: the lessons the audience may see (a sink's share, or all
+// for the owner) and what is known about them. Everything below the filter sees only admitted
+// lessons, so no page, list, plot, link or search index can name another: use records, replays,
+// history entries and similar pairs of left-out lessons are dropped here, not on each page.
+
+export interface SiteLesson {
+  /** The lesson as published: a link to anything the site leaves out is its text alone. */
+  lesson: Lesson;
+  /** The content hash of the file as it is (for `rkb edit --base`). */
+  hash: string;
+  labels: Record<string, string>;
+  usage: UsageCounts;
+  history: FileCommit[];
+  /** Lessons this one links to, and those linking to it (admitted ones only). */
+  linksTo: string[];
+  linkedFrom: string[];
+  /** Ids of the lessons it replaced (`superseded_by` pointing at it). */
+  supersedes: string[];
+  similar: { id: string; similarity: number }[];
+}
+
+export interface SiteModel {
+  audience: Audience;
+  config: KbConfig;
+  lessons: SiteLesson[];
+  byId: Map<string, SiteLesson>;
+  byPath: Map<string, SiteLesson>;
+  /** The search index over the admitted lessons only. */
+  index: SearchIndex;
+  records: UsageRecord[];
+  replays: ReplayRun[];
+  /** rkb's changes of admitted lessons, newest first. */
+  changes: KbHistory["changes"];
+  review: ReviewCandidate<IndexedLesson>[];
+  /** For the owner only: the inbox and the lesson files that do not parse. */
+  inbox?: InboxItem[];
+  unreadable?: Broken[];
+}
+
+const EMPTY_USAGE: UsageCounts = { worked: 0, failed: 0, injected: 0, inferred: 0, irrelevant: 0 };
+/** Lessons at least this similar are listed as related (the Rust rkb's `similar` edge). */
+export const RELATED_MIN = 0.2;
+const MAX_SIMILAR = 5;
+
+export function loadSiteModel(root: string, env: NodeJS.ProcessEnv, audience: Audience): SiteModel {
+  const config = loadKbConfig(root);
+  const kb = loadKb(root);
+  const kept = kb.lessons.filter((l) => admits(audience, labelsOf(kb.notes, l)));
+  kept.sort((a, b) => (a.path < b.path ? -1 : 1));
+  const paths = new Set(kept.map((l) => l.path));
+  const admitted = kept.map((l) => withoutHiddenLinks(l, paths));
+  const ids = new Set(admitted.map((l) => l.id));
+  // Folder notes only of folders holding an admitted lesson: a note's aliases go into the index.
+  const notes = kb.notes.filter((n) => admitted.some((l) => l.path.startsWith(`${n.folder}/`)));
+  const index = buildIndex({ root, files: admitted.map((l) => l.path), lessons: admitted, notes, broken: [] });
+  const counts = readUsage(root);
+  const history = readHistory(root, env);
+  const lessons: SiteLesson[] = admitted.map((lesson, i) => ({
+    lesson,
+    hash: contentHash(kept[i]!.raw),
+    labels: labelsOf(kb.notes, lesson),
+    usage: counts.get(lesson.id) ?? EMPTY_USAGE,
+    history: history.byPath.get(lesson.path) ?? [],
+    linksTo: [],
+    linkedFrom: [],
+    supersedes: [],
+    similar: [],
+  }));
+  const byId = new Map(lessons.map((l) => [l.lesson.id, l]));
+  const byPath = new Map(lessons.map((l) => [l.lesson.path, l]));
+  for (const l of lessons) {
+    for (const link of l.lesson.scan.links) {
+      const target = byPath.get(resolveLink(l.lesson.path, link.target) ?? "");
+      if (!target || target === l || l.linksTo.includes(target.lesson.id)) continue;
+      l.linksTo.push(target.lesson.id);
+      target.linkedFrom.push(l.lesson.id);
+    }
+    const by = l.lesson.frontmatter.superseded_by;
+    if (typeof by === "string") byId.get(by)?.supersedes.push(l.lesson.id);
+  }
+  for (const pair of searchIndexSimilarity(index).pairs(RELATED_MIN)) {
+    const [a, b] = [byId.get(pair.a.id)!, byId.get(pair.b.id)!];
+    if (a.similar.length < MAX_SIMILAR) a.similar.push({ id: b.lesson.id, similarity: pair.similarity });
+    if (b.similar.length < MAX_SIMILAR) b.similar.push({ id: a.lesson.id, similarity: pair.similarity });
+  }
+  const indexed = Array.from({ length: index.size }, (_, i) => index.lesson(i));
+  const owner = audience.kind === "owner";
+  return {
+    audience,
+    config,
+    lessons,
+    byId,
+    byPath,
+    index,
+    records: [...usageRecords(root)].filter((r) => ids.has(r.id)),
+    replays: replayRuns(root).map((run) => ({ ...run, lessons: Object.fromEntries(Object.entries(run.lessons).filter(([id]) => ids.has(id))) })),
+    changes: history.changes.filter((c) => ids.has(c.id)),
+    review: reviewCandidates(indexed, counts, config),
+    ...(owner ? { inbox: listItems(env), unreadable: kb.broken.filter((b) => b.kind === "lesson") } : {}),
+  };
+}
+
+/**
+ * The lesson with each link to a file the site does not publish (a left-out lesson, a note, any
+ * other file of the knowledge base) replaced by the link's text: not only on its page, also in
+ * the search index, which would otherwise hold the target's path.
+ */
+function withoutHiddenLinks(lesson: Lesson, published: Set<string>): Lesson {
+  const ownAssets = `${lesson.path.slice(0, -3)}.assets/`;
+  const hidden = new Set<string>();
+  for (const link of lesson.scan.links) {
+    const path = resolveLink(lesson.path, link.target);
+    if (path === undefined || (typeof path === "string" && (published.has(path) || path.startsWith(ownAssets)))) continue;
+    hidden.add(link.target);
+  }
+  if (!hidden.size) return lesson;
+  let body = lesson.body;
+  for (const target of hidden) {
+    const escaped = target.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    body = body.replace(new RegExp(`!?\\[([^[\\]\\n]*)\\]\\(\\s*<?${escaped}>?(?:\\s+"[^"\\n]*")?\\s*\\)`, "g"), "$1");
+  }
+  return parseLesson(serializeLesson(lesson.frontmatter, body), lesson.path);
+}
+
+function labelsOf(notes: Parameters<typeof effectiveLabels>[0], lesson: Lesson): Record<string, string> {
+  const own = isMap(lesson.frontmatter.labels) ? Object.fromEntries(Object.entries(lesson.frontmatter.labels).map(([k, v]) => [k, String(v)])) : {};
+  return effectiveLabels(notes, posix.dirname(lesson.path), own);
+}
