@@ -17,7 +17,8 @@ import { logHookError, noteHookCall } from "../machine/state.ts";
 const DIALECTS: Record<string, HookDialect> = { codex: codexDialect, gemini: geminiDialect };
 export default defineCommand({
   name: "hook",
-  description: "Handle one agent event (for the pi/omp extension and Claude Code hooks): payload as JSON on stdin, or as flags",
+  description:
+    "Handle one agent event (for the pi/omp and opencode extensions, and the hooks of Claude Code, Codex CLI and Gemini CLI): payload as JSON on stdin, or as flags",
   examples: [
     `echo '{"session_id": "s1", "cwd": "/src/app"}' | rkb hook session-start`,
     "rkb hook session-end --session-file ~/.pi/agent/sessions/x.jsonl --harness pi",

@@ -1,5 +1,5 @@
 // opencode's sessions from its SQLite store: the store is made here from the rows opencode 1.18.33
-// wrote in a recorded run (test/fixtures/sessions/opencode-1.18.33-mcp-cmake.json, with the tables'
+// wrote in a recorded run (test/fixtures/opencode/opencode-1.18.33-mcp-cmake.json, with the tables'
 // own schema), then read as rkb reads the real one.
 import { Database } from "bun:sqlite";
 import { beforeEach, describe, expect, test } from "bun:test";
@@ -14,7 +14,7 @@ interface Recorded {
   message: Record<string, unknown>[];
   part: Record<string, unknown>[];
 }
-const RECORDED: Recorded = JSON.parse(readFileSync(join(ROOT, "test", "fixtures", "sessions", "opencode-1.18.33-mcp-cmake.json"), "utf8"));
+const RECORDED: Recorded = JSON.parse(readFileSync(join(ROOT, "test", "fixtures", "opencode", "opencode-1.18.33-mcp-cmake.json"), "utf8"));
 const SESSION = RECORDED.session[0]!.id as string;
 
 let db: string;
