@@ -56,6 +56,12 @@ export default defineCommand({
       if (!shard) throw usageError(`--shard ${input.shard} is not K/N`, "write --shard 2/4 for the second of four parts (1 ≤ K ≤ N)");
       if (input.merge) throw usageError("--shard and --merge cannot be combined", "run each shard with --shard, then one --merge over their files");
       if (!input.candidates) throw usageError("--shard needs --candidates FILE", "name the file the shard's candidates go to, e.g. --candidates shard-2.json");
+      const later = (["report", "branch", "max", "min_sessions"] as const).filter((k) => input[k] !== undefined);
+      if (later.length)
+        throw usageError(
+          `${later.map((k) => `--${k.replace("_", "-")}`).join(" and ")} ${later.length === 1 ? "goes" : "go"} with the --merge step, not with --shard`,
+          "a shard only reads its sessions; pass these to `rkb propose --merge <the shards' files>`",
+        );
       const set = await gatherCandidates({ paths, cwd, env, shard });
       const file = resolve(cwd, input.candidates);
       writeShardFile(file, { ...set, shard });

@@ -211,6 +211,8 @@ describe("rkb propose", () => {
     expect(same.json().error.message).toContain(`${branch} is the branch checked out`);
     expect((await propose(box, sessions, "--shard", "5/4", "--candidates", "x.json")).exit).toBe(2);
     expect((await propose(box, sessions, "--shard", "1/4")).json().error.message).toBe("--shard needs --candidates FILE");
+    const early = (await propose(box, sessions, "--shard", "1/4", "--candidates", "x.json", "--report", "r.md", "--max", "3")).json();
+    expect(early.error.message).toBe("--report and --max go with the --merge step, not with --shard");
     expect((await propose(box)).exit).toBe(2);
     rmSync(sessions, { recursive: true });
     writeSession(join(box.dir, "junk"), "x", "pi", 0, []);
