@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { RkbError } from "../base/errors.ts";
+import { refuseWhileStopped } from "../base/git.ts";
 import { lintStaged } from "../lint/lint.ts";
 import { counted } from "../output/words.ts";
 import { clearLeftIndexes, commitOnBranch, requireOtherBranch, type BranchStep } from "../write/branch.ts";
@@ -74,6 +75,8 @@ const SHOWN_STEPS = 3;
 const ATTEMPTS = 3;
 
 export async function proposeOnBranch(opts: ProposeOptions): Promise<ProposeResult> {
+  // A checkout in the middle of a rebase or merge is no knowledge base to judge proposals against.
+  refuseWhileStopped(opts.root);
   requireOtherBranch(opts.root, opts.env, opts.branch);
   const scratch = join(opts.cache, "propose");
   // Also when nothing is new: a run killed after it moved the branch left its index behind.

@@ -214,6 +214,14 @@ describe("rkb propose", () => {
     const early = (await propose(box, sessions, "--shard", "1/4", "--candidates", "x.json", "--report", "r.md", "--max", "3")).json();
     expect(early.error.message).toBe("--report and --max go with the --merge step, not with --shard");
     expect((await propose(box)).exit).toBe(2);
+    // A checkout in the middle of a rebase is no knowledge base to judge proposals against.
+    require("node:fs").mkdirSync(join(box.kb, ".git", "rebase-merge"));
+    const rebasing = await propose(box, sessions);
+    expect(rebasing.json().error).toMatchObject({
+      code: "refused",
+      message: "a rebase is in progress in the knowledge base; rkb writes nothing until it is finished",
+    });
+    rmSync(join(box.kb, ".git", "rebase-merge"), { recursive: true });
     rmSync(sessions, { recursive: true });
     writeSession(join(box.dir, "junk"), "x", "pi", 0, []);
     const junk = join(box.dir, "junk", "events.jsonl");
