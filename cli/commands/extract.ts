@@ -71,7 +71,7 @@ function mb(bytes: number): string {
 
 function humanSummary(s: ExtractSummary, dryRun: boolean, report?: string): string {
   const out: string[] = [];
-  if (s.sessions === 0) out.push(`nothing could be read: ${counted(s.files, "file")} found, no session among them`);
+  if (s.sessions === 0) out.push(`nothing could be read: ${counted(s.files.length, "file")} found, no session among them`);
   else out.push(`read ${counted(s.sessions, "session")} (${mb(s.bytes)})${s.older ? `, ${s.older} older than --since left out` : ""}`);
   if (s.not_sessions) out.push(`${s.not_sessions} file${s.not_sessions === 1 ? " is" : "s are"} not session files (event logs?)`);
   out.push(`  failed ${s.failed}, fixed ${s.fixed}, corrections ${s.correction}, remember ${s.remember}, repeats ${s.repeat}`);

@@ -9,7 +9,7 @@ import { addItem, expireItems, type InboxMeta } from "../inbox/inbox.ts";
 import { readSession, type SessionEvent, type SessionRead, type SkippedLine } from "./reader.ts";
 import { maskSecrets } from "../text/secrets.ts";
 import { appendSignatures, SignatureStore } from "./signatures.ts";
-import { findSignals, worthAnItem, type DraftPitfall, type FailureSeen, type Findings, type SignalCounts } from "./signals.ts";
+import { findSignals, worthAnItem, type DraftPitfall, type FailureSeen, type Findings, type SignalCounts, type SignalHit } from "./signals.ts";
 
 // Capture: the new part of one session file → signals → at most one inbox item, then the cursor
 // moves past what was read. Runs under a lock per session file, so the pre-compact and
@@ -48,6 +48,8 @@ export interface CaptureResult {
   itemsWritten: string[];
   drafts: DraftPitfall[];
   failures: FailureSeen[];
+  /** Corrections, requests to remember and repeated failures, with their lines. */
+  signals: SignalHit[];
 }
 
 const LOCK = { staleMs: 120_000, waitMs: 30_000 };
@@ -91,6 +93,7 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
     itemsWritten: [],
     drafts: [],
     failures: [],
+    signals: [],
   };
   if (input.since && Date.parse(read.lastTime ?? "") < input.since.getTime()) return { ...base, tooOld: true };
   // Masked before anything reads them: signals, drafts, the excerpt and the cursor's open failures
@@ -104,7 +107,8 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
   const newSignatures = findings.failures.filter((f) => signatures.note(f.signature, sessionKey)).map((f) => ({ sig: f.signature, session: sessionKey }));
   // Open failures carried over from a cursor written before masking was complete may be raw.
   const drafts = findings.drafts.map(maskDraft);
-  const result: CaptureResult = { ...base, counts: findings.counts, drafts, failures: findings.failures };
+  const signals = findings.hits.filter((h) => h.kind !== "failed" && h.kind !== "fixed");
+  const result: CaptureResult = { ...base, counts: findings.counts, drafts, failures: findings.failures, signals };
   if (input.dryRun) {
     if (worthAnItem(findings)) result.itemsWritten.push("(dry run)");
     return result;
@@ -117,7 +121,7 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
   if (worthAnItem(findings)) {
     const meta = itemMeta(input, { file, sessionId, harness, cwd, read, findings });
     // A CI run over an archive writes thousands of these; it is rerun, not recovered, after a crash.
-    result.itemsWritten.push(addItem(env, meta, itemBody(read, events, findings, drafts, file), { durable: !input.batch }));
+    result.itemsWritten.push(addItem(env, meta, itemBody(read, events, findings, drafts, signals, file), { durable: !input.batch }));
   }
   if (input.batch) input.batch.newSignatures.push(...newSignatures);
   else appendSignatures(env, newSignatures);
@@ -189,10 +193,9 @@ function itemMeta(
 }
 
 /** The item's text. Every part was masked before it was cut or split, so it is put together as is. */
-function itemBody(read: SessionRead, events: SessionEvent[], findings: Findings, drafts: DraftPitfall[], file: string): string {
+function itemBody(read: SessionRead, events: SessionEvent[], findings: Findings, drafts: DraftPitfall[], said: SignalHit[], file: string): string {
   const out: string[] = [`# Session ${maskSecrets(read.sessionId ?? "")}: ${findings.labels.map(maskSecrets).join(", ")}`.replace("  ", " "), ""];
   if (drafts.length) out.push(DRAFTS_HEADING, "", ...drafts.flatMap(renderDraft));
-  const said = findings.hits.filter((h) => h.kind !== "failed" && h.kind !== "fixed");
   if (said.length) {
     out.push("## Signals", "");
     for (const h of said)

@@ -5,7 +5,7 @@ import { capture, type CaptureResult } from "./capture.ts";
 import { expireState } from "../machine/state.ts";
 import { maskSecrets } from "../text/secrets.ts";
 import { expireItems } from "../inbox/inbox.ts";
-import type { DraftPitfall } from "./signals.ts";
+import type { DraftPitfall, SignalHit } from "./signals.ts";
 import { appendSignatures, SignatureStore } from "./signatures.ts";
 import { counted } from "../output/words.ts";
 import { cell, oneLine } from "../output/markdown.ts";
@@ -32,8 +32,25 @@ export interface RepeatedFailure {
   occurrences: number;
 }
 
+/** What became of one file: read as a session (of which harness), no session, empty, older than --since, or unreadable. */
+export interface FileStatus {
+  path: string;
+  status: "session" | "not-session" | "empty" | "older" | "unreadable";
+  harness?: string;
+  skipped_lines: number;
+}
+
+/** A correction, request to remember or repeated failure, with the session line it was found on. */
+export interface SignalSeen {
+  file: string;
+  kind: SignalHit["kind"];
+  line: number;
+  program?: string;
+  text?: string;
+}
+
 export interface ExtractSummary {
-  files: number;
+  files: FileStatus[];
   sessions: number;
   not_sessions: number;
   older: number;
@@ -50,6 +67,7 @@ export interface ExtractSummary {
   problems: { path: string; message: string }[];
   repeated_failures: RepeatedFailure[];
   drafts: (DraftPitfall & { file: string })[];
+  signals: SignalSeen[];
 }
 
 /** Drafts kept for the report; the counts cover them all. */
@@ -99,7 +117,7 @@ export function findSessionFiles(
 export async function extract(opts: ExtractOptions): Promise<ExtractSummary> {
   const { files, problems } = findSessionFiles(opts.paths, opts.cwd);
   const summary: ExtractSummary = {
-    files: files.length,
+    files: [],
     sessions: 0,
     not_sessions: 0,
     older: 0,
@@ -116,6 +134,7 @@ export async function extract(opts: ExtractOptions): Promise<ExtractSummary> {
     problems,
     repeated_failures: [],
     drafts: [],
+    signals: [],
   };
   if (!opts.dryRun) {
     expireItems(opts.env);
@@ -128,6 +147,8 @@ export async function extract(opts: ExtractOptions): Promise<ExtractSummary> {
   let done = 0;
 
   const take = (r: CaptureResult) => {
+    const status = r.kind === "session" && r.tooOld ? "older" : r.kind;
+    summary.files.push({ path: r.sessionFile, status, ...(r.harness ? { harness: r.harness } : {}), skipped_lines: r.skippedLines.length });
     summary.skipped_lines += r.skippedLines.length;
     for (const s of r.skippedLines) summary.skipped.push({ file: r.sessionFile, ...s });
     if (r.kind !== "session") {
@@ -143,6 +164,14 @@ export async function extract(opts: ExtractOptions): Promise<ExtractSummary> {
     summary.items_written += r.itemsWritten.length;
     summary.items.push(...r.itemsWritten.filter((id) => id !== "(dry run)"));
     for (const d of r.drafts) if (summary.drafts.length < MAX_DRAFTS) summary.drafts.push({ ...d, file: r.sessionFile });
+    for (const h of r.signals)
+      summary.signals.push({
+        file: r.sessionFile,
+        kind: h.kind,
+        line: h.line,
+        ...(h.program ? { program: h.program } : {}),
+        ...(h.text ? { text: h.text } : {}),
+      });
     const inThisSession = new Set<string>();
     for (const f of r.failures) {
       const agg = bySignature.get(f.signature) ?? { program: f.program, keyLine: f.keyLine, signature: f.signature, sessions: 0, occurrences: 0 };
@@ -160,12 +189,14 @@ export async function extract(opts: ExtractOptions): Promise<ExtractSummary> {
         // Not touched since the date, so no entry in it can be newer.
         summary.sessions++;
         summary.older++;
+        summary.files.push({ path: file.path, status: "older", skipped_lines: 0 });
       } else {
         try {
           take(await capture({ sessionFile: file.path, env: opts.env, dryRun: opts.dryRun, since: opts.since, reason: "extract", batch }));
           summary.bytes += file.size;
         } catch (e) {
           problems.push({ path: file.path, message: e instanceof Error ? e.message : String(e) });
+          summary.files.push({ path: file.path, status: "unreadable", skipped_lines: 0 });
         }
       }
       done++;
@@ -176,6 +207,8 @@ export async function extract(opts: ExtractOptions): Promise<ExtractSummary> {
   if (!opts.dryRun) appendSignatures(opts.env, batch.newSignatures);
 
   summary.items.sort();
+  summary.files.sort((a, b) => a.path.localeCompare(b.path));
+  summary.signals.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
   summary.repeated_failures = [...bySignature.values()]
     .filter((r) => r.sessions > 1)
     .sort((a, b) => b.sessions - a.sessions || b.occurrences - a.occurrences || a.program.localeCompare(b.program))

@@ -44,6 +44,20 @@ describe("rkb extract", () => {
       { file: join(sessions, "nested", "events.jsonl"), line: 1, reason: "entry has no `type`" },
       { file: join(sessions, "nested", "events.jsonl"), line: 2, reason: "entry has no `type`" },
     ]);
+    expect(s.files.map((f: any) => [f.path.slice(sessions.length + 1), f.status, f.harness, f.skipped_lines])).toEqual([
+      ["nested/damaged.jsonl", "session", "pi", 2],
+      ["nested/events.jsonl", "not-session", undefined, 2],
+      ["omp-pytest.jsonl", "session", "omp", 0],
+      ["pi-branched.jsonl", "session", "pi", 0],
+      ["pi-cmake-zlib.jsonl", "session", "pi", 0],
+      ["pi-quiet.jsonl", "session", "pi", 0],
+    ]);
+    // Each correction and request to remember with the session line it was said on.
+    expect(s.signals.map((h: any) => [h.file.slice(sessions.length + 1), h.kind, h.line])).toEqual([
+      ["omp-pytest.jsonl", "correction", 17],
+      ["pi-cmake-zlib.jsonl", "remember", 14],
+      ["pi-cmake-zlib.jsonl", "correction", 16],
+    ]);
     expect(inboxFiles(env)).toHaveLength(3);
     expect(r.stderr).toMatch(/rkb extract: 6\/6 files read/);
     const report = readFileSync(join(dir, "report.md"), "utf8");
