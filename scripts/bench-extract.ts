@@ -1,13 +1,16 @@
 // Benchmark for `rkb extract` (not a test): `bun scripts/bench-extract.ts [--sessions 1000] [--kb 215]`.
 // Generates sessions in a temp folder, measures the floor (read every file and JSON.parse each
 // line, in this process), then runs the compiled binary over the same folder and reports its
-// throughput against that floor and its peak memory. Paste the output into BENCHMARKS.md.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+// throughput against that floor and its peak memory. With ../shared next to the checkout, a last
+// row does the same over the real transcripts of ../shared/fixtures/wild-sessions (--dry-run),
+// runs interleaved with the floor. Paste the output into BENCHMARKS.md.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { build } from "./build.ts";
 import { writeCorpus } from "../test/sessions/corpus.ts";
+import { median } from "./bench-run.ts";
 
 const { values } = parseArgs({ options: { sessions: { type: "string", default: "1000" }, kb: { type: "string", default: "215" } } });
 const work = mkdtempSync(join(tmpdir(), "rkb-bench-"));
@@ -80,8 +83,75 @@ try {
       `| rkb extract ${mode === "full" ? "" : mode === "--dry-run" ? mode : `(${mode})`} | ${r.seconds.toFixed(2)} s | ${rate.toFixed(0)} MB/s | ${((rate / floorRate) * 100).toFixed(0)}% | ${Number.isNaN(r.maxRssMb) ? "n/a" : r.maxRssMb.toFixed(0) + " MB"} | ${correct ? "yes" : "NO"} |`,
     );
   }
+  const wild = join(import.meta.dir, "../../shared/fixtures/wild-sessions");
+  if (existsSync(wild)) console.log(`\n${await realFiles(bin, wild, timeBin)}`);
 } finally {
   rmSync(work, { recursive: true, force: true });
   if (existsSync("/dev/shm"))
     for (const dir of readdirSync("/dev/shm").filter((d) => d.startsWith("rkb-bench-"))) rmSync(join("/dev/shm", dir), { recursive: true, force: true });
+}
+
+/** Every .jsonl below a folder. */
+function jsonlBelow(dir: string): string[] {
+  return readdirSync(dir, { recursive: true })
+    .map((name) => join(dir, String(name)))
+    .filter((path) => path.endsWith(".jsonl") && statSync(path).isFile());
+}
+
+/**
+ * `rkb extract --dry-run` over real transcripts against the floor, in rounds that interleave the
+ * floor, the run and a run over one tiny session (the process start, which a small set cannot
+ * hide): medians of 7 rounds. Real files spend their time elsewhere than generated ones do: long
+ * tool outputs, many small entries, edits that carry whole files.
+ */
+async function realFiles(bin: string, dir: string, timeBin: string | undefined): Promise<string> {
+  const files = jsonlBelow(dir);
+  const bytes = files.reduce((n, f) => n + statSync(f).size, 0);
+  const tiny = mkdtempSync(join(tmpdir(), "rkb-bench-tiny-"));
+  try {
+    mkdirSync(join(tiny, "s"));
+    writeFileSync(join(tiny, "s", "a.jsonl"), '{"type":"session","version":3,"id":"a","timestamp":"2026-01-01T00:00:00Z","cwd":"/p"}\n');
+    const timedRun = async (target: string) => {
+      const state = mkdtempSync(join(tiny, "state-"));
+      const argv = [bin, "extract", target, "--dry-run", "--format", "json"];
+      const t0 = performance.now();
+      const proc = Bun.spawn(timeBin ? [timeBin, "-f", "%M", ...argv] : argv, {
+        env: { ...process.env, XDG_STATE_HOME: state, HOME: tiny },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+      await proc.exited;
+      return { seconds: (performance.now() - t0) / 1000, rssMb: timeBin ? Number(err.trim().split("\n").pop()) / 1024 : NaN };
+    };
+    const floor: number[] = [];
+    const run: number[] = [];
+    const start: number[] = [];
+    let rss = 0;
+    for (let round = 0; round < 7; round++) {
+      const t0 = performance.now();
+      for (const f of files)
+        for (const line of readFileSync(f, "utf8").split("\n"))
+          if (line)
+            try {
+              JSON.parse(line);
+            } catch {}
+      floor.push((performance.now() - t0) / 1000);
+      const r = await timedRun(dir);
+      run.push(r.seconds);
+      rss = Math.max(rss, r.rssMb);
+      start.push((await timedRun(join(tiny, "s"))).seconds);
+    }
+    const [f, r, s] = [median(floor), median(run), median(start)];
+    const mb = bytes / 1024 / 1024;
+    return [
+      `real transcripts (${files.length} files, ${mb.toFixed(1)} MB, ../shared/fixtures/wild-sessions): floor ${f * 1000 >= 10 ? (f * 1000).toFixed(0) : (f * 1000).toFixed(1)} ms, process start ${(s * 1000).toFixed(0)} ms`,
+      "",
+      "| run | time | share of floor | without the process start | peak RSS |",
+      "|---|---:|---:|---:|---:|",
+      `| rkb extract --dry-run, real transcripts | ${(r * 1000).toFixed(0)} ms | ${((f / r) * 100).toFixed(0)}% | ${((f / Math.max(r - s, 1e-6)) * 100).toFixed(0)}% | ${Number.isNaN(rss) ? "n/a" : rss.toFixed(0) + " MB"} |`,
+    ].join("\n");
+  } finally {
+    rmSync(tiny, { recursive: true, force: true });
+  }
 }
