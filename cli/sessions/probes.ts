@@ -1,5 +1,5 @@
-import { invocation, isReadOnly } from "./bash.ts";
-import { parseShell } from "./shell.ts";
+import { invocation, isReadOnly } from "../shell/bash.ts";
+import { parseShell } from "../shell/shell.ts";
 
 // Failed commands that teach nothing, told apart by what the command and its output show: a
 // search that found nothing, a test of a path or a program, a check that answered "no" (an empty

@@ -1,4 +1,4 @@
-import { boundedDistance } from "../distance.ts";
+import { boundedDistance } from "../text/distance.ts";
 
 // What a user message says to keep: a correction (the agent did, said or assumed something wrong,
 // and the user says or makes plain what is right) or a request to remember (a standing rule for
