@@ -1,4 +1,4 @@
-import { invocation, isReadOnly } from "../shell/bash.ts";
+import { invocation, isReadOnly } from "../shell/program.ts";
 import { parseShell } from "../shell/shell.ts";
 
 // Failed commands that teach nothing, told apart by what the command and its output show: a
@@ -43,8 +43,14 @@ export function probeKind(run: FailedRun): ProbeKind | undefined {
   return undefined;
 }
 
+/** A success that only says a filter found lines (`make 2>&1 | grep -v warning`): the pipeline's exit status is the filter's. */
+export function filteredSuccess(command: string): boolean {
+  const last = parseShell(command).at(-1);
+  return last !== undefined && last.length > 1 && searchesLast(command);
+}
+
 /** Every line of the output says a path or name is missing (`ls: cannot access 'x'`, `cat: y: No such file…`). */
-function onlyMissing(output: string): boolean {
+export function onlyMissing(output: string): boolean {
   const lines = output.split("\n").filter((l) => l.trim() !== "");
   return lines.length > 0 && lines.length <= 5 && lines.every((l) => MISSING.test(l));
 }

@@ -157,7 +157,7 @@ const ALL_WELL = /\b(?:all good|looks? (?:good|great|fine)|works(?: now| fine| g
 const REMEMBER = [
   /^remember\b(?=[:,]|\s+(?:that|to)\b)|\bremember (?:that|to)\b/,
   /\bfrom now on\b|\bgoing forward\b|\bin (?:the )?future\b/,
-  /^(?:always|never) \w/,
+  /^(?:always|never) (?!mind\b)\w/,
   /\bmust (?:always|never)\b|\b(?:you|we) should (?:always|never)\b/,
   /\bkeep in mind\b|\bnote that\b|\bdon't forget (?:to|that)\b/,
 ];

@@ -105,6 +105,7 @@ describe("requests to remember", () => {
     "make sure the tests pass",
     "I always forget the flag",
     "the member list is empty",
+    "never mind, I'll start it myself",
   ])("nothing: %p", (text) => {
     expect(userSignals(text).remember).toBeUndefined();
   });
