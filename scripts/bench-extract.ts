@@ -76,7 +76,7 @@ try {
       s.correction === expected.correction &&
       s.remember === expected.remember &&
       s.repeat === expected.repeat &&
-      s.items_written === expected.items;
+      (mode === "--dry-run" ? s.items_to_write : s.items_written) === expected.items;
     if (!correct) process.exitCode = 1;
     const rate = mb / r.seconds;
     console.log(

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { pathMasker, tildePath } from "../../cli/sessions/paths.ts";
+import { pathMasker, tildePath } from "../../cli/text/paths.ts";
 
 describe("pathMasker", () => {
   const mask = pathMasker("/Users/alice/src/widgets");
