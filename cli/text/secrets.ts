@@ -301,9 +301,10 @@ function secretName(name: string): "strong" | "weak" | undefined {
 const KEYWORD = /pass|pwd|pw\b|secret|token|key|credential|pat\b/gi;
 const isNameChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46;
 const MAX_NAME = 64;
-// After the name: its closing quote, then `=`, `:`, `:=`, `=>`, or (for `--flag`) blanks, or `is`.
+// After the name: its closing quote, then a type annotation and `=` (`password: str = …`, `apiKey:
+// string = …`), `=`, `:`, `:=`, `=>`, or (for `--flag`) blanks, or `is`.
 const AFTER_NAME =
-  /(?<close>["']?)(?<sep>[ \t]{0,8}(?::=|=>|[=:])[ \t]{0,8}|[ \t]{1,8}(?:is|was)[ \t]{1,8}(?::[ \t]{0,8})?|[ \t]{1,8})(?<value>"[^"\n]{1,1024}"|'[^'\n]{1,1024}'|[^\s"'`,;&|(){}[\]]{1,1024})/y;
+  /(?<close>["']?)(?<sep>[ \t]{0,8}:[ \t]{0,8}[A-Za-z_][\w.[\]|]{0,40}(?:[ \t]{1,4}\|[ \t]{1,4}[\w.[\]]{1,20})?[ \t]{0,8}=(?![=>])[ \t]{0,8}|[ \t]{0,8}(?::=|=>|[=:])[ \t]{0,8}|[ \t]{1,8}(?:is|was)[ \t]{1,8}(?::[ \t]{0,8})?|[ \t]{1,8})(?<value>"[^"\n]{1,1024}"|'[^'\n]{1,1024}'|[^\s"'`,;&|(){}[\]]{1,1024})/y;
 
 const LINE_END = /[ \t]*(?:#[^\n]*)?(?:\r?\n|$)/y;
 function endsLine(text: string, at: number): boolean {

@@ -45,13 +45,22 @@ describe("rkb extract on the shapes of real sessions", async () => {
 
   test("Claude Code: a failure before a compaction is paired with its fix after it", () => {
     expect(drafts("claude-compaction.jsonl")).toMatchObject([
-      { program: "git", failed: { command: "cd . && git push origin release", line: 5 }, fix: [{ command: "git pull --rebase origin release" }], worked: { line: 15 } },
+      {
+        program: "git",
+        failed: { command: "cd . && git push origin release", line: 5 },
+        fix: [{ command: "git pull --rebase origin release" }],
+        worked: { line: 15 },
+      },
     ]);
   });
 
   test("Claude Code: the result of a parallel call, hanging off its own call, is read", () => {
     expect(drafts("claude-parallel.jsonl")).toMatchObject([
-      { program: "pytest", failed: { line: 4, keyLines: expect.arrayContaining(["E   ModuleNotFoundError: No module named 'yaml'"]) }, fix: [{ command: "pip install pyyaml" }] },
+      {
+        program: "pytest",
+        failed: { line: 4, keyLines: expect.arrayContaining(["E   ModuleNotFoundError: No module named 'yaml'"]) },
+        fix: [{ command: "pip install pyyaml" }],
+      },
     ]);
   });
 
@@ -69,9 +78,16 @@ describe("rkb extract on the shapes of real sessions", async () => {
 
   test("Codex CLI: shell calls with the exit code in the output text, old and new", () => {
     expect(drafts("codex-exec.jsonl")).toMatchObject([
-      { program: "cargo", failed: { command: "cargo test", exitCode: 101 }, fix: [{ command: "cargo add serde --features derive" }], worked: { command: "cargo test" } },
+      {
+        program: "cargo",
+        failed: { command: "cargo test", exitCode: 101 },
+        fix: [{ command: "cargo add serde --features derive" }],
+        worked: { command: "cargo test" },
+      },
     ]);
-    expect(drafts("codex-shell.jsonl")).toMatchObject([{ program: "npm", failed: { command: "npm run build", exitCode: 2 }, fix: [{ command: "npm install zod" }] }]);
+    expect(drafts("codex-shell.jsonl")).toMatchObject([
+      { program: "npm", failed: { command: "npm run build", exitCode: 2 }, fix: [{ command: "npm install zod" }] },
+    ]);
     // The typed message; not the AGENTS.md or environment Codex sends as the user.
     expect(said("codex-exec.jsonl", "correction")).toEqual([[21, "no, use cargo nextest instead of cargo test here"]]);
   });
