@@ -4,10 +4,13 @@ import { asBlocks, clip, type Entry, type Header, joinText, type LineFormat, typ
 // Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl): one `{timestamp, type,
 // payload}` per line, in order, no tree. `session_meta` opens the file; `response_item`s hold the
 // conversation (messages, `function_call`s and their `function_call_output`s, matched by call_id);
-// `event_msg`s repeat it for the terminal and are passed over; `compacted` marks a compaction. A
-// shell call's exit code is inside its output: a JSON object with `metadata.exit_code` (older
-// releases) or a `Process exited with code N` / `Exit code: N` line before `Output:`.
+// `event_msg`s repeat it for the terminal and, like the other bookkeeping types (`turn_context`,
+// `world_state`, `token_usage_record`, new ones in later releases), are passed over; `compacted`
+// marks a compaction. A shell call's exit code is inside its output: a JSON object with
+// `metadata.exit_code` (older releases) or a `Process exited with code N` / `Exit code: N` line
+// before `Output:`. Facts from rollouts of Codex 0.39 to 0.171.
 
+/** Types that say a file is a rollout; any other type with a payload is bookkeeping of a release. */
 const TYPES = new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);
 /** Tools that run a shell command. */
 const SHELL_TOOLS = new Set(["shell", "exec_command", "local_shell", "container.exec", "shell_command"]);
@@ -26,11 +29,10 @@ export const codexFormat: LineFormat = {
 
 function readCodexEntry(obj: any, line: number, entries: Entry[], header: Header): string | undefined {
   const type: string = obj.type;
-  if (!TYPES.has(type)) return `unknown entry type "${clip(String(type))}"`;
   const p = obj.payload;
-  if (!p || typeof p !== "object") return `${type} entry without a \`payload\``;
+  if (!p || typeof p !== "object") return TYPES.has(type) ? `${type} entry without a \`payload\`` : `unknown entry type "${clip(String(type))}"`;
   if (type === "session_meta") {
-    header.sessionId ??= str(p.id);
+    header.sessionId ??= str(p.id) ?? str(p.session_id);
     header.cwd ??= str(p.cwd);
     header.startedAt ??= str(p.timestamp) ?? str(obj.timestamp);
     return;
@@ -51,7 +53,7 @@ function readItem(p: any, entry: Entry): void {
       if (said) entry.raw.push({ kind: "agent", text: said });
     } else if (p.role === "user") {
       entry.message = "user";
-      const said = CONTEXT.test(text) ? "" : stripInjected(text);
+      const said = CONTEXT.test(text) || byHarness(p) ? "" : stripInjected(text);
       if (said) entry.raw.push({ kind: "user", text: said });
     } else entry.message = "other";
   } else if (p.type === "function_call" || p.type === "custom_tool_call" || p.type === "local_shell_call") {
@@ -63,6 +65,12 @@ function readItem(p: any, entry: Entry): void {
     const id = str(p.call_id);
     if (id) entry.raw.push(outputOf(id, p.output));
   }
+}
+
+/** Newer releases mark what they wrote themselves (`provenance.type: "harness"`). */
+function byHarness(p: any): boolean {
+  const items = p.internal_chat_message_metadata_passthrough?.content_item_metadata;
+  return Array.isArray(items) && items.length > 0 && items.every((m: any) => m?.provenance?.type === "harness");
 }
 
 function callOf(id: string, p: any): RawEvent {

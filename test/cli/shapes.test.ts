@@ -88,8 +88,10 @@ describe("rkb extract on the shapes of real sessions", async () => {
     expect(drafts("codex-shell.jsonl")).toMatchObject([
       { program: "npm", failed: { command: "npm run build", exitCode: 2 }, fix: [{ command: "npm install zod" }] },
     ]);
-    // The typed message; not the AGENTS.md or environment Codex sends as the user.
-    expect(said("codex-exec.jsonl", "correction")).toEqual([[21, "no, use cargo nextest instead of cargo test here"]]);
+    // The typed message; not the AGENTS.md, the environment or the summary after a compaction, which Codex sends as the user.
+    expect(said("codex-exec.jsonl", "correction")).toEqual([[26, "no, use cargo nextest instead of cargo test here"]]);
+    // Bookkeeping types of newer releases (world_state, token_usage_record) are read past, not reported.
+    expect(s.files.find((f: any) => name(f.path) === "codex-exec.jsonl").skipped_lines).toBe(0);
   });
 
   test("pi's older header and the user's own `!` commands", () => {
