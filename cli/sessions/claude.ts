@@ -21,6 +21,7 @@ const CONTINUED = "This session is being continued from a previous conversation"
 export const claudeFormat: LineFormat = {
   claims(obj) {
     const type = obj.type;
+    if (typeof type !== "string") return undefined;
     const named = typeof obj.sessionId === "string" || (TYPES.has(type) && ("uuid" in obj || "message" in obj || "messageId" in obj || type === "summary"));
     return named ? "claude-code" : undefined;
   },
@@ -29,6 +30,7 @@ export const claudeFormat: LineFormat = {
 
 function readClaudeEntry(obj: any, line: number, entries: Entry[], header: Header): string | undefined {
   const type: string = obj.type;
+  if (typeof type !== "string") return "entry has no `type`";
   // Claude Code adds bookkeeping entry types from release to release (queue-operation,
   // api-request, cost-state, …); each names its session. They carry no conversation, so they are
   // read as links of the parent chain, not reported as bad lines.

@@ -29,6 +29,7 @@ export const codexFormat: LineFormat = {
 
 function readCodexEntry(obj: any, line: number, entries: Entry[], header: Header): string | undefined {
   const type: string = obj.type;
+  if (typeof type !== "string") return "entry has no `type`";
   const p = obj.payload;
   if (!p || typeof p !== "object") return TYPES.has(type) ? `${type} entry without a \`payload\`` : `unknown entry type "${clip(String(type))}"`;
   if (type === "session_meta") {

@@ -42,9 +42,12 @@ export interface Header {
 
 /** A JSON-lines session format: which entry says a file is one, and how each entry reads. */
 export interface LineFormat {
-  /** The harness when this object says the file is of this format (`firstType`: "title" once a title line came first). */
+  /**
+   * The harness when this object says the file is of this format (`firstType`: "title" once a
+   * title line came first). Every object is offered until one format claims one, typed or not.
+   */
   claims(obj: any, firstType: string): SessionFormat | undefined;
-  /** Adds the line's entry; returns why the line was skipped, if it was. */
+  /** Adds the line's entry (any JSON object once the format is known); returns why the line was skipped, if it was. */
   entry(obj: any, line: number, entries: Entry[], header: Header): string | undefined;
 }
 

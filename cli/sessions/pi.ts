@@ -26,6 +26,7 @@ const ROLES = new Set(["user", "assistant", "toolResult", "system", "bashExecuti
 export const piFormat: LineFormat = {
   claims(obj, firstType) {
     const type = obj.type;
+    if (typeof type !== "string") return undefined;
     if (type === "session" || (TYPES.has(type) && type !== "title" && typeof obj.id === "string")) return firstType === "title" ? "omp" : "pi";
     return undefined;
   },
@@ -34,6 +35,7 @@ export const piFormat: LineFormat = {
 
 function readPiEntry(obj: any, line: number, entries: Entry[], header: Header): string | undefined {
   const type: string = obj.type;
+  if (typeof type !== "string") return "entry has no `type`";
   if (!TYPES.has(type)) return `unknown entry type "${clip(type)}"`;
   if (type === "title") return;
   if (type === "session") {

@@ -147,17 +147,18 @@ export async function readSession(path: string, opts: ReadOptions = {}): Promise
     if (!terminated) consumed();
     if (obj === null || typeof obj !== "object" || Array.isArray(obj)) return skip("not a JSON object");
     const type = obj.type;
-    if (typeof type !== "string") return skip("entry has no `type`");
     if (!format) {
       if (type === "title") sawTitle = true;
+      // Every object is offered, typed or not: a format may open its files with an untyped header.
       for (const f of FORMATS) {
-        harness = f.claims(obj, sawTitle ? "title" : type);
+        harness = f.claims(obj, sawTitle ? "title" : String(type));
         if (harness) {
           format = f;
           break;
         }
       }
       if (!format) {
+        if (typeof type !== "string") return skip("entry has no `type`");
         // omp opens its files with a title line, before anything names the format.
         if (type === "title") return;
         if (otherTypes.size < 3) otherTypes.add(type);
