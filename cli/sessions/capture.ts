@@ -8,7 +8,7 @@ import { DRAFTS_HEADING, renderDraft } from "../inbox/draft.ts";
 import { renderExcerpt } from "../inbox/excerpt.ts";
 import { addItem, expireItems, type InboxMeta } from "../inbox/inbox.ts";
 import { readSession, type SessionEvent, type SessionRead, type SkippedLine } from "./reader.ts";
-import { maskSecrets } from "../text/secrets.ts";
+import { maskAll, maskSecrets } from "../text/secrets.ts";
 import { pathMasker, tildePath } from "../text/paths.ts";
 import { counted } from "../output/words.ts";
 import { appendSignatures, SignatureStore } from "./signatures.ts";
@@ -109,8 +109,9 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
   if (input.since && Date.parse(read.lastTime ?? "") < input.since.getTime()) return { ...base, tooOld: true };
   // Masked before anything reads them: signals, drafts, the excerpt and the cursor's open failures
   // then never hold a secret or a home folder, and no later split or cut can leave half of one behind.
+  // The agent's words are read by the excerpt alone: they are masked only for an item that quotes them.
   const paths = pathMasker(cwd);
-  const events = read.events.map((e) => maskEvent(e, paths));
+  const events = maskEvents(read.events, paths, { agent: false });
 
   const signatures = input.batch?.signatures ?? SignatureStore.load(env);
   const sessionKey = sessionId ?? file;
@@ -149,7 +150,9 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
   }
   if (worth) {
     const meta = itemMeta(input, { file, sessionId, harness, cwd, read, findings }, env.HOME);
-    const body = itemBody(read, events, findings, drafts, signals, maskSecrets(tildePath(file, env.HOME)));
+    const agent = maskEvents(read.events, paths, { agent: true });
+    const quoted = read.events.map((e, i) => (e.kind === "agent" ? agent[i]! : events[i]!));
+    const body = itemBody(read, quoted, findings, drafts, signals, maskSecrets(tildePath(file, env.HOME)));
     // A CI run over an archive writes thousands of these; it is rerun, not recovered, after a crash.
     result.itemsWritten.push(addItem(env, meta, body, { durable: !input.batch }));
   }
@@ -184,20 +187,35 @@ function spanOf(read: SessionRead, harness: string | undefined, sessionId: strin
   return sha256Hex(JSON.stringify([harness, sessionId, first.entryId, first.time, first.line, last.entryId, last.time, last.line])).slice(0, 32);
 }
 
-function maskEvent(e: SessionEvent, paths: Mask): SessionEvent {
-  const mask = (text: string) => paths(maskSecrets(text));
-  switch (e.kind) {
-    case "user":
-    case "agent":
-      return { ...e, text: mask(e.text) };
-    case "command":
-      return { ...e, command: mask(e.command), output: mask(e.output) };
-    case "tool":
-      // The diff's secrets were masked when it was read (sessions/edits.ts), before its lines were cut.
-      return e.change ? { ...e, change: { ...e.change, path: mask(e.change.path), diff: e.change.diff.map(paths) } } : e;
-    default:
-      return e;
+/**
+ * The events with every text masked, all texts of the session in one pass (text/secrets.ts
+ * maskAll). `agent`: the agent's words are masked (true) or left empty (false: only an item's
+ * excerpt quotes them, so they are masked only for one).
+ */
+function maskEvents(events: SessionEvent[], paths: Mask, opts: { agent: boolean }): SessionEvent[] {
+  const texts: string[] = [];
+  for (const e of events) {
+    if (e.kind === "user" || (e.kind === "agent" && opts.agent)) texts.push(e.text);
+    else if (e.kind === "command") texts.push(e.command, e.output);
+    else if (e.kind === "tool" && e.change) texts.push(e.change.path);
   }
+  const masked = maskAll(texts).map(paths);
+  let i = 0;
+  return events.map((e): SessionEvent => {
+    switch (e.kind) {
+      case "user":
+        return { ...e, text: masked[i++]! };
+      case "agent":
+        return { ...e, text: opts.agent ? masked[i++]! : "" };
+      case "command":
+        return { ...e, command: masked[i++]!, output: masked[i++]! };
+      case "tool":
+        // The diff's secrets were masked when it was read (sessions/edits.ts), before its lines were cut.
+        return e.change ? { ...e, change: { ...e.change, path: masked[i++]!, diff: e.change.diff.map(paths) } } : e;
+      default:
+        return e;
+    }
+  });
 }
 
 function maskDraft(d: DraftPitfall, paths: Mask): DraftPitfall {

@@ -132,11 +132,15 @@ export async function readSession(path: string, opts: ReadOptions = {}): Promise
     if (bytes === null) return skip(`line longer than ${Math.round(maxLine / 1024 / 1024)} MB`);
     firstBytes ??= Buffer.from(bytes.subarray(0, 4));
     if (bytes.length === 0 || (bytes.length < 8 && bytes.toString("latin1").trim() === "")) return;
-    let text: string;
-    try {
-      text = decoder.decode(bytes);
-    } catch {
-      return skip("invalid UTF-8");
+    // Decoded leniently, and checked strictly only when a replacement character shows up: one in
+    // the text itself is rare, invalid bytes always make one.
+    let text = bytes.toString("utf8");
+    if (text.includes("\ufffd")) {
+      try {
+        text = decoder.decode(bytes);
+      } catch {
+        return skip("invalid UTF-8");
+      }
     }
     let obj: any;
     try {

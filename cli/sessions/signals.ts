@@ -2,7 +2,6 @@ import { failureOf } from "../shell/failure.ts";
 import { invocation, isReadOnly } from "../shell/program.ts";
 import { prepares, taskOf } from "../shell/task.ts";
 import type { FileChange } from "./edits.ts";
-import { maskSecrets } from "../text/secrets.ts";
 import { filteredSuccess, onlyMissing, probeKind } from "./probes.ts";
 import type { SessionEvent } from "./reader.ts";
 import { userSignals } from "./said.ts";
@@ -103,6 +102,7 @@ const MAX_FIX_STEPS = 10;
 /** Drafts kept per session (per item): the best ones; the rest are named by a count. */
 export const MAX_DRAFTS = 5;
 
+/** `events` masked already (capture masks each event before anything reads it): steps and drafts quote them as they are. */
 export function findSignals(
   events: SessionEvent[],
   opts: { openFailures?: Record<string, OpenFailure>; seenElsewhere?: (signature: string) => boolean; agentActed?: boolean } = {},
@@ -132,6 +132,14 @@ export function findSignals(
     }
   };
 
+  // What a command line runs, read once per distinct line: sessions run the same commands again and again.
+  const lines = new Map<string, { run: ReturnType<typeof invocation>; readOnly: boolean; filtered: boolean }>();
+  const readLine = (command: string) => {
+    let read = lines.get(command);
+    if (!read) lines.set(command, (read = { run: invocation(command), readOnly: isReadOnly(command), filtered: filteredSuccess(command) }));
+    return read;
+  };
+
   for (const e of events) {
     if (e.kind === "agent" || e.kind === "tool" || (e.kind === "command" && e.by !== "user")) agentActed = true;
     if (e.kind === "tool" && e.ok && e.change) {
@@ -141,13 +149,12 @@ export function findSignals(
     if (e.kind === "command") {
       // A refused command never ran: its reason is what the user said, read below.
       if (e.stopped === "rejected") continue;
-      const run = invocation(e.command);
+      const { run, readOnly, filtered } = readLine(e.command);
       const prog = run.program;
       if (!prog) continue;
       // Open failures are kept per task: `cargo add serde` after a failed `cargo build` is a step of its fix.
       const key = taskOf(run);
-      if (!isReadOnly(e.command))
-        addStep({ kind: "command", command: maskSecrets(e.command), exitCode: e.exitCode, ok: e.ok, line: e.line, entryId: e.entryId }, key);
+      if (!readOnly) addStep({ kind: "command", command: e.command, exitCode: e.exitCode, ok: e.ok, line: e.line, entryId: e.entryId }, key);
       if (!e.ok) {
         hits.push({ kind: "failed", line: e.line, entryId: e.entryId, program: prog });
         // A probe (no match, a missing path, stopped, a wait that ran out) teaches nothing, here or elsewhere.
@@ -175,14 +182,14 @@ export function findSignals(
           hits.push({ kind: "repeat", line: e.line, entryId: e.entryId, program: prog });
           score += 2;
         }
-      } else if (open.has(key) && !filteredSuccess(e.command)) {
+      } else if (open.has(key) && !filtered) {
         const f = open.get(key)!;
         open.delete(key);
         const fix = f.fix ?? [];
         // Nothing done in between: the same command again explains nothing, and another path
         // after "no such file" was a guess that missed.
         if (!fix.length && (oneLine(f.command) === oneLine(e.command) || f.pathOnly)) continue;
-        if (inProgress(f.diagnostics ?? [], changed, fix, (command) => prepares(invocation(command)))) continue;
+        if (inProgress(f.diagnostics ?? [], changed, fix, (command) => prepares(readLine(command).run))) continue;
         drafts.push({
           program: prog,
           failed: { command: f.command, exitCode: f.exitCode, keyLines: f.keyLines, entryId: f.entryId, line: f.line, time: f.time },
@@ -228,10 +235,9 @@ export function findSignals(
 
 const oneLine = (command: string) => command.replace(/\s+/g, " ").trim();
 
+/** A file change as a fix step; its path and diff were masked with the event (capture), the diff as one text before its lines were cut (edits.ts). */
 function changeStep(change: FileChange, line: number, entryId?: string): FixStep {
-  // Masked as one text: a key split over several diff lines is still recognised.
-  const diff = maskSecrets(change.diff.join("\n")).split("\n");
-  return { kind: "change", verb: change.verb, path: maskSecrets(change.path), diff: change.diff.length ? diff : [], line, entryId };
+  return { kind: "change", verb: change.verb, path: change.path, diff: change.diff, line, entryId };
 }
 
 /** True when the findings are worth an inbox item: anything beyond failures nobody fixed. */

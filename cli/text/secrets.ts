@@ -700,16 +700,15 @@ SECRET_KINDS.push({
 
 /** Every secret in the text, in order; overlapping finds are merged (the earlier rule names it). */
 export function findSecrets(text: string): SecretMatch[] {
-  // One pass per group tells whether any hint is there at all; most texts hold none.
-  const anyExact = EXACT_HINTS.test(text);
-  const anyCaseless = CASELESS_HINTS.test(text);
-  let lower: string | undefined;
+  // One pass per group finds the hints that are there; most texts hold none, and a kind whose
+  // hints are all missing is not looked for.
+  const exact = EXACT.present(text);
+  const caseless = CASELESS.present(text);
   const raw: SecretMatch[] = [];
   for (const kind of SECRET_KINDS) {
     if (kind.hints.length) {
-      if (!(kind.caseless ? anyCaseless : anyExact)) continue;
-      const haystack = kind.caseless ? (lower ??= text.toLowerCase()) : text;
-      if (!kind.hints.some((h) => haystack.includes(h))) continue;
+      const present = kind.caseless ? caseless : exact;
+      if (!present.size || !kind.hints.some((h) => present.has(h))) continue;
     }
     const found = (start: number, end: number, named = kind) => {
       if (end > start) raw.push({ kind: named, start, end });
@@ -760,9 +759,31 @@ function outside(spans: [number, number][]): (m: SecretMatch) => boolean {
 }
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const hintsOf = (caseless: boolean) => [...new Set(SECRET_KINDS.filter((k) => !!k.caseless === caseless).flatMap((k) => k.hints))].map(escapeRegex).join("|");
-const EXACT_HINTS = new RegExp(hintsOf(false));
-const CASELESS_HINTS = new RegExp(hintsOf(true), "i");
+
+/**
+ * The hints of one group (exact or caseless) found in a text, in one pass of one regex. Every
+ * position where a hint starts is tried; there the longest hint that matches is found (the
+ * alternatives go longest first), and with it every hint that is a prefix of it, which match there
+ * too: so the set holds every hint the text contains, as `includes` would find them one by one.
+ */
+function hintScanner(caseless: boolean) {
+  const hints = [...new Set(SECRET_KINDS.filter((k) => !!k.caseless === caseless).flatMap((k) => k.hints))].sort((a, b) => b.length - a.length);
+  const prefixes = new Map(hints.map((h) => [h, hints.filter((p) => h.startsWith(p))]));
+  const scan = new RegExp(hints.map(escapeRegex).join("|"), caseless ? "gi" : "g");
+  return {
+    present(text: string): Set<string> {
+      const found = new Set<string>();
+      scan.lastIndex = 0;
+      for (let m = scan.exec(text); m; m = scan.exec(text)) {
+        for (const p of prefixes.get(caseless ? m[0].toLowerCase() : m[0]) ?? []) found.add(p);
+        scan.lastIndex = m.index + 1;
+      }
+      return found;
+    },
+  };
+}
+const EXACT = hintScanner(false);
+const CASELESS = hintScanner(true);
 
 /** Placeholders made of one repeated character after a prefix (`ghp_xxxx…`, `AKIAXXXX…`) are no secret. */
 function varied(secret: string): boolean {
@@ -798,4 +819,18 @@ export function maskSecrets(text: string): string {
     at = m.end;
   }
   return out + text.slice(at);
+}
+
+/** Between texts masked as one: no secret kind reads across a line holding only a NUL. */
+const BETWEEN = "\n\u0000\n";
+
+/**
+ * Many texts masked at once, the same as each alone: one pass over them all costs far less than
+ * one per text (a session's hundreds of commands). Should a match reach across two texts (a key's
+ * BEGIN in one, an END in the next), each is masked alone instead.
+ */
+export function maskAll(texts: string[]): string[] {
+  if (texts.length < 2 || texts.some((t) => t.includes("\u0000"))) return texts.map(maskSecrets);
+  const masked = maskSecrets(texts.join(BETWEEN)).split(BETWEEN);
+  return masked.length === texts.length ? masked : texts.map(maskSecrets);
 }
