@@ -1,4 +1,6 @@
-import { invocation, isReadOnly } from "../shell/program.ts";
+import type { Failure } from "../shell/failure.ts";
+import type { Stopped } from "./entries.ts";
+import { isReadOnly } from "../shell/program.ts";
 import { parseShell } from "../shell/shell.ts";
 
 // Failed commands that teach nothing, told apart by what the command and its output show: a
@@ -7,14 +9,6 @@ import { parseShell } from "../shell/shell.ts";
 // None of these becomes a draft pitfall; the failure is still counted.
 
 export type ProbeKind = "search" | "path test" | "check" | "stopped" | "wait loop";
-
-export interface FailedRun {
-  command: string;
-  exitCode?: number;
-  output: string;
-  /** Set by the reader when the harness says so: the user stopped the command, or refused it. */
-  stopped?: "aborted" | "rejected" | "timeout";
-}
 
 /** Programs that search: exit 1 with nothing printed means "no match". */
 const SEARCHERS = new Set(["grep", "egrep", "fgrep", "rg", "ag", "ack", "ugrep", "pgrep", "findstr", "select-string"]);
@@ -30,16 +24,16 @@ const STOPPED_OUTPUT =
 const TIMEOUT_CODES = new Set([124, 130, 137, 143]);
 
 /** Why a failed command teaches nothing, or undefined when it may. */
-export function probeKind(run: FailedRun): ProbeKind | undefined {
-  if (run.stopped) return run.stopped === "timeout" ? "wait loop" : "stopped";
-  const output = run.output.trim();
+export function probeKind(failure: Pick<Failure, "command" | "program" | "exitCode" | "output">, stopped?: Stopped): ProbeKind | undefined {
+  if (stopped) return stopped === "timeout" ? "wait loop" : "stopped";
+  const { command, program, exitCode } = failure;
+  const output = failure.output.trim();
   if (STOPPED_OUTPUT.test(output)) return "stopped";
-  const { program } = invocation(run.command);
-  if (isWaitLoop(run.command) && (run.exitCode === undefined || TIMEOUT_CODES.has(run.exitCode) || output === "")) return "wait loop";
+  if (isWaitLoop(command) && (exitCode === undefined || TIMEOUT_CODES.has(exitCode) || output === "")) return "wait loop";
   const empty = output === "" || output === "(no output)";
-  if (empty && run.exitCode === 1) return searchesLast(run.command) || SEARCHERS.has(program) ? "search" : "check";
+  if (empty && exitCode === 1) return searchesLast(command) || SEARCHERS.has(program) ? "search" : "check";
   if (SEARCHERS.has(program) && (empty || MISSING.test(output))) return "search";
-  if (isReadOnly(run.command) && (empty || onlyMissing(output))) return PATH_TESTS.has(program) ? "path test" : "check";
+  if (isReadOnly(command) && (empty || onlyMissing(output))) return PATH_TESTS.has(program) ? "path test" : "check";
   return undefined;
 }
 

@@ -157,9 +157,9 @@ export function findSignals(
       if (!readOnly) addStep({ kind: "command", command: e.command, exitCode: e.exitCode, ok: e.ok, line: e.line, entryId: e.entryId }, key);
       if (!e.ok) {
         hits.push({ kind: "failed", line: e.line, entryId: e.entryId, program: prog });
-        // A probe (no match, a missing path, stopped, a wait that ran out) teaches nothing, here or elsewhere.
-        if (probeKind(e)) continue;
         const failure = failureOf(e.command, e.output, e.exitCode, run);
+        // A probe (no match, a missing path, stopped, a wait that ran out) teaches nothing, here or elsewhere.
+        if (probeKind(failure, e.stopped)) continue;
         const keyLines = draftKeyLines(failure.outputLines, MAX_KEY_LINES);
         open.set(key, {
           program: prog,

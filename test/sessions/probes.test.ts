@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { probeKind, type FailedRun } from "../../cli/sessions/probes.ts";
+import { failureOf } from "../../cli/shell/failure.ts";
+import type { Stopped } from "../../cli/sessions/entries.ts";
+import { probeKind } from "../../cli/sessions/probes.ts";
 
-const run = (command: string, output: string, exitCode?: number, stopped?: FailedRun["stopped"]): FailedRun => ({ command, output, exitCode, stopped });
+const run = (command: string, output: string, exitCode?: number, stopped?: Stopped) => ({ failure: failureOf(command, output, exitCode), stopped });
 
 describe("probeKind", () => {
   test.each([
@@ -19,8 +21,8 @@ describe("probeKind", () => {
     [run("timeout 20 sh -c 'until curl -sf localhost:4000/health; do sleep 1; done'", "", 124), "wait loop"],
     [run("for i in $(seq 1 10); do curl -sf localhost:4000/health && break; sleep 1; done", "", 7), "wait loop"],
     [run("npm test", "some output", 1, "timeout"), "wait loop"],
-  ] as const)("%o is a %s", (r, kind) => {
-    expect(probeKind(r)).toBe(kind);
+  ] as const)("%#: %o is a %s", (r, kind) => {
+    expect(probeKind(r.failure, r.stopped)).toBe(kind);
   });
 
   test.each([
@@ -30,7 +32,7 @@ describe("probeKind", () => {
     run("pytest -q", "", 2),
     run("git push origin main", " ! [rejected]        main -> main (fetch first)\nerror: failed to push some refs", 1),
     run("docker ps", "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?", 1),
-  ])("%o may teach something", (r) => {
-    expect(probeKind(r)).toBeUndefined();
+  ])("%#: %o may teach something", (r) => {
+    expect(probeKind(r.failure, r.stopped)).toBeUndefined();
   });
 });
