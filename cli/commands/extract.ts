@@ -11,7 +11,7 @@ import { counted } from "../output/words.ts";
 // progress is the one thing a command writes itself: it has to appear while the run goes on.
 export default defineCommand({
   name: "extract",
-  description: "Read session files (pi, omp, Claude Code) and put what they teach in the inbox",
+  description: "Read session files (pi, omp, Claude Code, Codex CLI) and put what they teach in the inbox",
   examples: [
     "rkb extract ~/.pi/agent/sessions",
     "rkb extract 'archive/**/*.jsonl' --since 2026-01-01 --report summary.md",

@@ -72,7 +72,11 @@ export async function capture(input: CaptureInput): Promise<CaptureResult> {
     if (!st.isFile()) throw new Error("not a file");
     size = st.size;
   } catch {
-    throw new RkbError("not_found", `session file ${file} does not exist or is not a file`, "pass the path of a pi, omp or Claude Code session file (.jsonl)");
+    throw new RkbError(
+      "not_found",
+      `session file ${file} does not exist or is not a file`,
+      "pass the path of a pi, omp, Claude Code or Codex CLI session file (.jsonl)",
+    );
   }
   const run = () => captureUnlocked(input, env, file, size);
   if (input.dryRun) return run();

@@ -107,14 +107,26 @@ const KEY_WORDS = [
   "revert",
 ];
 
+/** Words already looked at, with what they are read as (people use few words, and the same ones). */
+const seen = new Map<string, string>();
+
 function canonicalWord(word: string): string {
   if (word.length < 4 || KEY_WORDS.includes(word)) return word;
+  let read = seen.get(word);
+  if (read !== undefined) return read;
+  read = word;
   for (const key of KEY_WORDS) {
     // The same first letter, not a shorter word of its own (actual, rememb…), within the typo budget.
-    if (key[0] !== word[0] || key.startsWith(word)) continue;
-    if (boundedDistance(word, key, key.length >= 8 ? 2 : 1) <= (key.length >= 8 ? 2 : 1)) return key;
+    const budget = key.length >= 8 ? 2 : 1;
+    if (key[0] !== word[0] || Math.abs(key.length - word.length) > budget || key.startsWith(word)) continue;
+    if (boundedDistance(word, key, budget) <= budget) {
+      read = key;
+      break;
+    }
   }
-  return word;
+  if (seen.size > 10_000) seen.clear();
+  seen.set(word, read);
+  return read;
 }
 
 /** Lower case, straight apostrophes, key words spelled right. */

@@ -136,7 +136,7 @@ export function findSignals(
   const lines = new Map<string, { run: ReturnType<typeof invocation>; readOnly: boolean; filtered: boolean }>();
   const readLine = (command: string) => {
     let read = lines.get(command);
-    if (!read) lines.set(command, (read = { run: invocation(command), readOnly: isReadOnly(command), filtered: filteredSuccess(command) }));
+    if (!read) lines.set(command, (read = { run: invocation(command, 0, true), readOnly: isReadOnly(command), filtered: filteredSuccess(command) }));
     return read;
   };
 

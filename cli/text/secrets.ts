@@ -702,14 +702,12 @@ SECRET_KINDS.push({
 export function findSecrets(text: string): SecretMatch[] {
   // One pass per group finds the hints that are there; most texts hold none, and a kind whose
   // hints are all missing is not looked for.
-  const exact = EXACT.present(text);
-  const caseless = CASELESS.present(text);
+  const wanted = new Set(UNHINTED);
+  for (const h of EXACT.present(text)) for (const k of KINDS_OF_EXACT.get(h)!) wanted.add(k);
+  for (const h of CASELESS.present(text)) for (const k of KINDS_OF_CASELESS.get(h)!) wanted.add(k);
   const raw: SecretMatch[] = [];
   for (const kind of SECRET_KINDS) {
-    if (kind.hints.length) {
-      const present = kind.caseless ? caseless : exact;
-      if (!present.size || !kind.hints.some((h) => present.has(h))) continue;
-    }
+    if (!wanted.has(kind)) continue;
     const found = (start: number, end: number, named = kind) => {
       if (end > start) raw.push({ kind: named, start, end });
     };
@@ -784,6 +782,15 @@ function hintScanner(caseless: boolean) {
 }
 const EXACT = hintScanner(false);
 const CASELESS = hintScanner(true);
+/** For each hint, the kinds it hints at; kinds without hints are always looked for. */
+const kindsOf = (caseless: boolean) => {
+  const map = new Map<string, SecretKind[]>();
+  for (const k of SECRET_KINDS) if (!!k.caseless === caseless) for (const h of k.hints) map.set(h, [...(map.get(h) ?? []), k]);
+  return map;
+};
+const KINDS_OF_EXACT = kindsOf(false);
+const KINDS_OF_CASELESS = kindsOf(true);
+const UNHINTED = SECRET_KINDS.filter((k) => !k.hints.length);
 
 /** Placeholders made of one repeated character after a prefix (`ghp_xxxx…`, `AKIAXXXX…`) are no secret. */
 function varied(secret: string): boolean {
