@@ -6,7 +6,7 @@ import { fileChange, type FileChange } from "./edits.ts";
 // with its place in the tree and the raw events it holds. The reader (reader.ts) keeps the entries
 // on the branch and pairs tool calls with their results into session events.
 
-export type SessionFormat = "pi" | "omp" | "claude-code" | "codex";
+export type SessionFormat = "pi" | "omp" | "claude-code" | "codex" | "gemini" | "opencode";
 
 /** How a command ended without finishing: the user stopped or refused it, or a time limit did. */
 export type Stopped = "aborted" | "rejected" | "timeout";
@@ -106,7 +106,8 @@ export function joinText(content: unknown): string {
     .join("\n");
 }
 
-function capMiddle(text: string, max: number): string {
+/** The text's start and end, at most `max` characters, with a line saying how much of the middle was cut (error lines come last). */
+export function capMiddle(text: string, max: number): string {
   if (text.length <= max) return text;
   const head = Math.floor(max / 4);
   const tail = max - head;

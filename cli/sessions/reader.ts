@@ -100,7 +100,7 @@ export interface ReadOptions {
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 const FORMATS: LineFormat[] = [piFormat, claudeFormat, codexFormat];
-const FORMAT_OF: Record<SessionFormat, LineFormat> = { pi: piFormat, omp: piFormat, "claude-code": claudeFormat, codex: codexFormat };
+const FORMAT_OF: Partial<Record<SessionFormat, LineFormat>> = { pi: piFormat, omp: piFormat, "claude-code": claudeFormat, codex: codexFormat };
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 

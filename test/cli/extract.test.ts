@@ -5,6 +5,14 @@ import { rkb, sandbox, writeFile } from "../helpers.ts";
 import { writeCorpus } from "../sessions/corpus.ts";
 
 const FIXTURES = join(import.meta.dir, "../fixtures/sessions");
+/** The four sessions these counts were written for (the folder also holds other agents' recordings). */
+const FOUR = ["omp-pytest.jsonl", "pi-branched.jsonl", "pi-cmake-zlib.jsonl", "pi-quiet.jsonl"];
+/** A folder of the four, as an archive to extract. */
+function archiveOfFour(dir: string): string {
+  const folder = join(dir, "archive");
+  for (const name of FOUR) cpSync(join(FIXTURES, name), join(folder, name));
+  return folder;
+}
 const box = () => sandbox("rkb-extract");
 const inboxFiles = (env: Record<string, string>) => {
   const dir = join(env.XDG_STATE_HOME!, "rkb", "inbox");
@@ -24,8 +32,7 @@ describe("rkb extract", () => {
 
   test("reads a folder with sessions, an event log and a damaged file; summary, report, then a rerun writes nothing", async () => {
     const { env, dir } = box();
-    const sessions = join(dir, "archive");
-    cpSync(FIXTURES, sessions, { recursive: true });
+    const sessions = archiveOfFour(dir);
     writeFile(
       join(sessions, "nested", "events.jsonl"),
       '{"t":"2026-11-29T19:09:11Z","pid":1,"kind":"factory"}\n{"t":"2026-11-29T19:09:12Z","pid":1,"kind":"session_start"}\n',
@@ -73,11 +80,12 @@ describe("rkb extract", () => {
 
   test("--dry-run writes nothing; --since in the future leaves every session out", async () => {
     const { env, dir } = box();
-    const human = await rkb(["extract", FIXTURES, "--dry-run"], { env, cwd: dir });
+    const four = archiveOfFour(dir);
+    const human = await rkb(["extract", four, "--dry-run"], { env, cwd: dir });
     expect(human.exit).toBe(0);
     expect(human.stdout).toContain("would write 3 inbox items (dry run)");
     expect(existsSync(join(env.XDG_STATE_HOME!, "rkb"))).toBe(false);
-    const later = (await rkb(["extract", join(FIXTURES, "*.jsonl"), "--since", "2999-01-01", "--format", "json"], { env, cwd: dir })).json();
+    const later = (await rkb(["extract", join(four, "*.jsonl"), "--since", "2999-01-01", "--format", "json"], { env, cwd: dir })).json();
     expect(later).toMatchObject({ sessions: 4, older: 4, items_written: 0 });
   });
 
