@@ -12,6 +12,7 @@ import { asBlocks, clip, type Entry, type Header, joinText, type LineFormat, typ
 
 /** Types that say a file is a rollout; any other type with a payload is bookkeeping of a release. */
 const TYPES = new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);
+const ROLLOUT_KEYS = new Set(["timestamp", "type", "payload", "ordinal"]);
 /** Tools that run a shell command. */
 const SHELL_TOOLS = new Set(["shell", "exec_command", "local_shell", "container.exec", "shell_command"]);
 /** User messages Codex writes itself: the project's AGENTS.md, the environment, permissions. */
@@ -21,8 +22,10 @@ const EXIT_LINE = /^(?:Process exited with code|Exit code:)\s*(-?\d+)\s*$/m;
 const REFUSED = /^(?:exec command rejected by user|rejected by user|command was rejected|aborted by user)/i;
 
 export const codexFormat: LineFormat = {
+  // A rollout line is `{timestamp, type, payload}` (with an `ordinal` since 0.171), whatever its type.
   claims(obj) {
-    return TYPES.has(obj.type) && obj.payload && typeof obj.payload === "object" ? "codex" : undefined;
+    const shaped = typeof obj.type === "string" && obj.payload && typeof obj.payload === "object" && !Array.isArray(obj.payload);
+    return shaped && (TYPES.has(obj.type) || (typeof obj.timestamp === "string" && Object.keys(obj).every((k) => ROLLOUT_KEYS.has(k)))) ? "codex" : undefined;
   },
   entry: readCodexEntry,
 };
