@@ -1,17 +1,37 @@
-// Benchmark for `rkb extract` (not a test): `bun scripts/bench-extract.ts [--sessions 1000] [--kb 215]`.
+// Benchmark for `rkb extract` (not a test): `bun scripts/bench-extract.ts [--sessions 1000] [--kb 215]
+// [--real-only] [--baseline path/to/older/rkb]`.
 // Generates sessions in a temp folder, measures the floor (read every file and JSON.parse each
 // line, in this process), then runs the compiled binary over the same folder and reports its
-// throughput against that floor and its peak memory. Paste the output into BENCHMARKS.md.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+// throughput against that floor and its peak memory. With ../shared next to the checkout, a last
+// row does the same over the real transcripts of ../shared/fixtures/wild-sessions (--dry-run),
+// runs interleaved with the floor (--real-only: that row alone; --baseline: another build's row in
+// the same rounds, for a before/after measured in one run). Paste the output into BENCHMARKS.md.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { build } from "./build.ts";
 import { writeCorpus } from "../test/sessions/corpus.ts";
+import { median } from "./bench-run.ts";
 
-const { values } = parseArgs({ options: { sessions: { type: "string", default: "1000" }, kb: { type: "string", default: "215" } } });
+const { values } = parseArgs({
+  options: {
+    sessions: { type: "string", default: "1000" },
+    kb: { type: "string", default: "215" },
+    "real-only": { type: "boolean" },
+    baseline: { type: "string" },
+  },
+});
+const wild = join(import.meta.dir, "../../shared/fixtures/wild-sessions");
 const work = mkdtempSync(join(tmpdir(), "rkb-bench-"));
 try {
+  if (values["real-only"]) {
+    const bin = join(work, "rkb");
+    await build(bin);
+    if (!existsSync(wild)) throw new Error(`--real-only needs ${wild}`);
+    console.log(await realFiles({ "this checkout": bin, ...(values.baseline ? { [values.baseline]: values.baseline } : {}) }, wild, timeBinary()));
+    process.exit(0);
+  }
   const corpus = join(work, "corpus");
   const expected = writeCorpus(corpus, Number(values.sessions), Number(values.kb) * 1000);
   const mb = expected.bytes / 1024 / 1024;
@@ -36,7 +56,7 @@ try {
   // measured twice: with the state folder on the same disk as the sessions, and on a RAM disk
   // (/dev/shm) when there is one, to show how much of the time is file creation. Peak memory is
   // GNU time's max RSS.
-  const timeBin = ["/usr/bin/time", "/bin/time"].find((p) => existsSync(p));
+  const timeBin = timeBinary();
   const runs: Record<string, { seconds: number; maxRssMb: number; summary: any }> = {};
   const ramDisk = existsSync("/dev/shm") ? mkdtempSync("/dev/shm/rkb-bench-") : undefined;
   const modes = ["--dry-run", "full", ...(ramDisk ? ["full, state on /dev/shm"] : [])];
@@ -73,15 +93,91 @@ try {
       s.correction === expected.correction &&
       s.remember === expected.remember &&
       s.repeat === expected.repeat &&
-      s.items_written === expected.items;
+      (mode === "--dry-run" ? s.items_to_write : s.items_written) === expected.items;
     if (!correct) process.exitCode = 1;
     const rate = mb / r.seconds;
     console.log(
       `| rkb extract ${mode === "full" ? "" : mode === "--dry-run" ? mode : `(${mode})`} | ${r.seconds.toFixed(2)} s | ${rate.toFixed(0)} MB/s | ${((rate / floorRate) * 100).toFixed(0)}% | ${Number.isNaN(r.maxRssMb) ? "n/a" : r.maxRssMb.toFixed(0) + " MB"} | ${correct ? "yes" : "NO"} |`,
     );
   }
+  if (existsSync(wild)) console.log(`\n${await realFiles({ "this checkout": bin }, wild, timeBin)}`);
 } finally {
   rmSync(work, { recursive: true, force: true });
   if (existsSync("/dev/shm"))
     for (const dir of readdirSync("/dev/shm").filter((d) => d.startsWith("rkb-bench-"))) rmSync(join("/dev/shm", dir), { recursive: true, force: true });
+}
+
+/** Every .jsonl below a folder. */
+function jsonlBelow(dir: string): string[] {
+  return readdirSync(dir, { recursive: true })
+    .map((name) => join(dir, String(name)))
+    .filter((path) => path.endsWith(".jsonl") && statSync(path).isFile());
+}
+
+function timeBinary(): string | undefined {
+  return ["/usr/bin/time", "/bin/time"].find((p) => existsSync(p));
+}
+
+/**
+ * `rkb extract --dry-run` over real transcripts against the floor, in rounds that interleave the
+ * floor, a run of each binary and a run over one tiny session (the process start, which a small
+ * set cannot hide): medians of 7 rounds. Real files spend their time elsewhere than generated ones
+ * do: long tool outputs, many small entries, edits that carry whole files.
+ */
+async function realFiles(bins: Record<string, string>, dir: string, timeBin: string | undefined): Promise<string> {
+  const files = jsonlBelow(dir);
+  const bytes = files.reduce((n, f) => n + statSync(f).size, 0);
+  const tiny = mkdtempSync(join(tmpdir(), "rkb-bench-tiny-"));
+  try {
+    mkdirSync(join(tiny, "s"));
+    writeFileSync(join(tiny, "s", "a.jsonl"), '{"type":"session","version":3,"id":"a","timestamp":"2026-01-01T00:00:00Z","cwd":"/p"}\n');
+    const timedRun = async (bin: string, target: string) => {
+      const state = mkdtempSync(join(tiny, "state-"));
+      const argv = [bin, "extract", target, "--dry-run", "--format", "json"];
+      const t0 = performance.now();
+      const proc = Bun.spawn(timeBin ? [timeBin, "-f", "%M", ...argv] : argv, {
+        env: { ...process.env, XDG_STATE_HOME: state, HOME: tiny },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+      await proc.exited;
+      return { seconds: (performance.now() - t0) / 1000, rssMb: timeBin ? Number(err.trim().split("\n").pop()) / 1024 : NaN };
+    };
+    const floor: number[] = [];
+    const runs = Object.fromEntries(Object.keys(bins).map((name) => [name, { run: [] as number[], start: [] as number[], rss: 0 }]));
+    for (let round = 0; round < 7; round++) {
+      const t0 = performance.now();
+      for (const f of files)
+        for (const line of readFileSync(f, "utf8").split("\n"))
+          if (line)
+            try {
+              JSON.parse(line);
+            } catch {}
+      floor.push((performance.now() - t0) / 1000);
+      for (const [name, bin] of Object.entries(bins)) {
+        const r = await timedRun(bin, dir);
+        runs[name]!.run.push(r.seconds);
+        runs[name]!.rss = Math.max(runs[name]!.rss, r.rssMb);
+        runs[name]!.start.push((await timedRun(bin, join(tiny, "s"))).seconds);
+      }
+    }
+    const f = median(floor);
+    const mb = bytes / 1024 / 1024;
+    const out = [
+      `real transcripts (${files.length} files, ${mb.toFixed(1)} MB, ../shared/fixtures/wild-sessions): floor ${f * 1000 >= 10 ? (f * 1000).toFixed(0) : (f * 1000).toFixed(1)} ms`,
+      "",
+      "| rkb extract --dry-run, real transcripts | time | process start | share of floor | without the process start | peak RSS |",
+      "|---|---:|---:|---:|---:|---:|",
+    ];
+    for (const [name, r] of Object.entries(runs)) {
+      const [t, s] = [median(r.run), median(r.start)];
+      out.push(
+        `| ${name} | ${(t * 1000).toFixed(0)} ms | ${(s * 1000).toFixed(0)} ms | ${((f / t) * 100).toFixed(0)}% | ${((f / Math.max(t - s, 1e-6)) * 100).toFixed(0)}% | ${Number.isNaN(r.rss) ? "n/a" : r.rss.toFixed(0) + " MB"} |`,
+      );
+    }
+    return out.join("\n");
+  } finally {
+    rmSync(tiny, { recursive: true, force: true });
+  }
 }

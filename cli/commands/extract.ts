@@ -11,7 +11,7 @@ import { counted } from "../output/words.ts";
 // progress is the one thing a command writes itself: it has to appear while the run goes on.
 export default defineCommand({
   name: "extract",
-  description: "Read session files (pi, omp, Claude Code) and put what they teach in the inbox",
+  description: "Read session files (pi, omp, Claude Code, Codex CLI) and put what they teach in the inbox",
   examples: [
     "rkb extract ~/.pi/agent/sessions",
     "rkb extract 'archive/**/*.jsonl' --since 2026-01-01 --report summary.md",
@@ -39,9 +39,12 @@ export default defineCommand({
     const dryRun = Boolean(input.dry_run);
     const report = input.report ? reportFile(resolve(cwd, input.report)) : undefined;
     const summary = await extract({ paths, cwd, env, dryRun, since, onProgress: progressPrinter() });
-    if (report) report.write(markdownReport(summary, { dryRun }));
+    if (report) report.write(markdownReport(summary, { dryRun, home: env.HOME }));
     const nothingRead = summary.sessions === 0;
-    return { data: { ...summary, dry_run: dryRun }, human: humanSummary(summary, dryRun, input.report), exit: nothingRead ? 1 : 0 };
+    // A dry run writes nothing: it says how many items it would write, not that it wrote them.
+    const { items_written, ...rest } = summary;
+    const data = dryRun ? { ...rest, items_to_write: items_written, dry_run: true } : { ...summary, dry_run: false };
+    return { data, human: humanSummary(summary, dryRun, input.report), exit: nothingRead ? 1 : 0 };
   },
 });
 
@@ -71,10 +74,13 @@ function mb(bytes: number): string {
 
 function humanSummary(s: ExtractSummary, dryRun: boolean, report?: string): string {
   const out: string[] = [];
-  if (s.sessions === 0) out.push(`nothing could be read: ${counted(s.files, "file")} found, no session among them`);
+  if (s.sessions === 0) out.push(`nothing could be read: ${counted(s.files.length, "file")} found, no session among them`);
   else out.push(`read ${counted(s.sessions, "session")} (${mb(s.bytes)})${s.older ? `, ${s.older} older than --since left out` : ""}`);
-  if (s.not_sessions) out.push(`${s.not_sessions} file${s.not_sessions === 1 ? " is" : "s are"} not session files (event logs?)`);
+  for (const f of s.files) if (f.looks_like) out.push(`  ${f.path}: not a session file: ${f.looks_like}`);
+  const copies = s.files.filter((f) => f.status === "duplicate").length;
+  if (copies) out.push(`  ${counted(copies, "file")} read again (a copy of a session already captured): nothing new`);
   out.push(`  failed ${s.failed}, fixed ${s.fixed}, corrections ${s.correction}, remember ${s.remember}, repeats ${s.repeat}`);
+  if (s.drafts_left_out) out.push(`  ${counted(s.drafts.length, "draft pitfall")} kept, ${s.drafts_left_out} more ranked lower left out`);
   out.push(dryRun ? `  would write ${counted(s.items_written, "inbox item")} (dry run)` : `  wrote ${counted(s.items_written, "inbox item")}`);
   out.push(`  ${counted(s.skipped_lines, "line")} skipped`);
   // A few lines per file: an event log passed by mistake would otherwise flood the terminal.

@@ -5,6 +5,7 @@ import { namesIn } from "../base/fsutil.ts";
 import { sha256Hex } from "../base/hash.ts";
 import { stateDir } from "./settings.ts";
 import { maskSecrets } from "../text/secrets.ts";
+import { pathMasker, tildePath } from "../text/paths.ts";
 
 // Everything rkb keeps per machine besides the inbox, in one SQLite file (`<state>/cursors.sqlite`):
 // capture cursors and locks, what the hooks remember per session, failure signatures, the distill
@@ -14,7 +15,7 @@ import { maskSecrets } from "../text/secrets.ts";
 // overwritten (secure_delete, then the write-ahead log is truncated), so an expired secret that
 // masking missed does not linger in the file's free pages.
 
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS cursor (file TEXT PRIMARY KEY, data TEXT NOT NULL);
@@ -31,6 +32,8 @@ CREATE TABLE IF NOT EXISTS hook_error (id INTEGER PRIMARY KEY, time INTEGER NOT 
 CREATE TABLE IF NOT EXISTS hook_call (harness TEXT PRIMARY KEY, time INTEGER NOT NULL, event TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS request (id TEXT PRIMARY KEY, created INTEGER NOT NULL, data TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS burst_grace (session TEXT PRIMARY KEY, until_ms INTEGER NOT NULL, head TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS captured (span TEXT PRIMARY KEY, time INTEGER NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS captured_time ON captured (time);
 `;
 
 /** What an older rkb kept in files beside the database; removed once, when the schema is created. */
@@ -42,6 +45,8 @@ export const KEEP = {
   sessionRecords: 14 * DAY,
   cursorCarry: 14 * DAY,
   signatures: 90 * DAY,
+  /** The parts of sessions already captured, so a copy of one is not captured again. */
+  captured: 90 * DAY,
   distilled: 90 * DAY,
   hookErrors: 30 * DAY,
   hookCalls: 90 * DAY,
@@ -81,12 +86,12 @@ export function stateDb(env: NodeJS.ProcessEnv, create = true): Database | undef
   db.run("PRAGMA synchronous = NORMAL");
   db.run("PRAGMA secure_delete = ON");
   const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-  if (version < SCHEMA_VERSION) migrate(db, dir, version);
+  if (version < SCHEMA_VERSION) migrate(db, dir, version, env.HOME);
   databases.set(dir, db);
   return db;
 }
 
-function migrate(db: Database, dir: string, from: number): void {
+function migrate(db: Database, dir: string, from: number, home: string | undefined): void {
   // Version 0 is also a new, empty file; only one with version 0's cursor table was written by an
   // older rkb. On a new one nothing is migrated and no file beside it is touched: the Rust rkb keeps
   // files of the same names in this folder (sessions/, signatures.jsonl, hook-errors.log, heartbeat/).
@@ -106,6 +111,7 @@ function migrate(db: Database, dir: string, from: number): void {
         db.query("UPDATE cursor SET data = ? WHERE file = ?").run(JSON.stringify(position), row.file);
       }
     }
+    if (from < 4) homeAsTilde(db, home);
     db.run(`PRAGMA user_version = ${SCHEMA_VERSION}`);
   }).immediate();
   if (from < 2) removeOwnRequestFiles(dir);
@@ -135,6 +141,28 @@ function removeOwnRequestFiles(dir: string): void {
   }
 }
 
+/**
+ * Up to version 3 cursors and capture locks were kept under the session file's full path, home
+ * folder and all; version 4 writes the home as `~` (sessions/cursor.ts), in the keys and in what they hold.
+ */
+function homeAsTilde(db: Database, home: string | undefined): void {
+  const rewrite = (file: string, data: string) => ({
+    key: tildePath(file, home),
+    data: pathMasker()(data.replaceAll(JSON.stringify(file).slice(1, -1), tildePath(file, home))),
+  });
+  for (const row of db.query("SELECT file, data FROM cursor").all() as { file: string; data: string }[]) {
+    const { key, data } = rewrite(row.file, row.data);
+    db.query("DELETE FROM cursor WHERE file = ?").run(row.file);
+    db.query("INSERT OR REPLACE INTO cursor (file, data) VALUES (?, ?)").run(key, data);
+  }
+  for (const row of db.query("SELECT file, data, updated FROM cursor_carry").all() as { file: string; data: string; updated: number }[]) {
+    const { key, data } = rewrite(row.file, row.data);
+    db.query("DELETE FROM cursor_carry WHERE file = ?").run(row.file);
+    db.query("INSERT OR REPLACE INTO cursor_carry (file, data, updated) VALUES (?, ?, ?)").run(key, data, row.updated);
+  }
+  db.run("DELETE FROM capture_lock");
+}
+
 /** Copies the write-ahead log into the file and empties it, so deleted rows leave no copy there. */
 function truncateLog(db: Database): void {
   db.run("PRAGMA wal_checkpoint(TRUNCATE)");
@@ -150,6 +178,7 @@ export function expireState(env: NodeJS.ProcessEnv, at = now()): number {
     run("DELETE FROM session_record WHERE session IN (SELECT session FROM session_record GROUP BY session HAVING max(time) < ?)", at - KEEP.sessionRecords);
     run("DELETE FROM cursor_carry WHERE updated < ?", at - KEEP.cursorCarry);
     run("DELETE FROM failure_signature WHERE time < ?", at - KEEP.signatures);
+    run("DELETE FROM captured WHERE time < ?", at - KEEP.captured);
     run("DELETE FROM distilled WHERE time < ?", at - KEEP.distilled);
     run("DELETE FROM hook_error WHERE time < ? OR id <= (SELECT max(id) FROM hook_error) - ?", at - KEEP.hookErrors, MAX_HOOK_ERRORS);
     run("DELETE FROM hook_call WHERE time < ?", at - KEEP.hookCalls);
@@ -395,6 +424,12 @@ export function captureLockHolder(env: NodeJS.ProcessEnv, file: string): Capture
 export function dropCaptureLock(env: NodeJS.ProcessEnv, file: string, holder: { host: string; pid: number; since?: number }): void {
   if (holder.since === undefined) stateDb(env)!.query("DELETE FROM capture_lock WHERE file = ? AND host = ? AND pid = ?").run(file, holder.host, holder.pid);
   else stateDb(env)!.query("DELETE FROM capture_lock WHERE file = ? AND host = ? AND pid = ? AND since = ?").run(file, holder.host, holder.pid, holder.since);
+}
+
+/** True when this part of a session was captured before (a copy of it elsewhere, a second archive); records it when `record`. */
+export function capturedBefore(env: NodeJS.ProcessEnv, span: string, record: boolean): boolean {
+  if (!record) return stateDb(env, false)?.query("SELECT 1 FROM captured WHERE span = ?").get(span) != null;
+  return stateDb(env)!.query("INSERT OR IGNORE INTO captured (span, time) VALUES (?, ?)").run(span, now()).changes === 0;
 }
 
 // ---- Writes waiting for the user (write/requests decides; the planned write is kept as JSON) ----

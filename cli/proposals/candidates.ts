@@ -2,7 +2,7 @@ import { relative } from "node:path";
 import { sha256Hex } from "../base/hash.ts";
 import { capture, type CaptureResult } from "../sessions/capture.ts";
 import { findSessionFiles } from "../sessions/extract.ts";
-import { capMiddle } from "../sessions/reader.ts";
+import { capMiddle } from "../sessions/entries.ts";
 import type { DraftPitfall } from "../sessions/signals.ts";
 import { SignatureStore } from "../sessions/signatures.ts";
 
@@ -80,7 +80,7 @@ export async function gatherCandidates(opts: { paths: string[]; cwd: string; env
     let read: CaptureResult;
     try {
       // A store of its own per file: nothing one file finds may depend on which files came before it.
-      const batch = { signatures: new SignatureStore(), newSignatures: [] };
+      const batch = { signatures: new SignatureStore(), newSignatures: [], spans: new Set<string>() };
       read = await capture({ sessionFile: file.path, env: opts.env, dryRun: true, whole: true, reason: "propose", batch });
     } catch (e) {
       set.problems.push({ path: file.path, message: e instanceof Error ? e.message : String(e) });

@@ -1,15 +1,18 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { RkbError } from "../base/errors.ts";
-import { expireState } from "../machine/state.ts";
+import { capturedBefore, expireState } from "../machine/state.ts";
+import { sha256Hex } from "../base/hash.ts";
 import { cursorFits, loadCursor, peekSessionId, saveCursor, withSessionLock, type Cursor } from "./cursor.ts";
 import { DRAFTS_HEADING, renderDraft } from "../inbox/draft.ts";
 import { renderExcerpt } from "../inbox/excerpt.ts";
 import { addItem, expireItems, type InboxMeta } from "../inbox/inbox.ts";
 import { readSession, type SessionEvent, type SessionRead, type SkippedLine } from "./reader.ts";
-import { maskSecrets } from "../text/secrets.ts";
+import { maskAll, maskSecrets } from "../text/secrets.ts";
+import { pathMasker, tildePath } from "../text/paths.ts";
+import { counted } from "../output/words.ts";
 import { appendSignatures, SignatureStore } from "./signatures.ts";
-import { findSignals, worthAnItem, type DraftPitfall, type FailureSeen, type Findings, type SignalCounts } from "./signals.ts";
+import { findSignals, worthAnItem, type DraftPitfall, type FailureSeen, type Findings, type SignalCounts, type SignalHit } from "./signals.ts";
 
 // Capture: the new part of one session file → signals → at most one inbox item, then the cursor
 // moves past what was read. Runs under a lock per session file, so the pre-compact and
@@ -32,12 +35,14 @@ export interface CaptureInput {
    * Set by `extract`: one signature store shared by every file of the run, new signatures
    * collected for one append at the end (not one locked append per file), expiry done once.
    */
-  batch?: { signatures: SignatureStore; newSignatures: { sig: string; session: string }[] };
+  batch?: { signatures: SignatureStore; newSignatures: { sig: string; session: string }[]; spans: Set<string> };
 }
 
 export interface CaptureResult {
   sessionFile: string;
   kind: SessionRead["kind"];
+  /** For a file that is no session: what it looks like. */
+  looksLike?: string;
   /** True when `since` excluded the file: nothing was written and the cursor did not move. */
   tooOld?: boolean;
   sessionId?: string;
@@ -47,7 +52,13 @@ export interface CaptureResult {
   counts: SignalCounts;
   itemsWritten: string[];
   drafts: DraftPitfall[];
+  /** Drafts ranked below the ones kept (signals.MAX_DRAFTS per item). */
+  draftsLeftOut: Findings["draftsLeftOut"];
   failures: FailureSeen[];
+  /** Corrections, requests to remember and repeated failures, with their lines. */
+  signals: SignalHit[];
+  /** True when this part of the session was captured already (a copy of the file, a second archive): nothing is written again. */
+  duplicate?: boolean;
 }
 
 const LOCK = { staleMs: 120_000, waitMs: 30_000 };
@@ -61,7 +72,11 @@ export async function capture(input: CaptureInput): Promise<CaptureResult> {
     if (!st.isFile()) throw new Error("not a file");
     size = st.size;
   } catch {
-    throw new RkbError("not_found", `session file ${file} does not exist or is not a file`, "pass the path of a pi, omp or Claude Code session file (.jsonl)");
+    throw new RkbError(
+      "not_found",
+      `session file ${file} does not exist or is not a file`,
+      "pass the path of a pi, omp, Claude Code or Codex CLI session file (.jsonl)",
+    );
   }
   const run = () => captureUnlocked(input, env, file, size);
   if (input.dryRun) return run();
@@ -83,6 +98,7 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
   const base: CaptureResult = {
     sessionFile: file,
     kind: read.kind,
+    ...(read.looksLike ? { looksLike: read.looksLike } : {}),
     sessionId,
     harness,
     entriesRead: read.counts.entries,
@@ -90,23 +106,45 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
     counts: { failed: 0, fixed: 0, correction: 0, remember: 0, repeat: 0 },
     itemsWritten: [],
     drafts: [],
+    draftsLeftOut: [],
     failures: [],
+    signals: [],
   };
   if (input.since && Date.parse(read.lastTime ?? "") < input.since.getTime()) return { ...base, tooOld: true };
   // Masked before anything reads them: signals, drafts, the excerpt and the cursor's open failures
-  // then never hold a secret, and no later split or cut can leave half of one behind.
-  const events = read.events.map(maskEvent);
+  // then never hold a secret or a home folder, and no later split or cut can leave half of one behind.
+  // The agent's words are read by the excerpt alone: they are masked only for an item that quotes them.
+  const paths = pathMasker(cwd);
+  const events = maskEvents(read.events, paths, { agent: false });
 
   const signatures = input.batch?.signatures ?? SignatureStore.load(env);
   const sessionKey = sessionId ?? file;
-  const findings = findSignals(events, { openFailures: cursor?.openFailures, seenElsewhere: (sig) => signatures.seenElsewhere(sig, sessionKey) });
+  const findings = findSignals(events, {
+    openFailures: cursor?.openFailures,
+    seenElsewhere: (sig) => signatures.seenElsewhere(sig, sessionKey),
+    // Read from a cursor on: the agent has acted before this part, and may be corrected in it.
+    agentActed: cursor !== undefined,
+  });
   // Noted right after the check, with no await between, so parallel files of one run agree.
   const newSignatures = findings.failures.filter((f) => signatures.note(f.signature, sessionKey)).map((f) => ({ sig: f.signature, session: sessionKey }));
   // Open failures carried over from a cursor written before masking was complete may be raw.
-  const drafts = findings.drafts.map(maskDraft);
-  const result: CaptureResult = { ...base, counts: findings.counts, drafts, failures: findings.failures };
+  const drafts = findings.drafts.map((d) => maskDraft(d, paths));
+  const signals = findings.hits.filter((h) => h.kind !== "failed" && h.kind !== "fixed");
+  const result: CaptureResult = { ...base, counts: findings.counts, drafts, draftsLeftOut: findings.draftsLeftOut, failures: findings.failures, signals };
+  // The same part of a session seen before (a copy, a second archive) is one item, written once:
+  // checked and noted with no await in between, so parallel files of one run agree.
+  let worth = worthAnItem(findings);
+  if (worth) {
+    const span = spanOf(read, harness, sessionId);
+    const seen = input.batch?.spans.has(span) || capturedBefore(env, span, !input.dryRun);
+    input.batch?.spans.add(span);
+    if (seen) {
+      worth = false;
+      result.duplicate = true;
+    }
+  }
   if (input.dryRun) {
-    if (worthAnItem(findings)) result.itemsWritten.push("(dry run)");
+    if (worth) result.itemsWritten.push("(dry run)");
     return result;
   }
 
@@ -114,10 +152,13 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
     expireItems(env);
     expireState(env);
   }
-  if (worthAnItem(findings)) {
-    const meta = itemMeta(input, { file, sessionId, harness, cwd, read, findings });
+  if (worth) {
+    const meta = itemMeta(input, { file, sessionId, harness, cwd, read, findings }, env.HOME);
+    const agent = maskEvents(read.events, paths, { agent: true });
+    const quoted = read.events.map((e, i) => (e.kind === "agent" ? agent[i]! : events[i]!));
+    const body = itemBody(read, quoted, findings, drafts, signals, maskSecrets(tildePath(file, env.HOME)));
     // A CI run over an archive writes thousands of these; it is rerun, not recovered, after a crash.
-    result.itemsWritten.push(addItem(env, meta, itemBody(read, events, findings, drafts, file), { durable: !input.batch }));
+    result.itemsWritten.push(addItem(env, meta, body, { durable: !input.batch }));
   }
   if (input.batch) input.batch.newSignatures.push(...newSignatures);
   else appendSignatures(env, newSignatures);
@@ -140,33 +181,61 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
   return result;
 }
 
-function maskEvent(e: SessionEvent): SessionEvent {
-  switch (e.kind) {
-    case "user":
-    case "agent":
-      return { ...e, text: maskSecrets(e.text) };
-    case "command":
-      return { ...e, command: maskSecrets(e.command), output: maskSecrets(e.output) };
-    case "tool":
-      // The diff was masked when it was read (sessions/edits.ts), before its lines were cut.
-      return e.change ? { ...e, change: { ...e.change, path: maskSecrets(e.change.path) } } : e;
-    default:
-      return e;
-  }
+/** Secrets masked, then the session's working directory written `.` and every home `~`. */
+type Mask = (text: string) => string;
+
+/** What identifies the part of a session a read covered, wherever its file lies. */
+function spanOf(read: SessionRead, harness: string | undefined, sessionId: string | undefined): string {
+  const first = read.events[0]!;
+  const last = read.events.at(-1)!;
+  return sha256Hex(JSON.stringify([harness, sessionId, first.entryId, first.time, first.line, last.entryId, last.time, last.line])).slice(0, 32);
 }
 
-function maskDraft(d: DraftPitfall): DraftPitfall {
+/**
+ * The events with every text masked, all texts of the session in one pass (text/secrets.ts
+ * maskAll). `agent`: the agent's words are masked (true) or left empty (false: only an item's
+ * excerpt quotes them, so they are masked only for one).
+ */
+function maskEvents(events: SessionEvent[], paths: Mask, opts: { agent: boolean }): SessionEvent[] {
+  const texts: string[] = [];
+  for (const e of events) {
+    if (e.kind === "user" || (e.kind === "agent" && opts.agent)) texts.push(e.text);
+    else if (e.kind === "command") texts.push(e.command, e.output);
+    else if (e.kind === "tool" && e.change) texts.push(e.change.path);
+  }
+  const masked = maskAll(texts).map(paths);
+  let i = 0;
+  return events.map((e): SessionEvent => {
+    switch (e.kind) {
+      case "user":
+        return { ...e, text: masked[i++]! };
+      case "agent":
+        return { ...e, text: opts.agent ? masked[i++]! : "" };
+      case "command":
+        return { ...e, command: masked[i++]!, output: masked[i++]! };
+      case "tool":
+        // The diff's secrets were masked when it was read (sessions/edits.ts), before its lines were cut.
+        return e.change ? { ...e, change: { ...e.change, path: masked[i++]!, diff: e.change.diff.map(paths) } } : e;
+      default:
+        return e;
+    }
+  });
+}
+
+function maskDraft(d: DraftPitfall, paths: Mask): DraftPitfall {
+  const mask = (text: string) => paths(maskSecrets(text));
   return {
     ...d,
-    program: maskSecrets(d.program),
-    failed: { ...d.failed, command: maskSecrets(d.failed.command), keyLines: d.failed.keyLines.map(maskSecrets) },
-    worked: { ...d.worked, command: maskSecrets(d.worked.command) },
+    program: mask(d.program),
+    failed: { ...d.failed, command: mask(d.failed.command), keyLines: d.failed.keyLines.map(mask) },
+    worked: { ...d.worked, command: mask(d.worked.command) },
   };
 }
 
 function itemMeta(
   input: CaptureInput,
   s: { file: string; sessionId?: string; harness?: string; cwd?: string; read: SessionRead; findings: Findings },
+  home: string | undefined,
 ): InboxMeta {
   const c = s.findings.counts;
   const lineNumbers = s.read.events.map((e) => e.line);
@@ -176,11 +245,11 @@ function itemMeta(
     time: Math.floor(Date.now() / 1000),
     harness: s.harness,
     session: s.sessionId && maskSecrets(s.sessionId),
-    cwd: s.cwd && maskSecrets(s.cwd),
+    cwd: s.cwd && pathMasker()(maskSecrets(s.cwd)),
     signals: s.findings.labels.map(maskSecrets),
     priority: s.findings.priority,
     counts: `failed ${c.failed}, fixed ${c.fixed}, correction ${c.correction}, remember ${c.remember}, repeat ${c.repeat}`,
-    session_file: maskSecrets(s.file),
+    session_file: maskSecrets(tildePath(s.file, home)),
     lines: lineNumbers.length ? `${Math.min(...lineNumbers)}-${Math.max(...lineNumbers)}` : undefined,
     entries: ids.length ? `${ids[0]}..${ids[ids.length - 1]}` : undefined,
     session_time: s.read.firstTime,
@@ -189,10 +258,12 @@ function itemMeta(
 }
 
 /** The item's text. Every part was masked before it was cut or split, so it is put together as is. */
-function itemBody(read: SessionRead, events: SessionEvent[], findings: Findings, drafts: DraftPitfall[], file: string): string {
+function itemBody(read: SessionRead, events: SessionEvent[], findings: Findings, drafts: DraftPitfall[], said: SignalHit[], file: string): string {
   const out: string[] = [`# Session ${maskSecrets(read.sessionId ?? "")}: ${findings.labels.map(maskSecrets).join(", ")}`.replace("  ", " "), ""];
   if (drafts.length) out.push(DRAFTS_HEADING, "", ...drafts.flatMap(renderDraft));
-  const said = findings.hits.filter((h) => h.kind !== "failed" && h.kind !== "fixed");
+  const left = findings.draftsLeftOut;
+  if (left.length)
+    out.push(`${counted(left.length, "more draft")} left out (ranked lower): ${left.map((d) => `\`${d.program}\` (line ${d.line})`).join(", ")}.`, "");
   if (said.length) {
     out.push("## Signals", "");
     for (const h of said)
@@ -200,6 +271,6 @@ function itemBody(read: SessionRead, events: SessionEvent[], findings: Findings,
     out.push("");
   }
   const worked = new Set(findings.drafts.map((d) => d.worked.line));
-  out.push(`## Excerpt (${maskSecrets(file)})`, "", ...renderExcerpt(events, worked));
+  out.push(`## Excerpt (${file})`, "", ...renderExcerpt(events, worked));
   return out.join("\n");
 }

@@ -5,6 +5,7 @@ import { RkbError } from "../base/errors.ts";
 import { captureLockHolder, dropCaptureLock, loadCursorRow, saveCursorRow, takeCaptureLock } from "../machine/state.ts";
 import type { SessionFormat, PendingCall } from "./reader.ts";
 import { maskSecrets } from "../text/secrets.ts";
+import { pathMasker, tildePath } from "../text/paths.ts";
 import type { OpenFailure } from "./signals.ts";
 
 // Per session file, where rkb stopped reading: so a compaction followed by a shutdown, or a CI
@@ -26,13 +27,17 @@ export interface Cursor {
   updated: number;
 }
 
+/** The state knows a session file by its path with the home as `~`: no user name is kept there. */
+const keyOf = (env: NodeJS.ProcessEnv, file: string) => tildePath(file, env.HOME);
+
 export function loadCursor(env: NodeJS.ProcessEnv, file: string): Cursor | undefined {
   try {
-    const row = loadCursorRow(env, file);
+    const key = keyOf(env, file);
+    const row = loadCursorRow(env, key);
     const c = row && JSON.parse(row.position);
-    if (!c || c.file !== file || !Number.isInteger(c.offset) || !Number.isInteger(c.line)) return undefined;
+    if (!c || c.file !== key || !Number.isInteger(c.offset) || !Number.isInteger(c.line)) return undefined;
     const carry: Partial<Carry> = row.carry ? JSON.parse(row.carry) : {};
-    return { ...c, openFailures: carry.openFailures ?? {}, pendingCalls: carry.pendingCalls ?? {} };
+    return { ...c, file, openFailures: carry.openFailures ?? {}, pendingCalls: carry.pendingCalls ?? {} };
   } catch {
     // No cursor yet, or a damaged one: reading the whole file again is the safe answer.
   }
@@ -43,23 +48,35 @@ type Carry = Pick<Cursor, "openFailures" | "pendingCalls">;
 
 /**
  * Saves the position, and what the next read carries over with its commands and error lines
- * masked: a draft made from it is masked anyway, and a raw command must never sit in the state.
+ * masked (secrets, and the home and working directory as `~` and `.`): a draft made from it is
+ * masked anyway, and a raw command must never sit in the state.
  */
 export function saveCursor(env: NodeJS.ProcessEnv, cursor: Cursor): void {
   const { openFailures, pendingCalls, ...position } = cursor;
+  const paths = pathMasker(cursor.cwd);
+  const mask = (text: string) => paths(maskSecrets(text));
   const carry: Carry = {
     openFailures: Object.fromEntries(
       Object.entries(openFailures).map(([prog, f]) => [
-        maskSecrets(prog),
-        { ...f, program: maskSecrets(f.program), command: maskSecrets(f.command), keyLines: f.keyLines.map(maskSecrets) },
+        mask(prog),
+        { ...f, program: mask(f.program), command: mask(f.command), keyLines: f.keyLines.map(mask), diagnostics: f.diagnostics?.map(mask) },
       ]),
     ),
     pendingCalls: Object.fromEntries(
-      Object.entries(pendingCalls).map(([id, c]) => [id, c.command === undefined ? c : { ...c, command: maskSecrets(c.command) }]),
+      Object.entries(pendingCalls).map(([id, c]) => [
+        id,
+        {
+          ...c,
+          ...(c.command === undefined ? {} : { command: mask(c.command) }),
+          ...(c.change ? { change: { ...c.change, path: mask(c.change.path), diff: c.change.diff.map(paths) } } : {}),
+        },
+      ]),
     ),
   };
   const empty = !Object.keys(carry.openFailures).length && !Object.keys(carry.pendingCalls).length;
-  saveCursorRow(env, cursor.file, JSON.stringify({ ...position, cwd: position.cwd && maskSecrets(position.cwd) }), empty ? undefined : JSON.stringify(carry));
+  const key = keyOf(env, cursor.file);
+  const kept = { ...position, file: key, cwd: position.cwd && pathMasker()(maskSecrets(position.cwd)) };
+  saveCursorRow(env, key, JSON.stringify(kept), empty ? undefined : JSON.stringify(carry));
 }
 
 export interface SessionLockOptions {
@@ -73,8 +90,9 @@ export interface SessionLockOptions {
  * cursor (holder host, pid and time, stale like a lock file when its process is gone): a run over
  * an archive takes a thousand of them, and creating and removing a lock file each costs far more.
  */
-export async function withSessionLock<T>(env: NodeJS.ProcessEnv, file: string, opts: SessionLockOptions, fn: () => Promise<T>): Promise<T> {
+export async function withSessionLock<T>(env: NodeJS.ProcessEnv, sessionFile: string, opts: SessionLockOptions, fn: () => Promise<T>): Promise<T> {
   const me = { host: hostname(), pid: process.pid };
+  const file = keyOf(env, sessionFile);
   const deadline = Date.now() + opts.waitMs;
   for (;;) {
     if (takeCaptureLock(env, file, { ...me, since: Date.now() })) break;
@@ -86,7 +104,7 @@ export async function withSessionLock<T>(env: NodeJS.ProcessEnv, file: string, o
     if (Date.now() >= deadline) {
       throw new RkbError(
         "locked",
-        `session file ${file} is being captured by process ${holder?.pid ?? "?"} on ${holder?.host ?? "?"}`,
+        `session file ${sessionFile} is being captured by process ${holder?.pid ?? "?"} on ${holder?.host ?? "?"}`,
         "wait for it to finish; a capture that died is taken over once its process is gone",
       );
     }

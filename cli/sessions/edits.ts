@@ -25,7 +25,16 @@ export function fileChange(toolName: string, args: unknown): FileChange | undefi
   const path = str(a.path) ?? str(a.file_path) ?? str(a.notebook_path);
   if (name === "write") {
     if (path === undefined || typeof a.content !== "string") return undefined;
-    return { verb: "wrote", path, diff: cap(lines(a.content).map((l) => "+" + l)) };
+    // A written file can be large: only the lines that can be kept are split off.
+    const { lines: head, more } = firstLines(a.content, MASKED_LINES);
+    return {
+      verb: "wrote",
+      path,
+      diff: cap(
+        head.map((l) => "+" + l),
+        more,
+      ),
+    };
   }
   if (name === "notebookedit") {
     if (path === undefined) return undefined;
@@ -86,19 +95,38 @@ function patchChange(input: string): FileChange | undefined {
 const MASKED_LINES = 64;
 const MASKED_LINE_CHARS = 2048;
 
-function cap(diff: string[]): string[] {
-  // Masked first, as one text, so a cut line or a key over several lines keeps no part of a secret.
-  const kept = maskSecrets(
-    diff
-      .slice(0, MASKED_LINES)
-      .map((l) => l.slice(0, MASKED_LINE_CHARS))
-      .join("\n"),
-  )
+/**
+ * The diff as kept: masked first, as one text, so a cut line or a key over several lines keeps no
+ * part of a secret; only the lines that can be kept are masked, and more of them only when a
+ * private key begins there (its END may lie further on). `more`: lines not in `diff` at all.
+ */
+function cap(diff: string[], more = 0): string[] {
+  const head = diff.slice(0, MAX_DIFF_LINES);
+  const span = head.some((l) => l.includes("-----BEGIN")) ? diff.slice(0, MASKED_LINES) : head;
+  const kept = maskSecrets(span.map((l) => l.slice(0, MASKED_LINE_CHARS)).join("\n"))
     .split("\n")
     .map((l) => (l.length > LINE_CHARS ? l.slice(0, LINE_CHARS - 1) + "…" : l));
-  const total = kept.length + Math.max(0, diff.length - MASKED_LINES);
+  const total = kept.length + (diff.length - span.length) + more;
   if (total <= MAX_DIFF_LINES) return kept;
   return [...kept.slice(0, MAX_DIFF_LINES - 1), `… ${total - (MAX_DIFF_LINES - 1)} more lines`];
+}
+
+/** The first `max` lines of a text and how many more there are, without splitting all of a big file. */
+function firstLines(text: string, max: number): { lines: string[]; more: number } {
+  const out: string[] = [];
+  let at = 0;
+  while (out.length < max && at < text.length) {
+    const nl = text.indexOf("\n", at);
+    const end = nl === -1 ? text.length : nl;
+    out.push(text.slice(at, end > at && text[end - 1] === "\r" ? end - 1 : end));
+    at = nl === -1 ? text.length : nl + 1;
+  }
+  let more = 0;
+  for (let nl = text.indexOf("\n", at); at < text.length; nl = text.indexOf("\n", at)) {
+    more++;
+    at = nl === -1 ? text.length : nl + 1;
+  }
+  return { lines: out, more };
 }
 
 function lines(text: string): string[] {

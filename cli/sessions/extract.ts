@@ -4,8 +4,9 @@ import { isAbsolute, resolve } from "node:path";
 import { capture, type CaptureResult } from "./capture.ts";
 import { expireState } from "../machine/state.ts";
 import { maskSecrets } from "../text/secrets.ts";
+import { tildePath } from "../text/paths.ts";
 import { expireItems } from "../inbox/inbox.ts";
-import type { DraftPitfall } from "./signals.ts";
+import type { DraftPitfall, SignalHit } from "./signals.ts";
 import { appendSignatures, SignatureStore } from "./signatures.ts";
 import { counted } from "../output/words.ts";
 import { cell, oneLine } from "../output/markdown.ts";
@@ -32,8 +33,30 @@ export interface RepeatedFailure {
   occurrences: number;
 }
 
+/** What became of one file: read as a session (of which harness), no session, empty, older than --since, or unreadable. */
+export interface FileStatus {
+  path: string;
+  /** duplicate: a session already captured (a copy of another file, an earlier run over another archive). */
+  status: "session" | "duplicate" | "not-session" | "empty" | "older" | "unreadable";
+  harness?: string;
+  /** For a file that is no session: what it looks like (named once, its lines only counted). */
+  looks_like?: string;
+  skipped_lines: number;
+  /** Drafts found but not kept, ranked below the best few of the session. */
+  drafts_left_out?: number;
+}
+
+/** A correction, request to remember or repeated failure, with the session line it was found on. */
+export interface SignalSeen {
+  file: string;
+  kind: SignalHit["kind"];
+  line: number;
+  program?: string;
+  text?: string;
+}
+
 export interface ExtractSummary {
-  files: number;
+  files: FileStatus[];
   sessions: number;
   not_sessions: number;
   older: number;
@@ -44,16 +67,17 @@ export interface ExtractSummary {
   remember: number;
   repeat: number;
   items_written: number;
+  /** Drafts ranked below the best few of their session, over all files (each file's count is in files[]). */
+  drafts_left_out: number;
   bytes: number;
   items: string[];
   skipped: { file: string; line: number; reason: string }[];
   problems: { path: string; message: string }[];
   repeated_failures: RepeatedFailure[];
   drafts: (DraftPitfall & { file: string })[];
+  signals: SignalSeen[];
 }
 
-/** Drafts kept for the report; the counts cover them all. */
-const MAX_DRAFTS = 50;
 const MAX_REPEATED = 10;
 
 /** Session files named by paths, directories (every *.jsonl below) and globs; sorted, unique. */
@@ -99,7 +123,7 @@ export function findSessionFiles(
 export async function extract(opts: ExtractOptions): Promise<ExtractSummary> {
   const { files, problems } = findSessionFiles(opts.paths, opts.cwd);
   const summary: ExtractSummary = {
-    files: files.length,
+    files: [],
     sessions: 0,
     not_sessions: 0,
     older: 0,
@@ -110,26 +134,38 @@ export async function extract(opts: ExtractOptions): Promise<ExtractSummary> {
     remember: 0,
     repeat: 0,
     items_written: 0,
+    drafts_left_out: 0,
     bytes: 0,
     items: [],
     skipped: [],
     problems,
     repeated_failures: [],
     drafts: [],
+    signals: [],
   };
   if (!opts.dryRun) {
     expireItems(opts.env);
     expireState(opts.env);
   }
-  const batch = { signatures: SignatureStore.load(opts.env), newSignatures: [] as { sig: string; session: string }[] };
+  const batch = { signatures: SignatureStore.load(opts.env), newSignatures: [] as { sig: string; session: string }[], spans: new Set<string>() };
   const bySignature = new Map<string, RepeatedFailure>();
   const totalBytes = files.reduce((n, f) => n + f.size, 0);
   let next = 0;
   let done = 0;
 
   const take = (r: CaptureResult) => {
+    const status = r.kind !== "session" ? r.kind : r.tooOld ? "older" : r.duplicate ? "duplicate" : "session";
+    summary.files.push({
+      path: r.sessionFile,
+      status,
+      ...(r.harness ? { harness: r.harness } : {}),
+      ...(r.looksLike ? { looks_like: r.looksLike } : {}),
+      skipped_lines: r.skippedLines.length,
+      ...(r.draftsLeftOut.length ? { drafts_left_out: r.draftsLeftOut.length } : {}),
+    });
     summary.skipped_lines += r.skippedLines.length;
-    for (const s of r.skippedLines) summary.skipped.push({ file: r.sessionFile, ...s });
+    // A file that is no session is named once, with what it looks like; its lines are only counted.
+    if (r.kind === "session") for (const s of r.skippedLines) summary.skipped.push({ file: r.sessionFile, ...s });
     if (r.kind !== "session") {
       if (r.kind === "not-session") summary.not_sessions++;
       return;
@@ -139,10 +175,20 @@ export async function extract(opts: ExtractOptions): Promise<ExtractSummary> {
       summary.older++;
       return;
     }
+    if (r.duplicate) return;
     for (const k of ["failed", "fixed", "correction", "remember", "repeat"] as const) summary[k] += r.counts[k];
     summary.items_written += r.itemsWritten.length;
     summary.items.push(...r.itemsWritten.filter((id) => id !== "(dry run)"));
-    for (const d of r.drafts) if (summary.drafts.length < MAX_DRAFTS) summary.drafts.push({ ...d, file: r.sessionFile });
+    for (const d of r.drafts) summary.drafts.push({ ...d, file: r.sessionFile });
+    summary.drafts_left_out += r.draftsLeftOut.length;
+    for (const h of r.signals)
+      summary.signals.push({
+        file: r.sessionFile,
+        kind: h.kind,
+        line: h.line,
+        ...(h.program ? { program: h.program } : {}),
+        ...(h.text ? { text: h.text } : {}),
+      });
     const inThisSession = new Set<string>();
     for (const f of r.failures) {
       const agg = bySignature.get(f.signature) ?? { program: f.program, keyLine: f.keyLine, signature: f.signature, sessions: 0, occurrences: 0 };
@@ -160,12 +206,14 @@ export async function extract(opts: ExtractOptions): Promise<ExtractSummary> {
         // Not touched since the date, so no entry in it can be newer.
         summary.sessions++;
         summary.older++;
+        summary.files.push({ path: file.path, status: "older", skipped_lines: 0 });
       } else {
         try {
           take(await capture({ sessionFile: file.path, env: opts.env, dryRun: opts.dryRun, since: opts.since, reason: "extract", batch }));
           summary.bytes += file.size;
         } catch (e) {
           problems.push({ path: file.path, message: e instanceof Error ? e.message : String(e) });
+          summary.files.push({ path: file.path, status: "unreadable", skipped_lines: 0 });
         }
       }
       done++;
@@ -176,6 +224,8 @@ export async function extract(opts: ExtractOptions): Promise<ExtractSummary> {
   if (!opts.dryRun) appendSignatures(opts.env, batch.newSignatures);
 
   summary.items.sort();
+  summary.files.sort((a, b) => a.path.localeCompare(b.path));
+  summary.signals.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
   summary.repeated_failures = [...bySignature.values()]
     .filter((r) => r.sessions > 1)
     .sort((a, b) => b.sessions - a.sessions || b.occurrences - a.occurrences || a.program.localeCompare(b.program))
@@ -184,8 +234,12 @@ export async function extract(opts: ExtractOptions): Promise<ExtractSummary> {
   return summary;
 }
 
-/** A Markdown report for a CI job summary. Captured text was masked before it was cut; file names and messages are masked here. */
-export function markdownReport(s: ExtractSummary, opts: { dryRun?: boolean } = {}): string {
+/**
+ * A Markdown report for a CI job summary. Captured text was masked before it was cut; file names
+ * (the home as `~`) and messages are masked here.
+ */
+export function markdownReport(s: ExtractSummary, opts: { dryRun?: boolean; home?: string } = {}): string {
+  const name = (path: string) => tildePath(path, opts.home);
   const out = ["# rkb extract", ""];
   if (opts.dryRun) out.push("_Dry run: nothing was written._", "");
   out.push(
@@ -204,7 +258,7 @@ export function markdownReport(s: ExtractSummary, opts: { dryRun?: boolean } = {
   out.push("## Draft pitfalls", "");
   if (!s.drafts.length) out.push("No failed command was fixed later in its session.", "");
   for (const d of s.drafts) {
-    out.push(`### \`${cell(d.program)}\` in ${d.file}:${d.failed.line}`, "");
+    out.push(`### \`${cell(d.program)}\` in ${name(d.file)}:${d.failed.line}`, "");
     out.push(`- failed: \`${cell(oneLine(d.failed.command))}\`${d.failed.exitCode !== undefined ? ` (exit ${d.failed.exitCode})` : ""}`);
     for (const k of d.failed.keyLines.slice(0, 3)) out.push(`  - ${cell(k)}`);
     for (const step of d.fix)
@@ -215,11 +269,15 @@ export function markdownReport(s: ExtractSummary, opts: { dryRun?: boolean } = {
       );
     out.push(`- worked (line ${d.worked.line}): \`${cell(oneLine(d.worked.command))}\``, "");
   }
+  if (s.drafts_left_out)
+    out.push(`${counted(s.drafts_left_out, "more draft")} ranked below the best few of their sessions left out (the JSON counts them per file).`, "");
+  const others = s.files.filter((f) => f.looks_like);
   if (s.problems.length || s.skipped_lines) {
     out.push("## Problems", "");
-    for (const p of s.problems) out.push(`- ${p.path}: ${p.message}`);
+    for (const p of s.problems) out.push(`- ${name(p.path)}: ${p.message}`);
+    for (const f of others) out.push(`- ${name(f.path)}: not a session file: ${f.looks_like} (${counted(f.skipped_lines, "line")} skipped)`);
     const byReason = new Map<string, number>();
-    for (const k of s.skipped) byReason.set(`${k.file}: ${k.reason}`, (byReason.get(`${k.file}: ${k.reason}`) ?? 0) + 1);
+    for (const k of s.skipped) byReason.set(`${name(k.file)}: ${k.reason}`, (byReason.get(`${name(k.file)}: ${k.reason}`) ?? 0) + 1);
     for (const [what, n] of byReason) out.push(`- ${what} (${counted(n, "line")} skipped)`);
     out.push("");
   }

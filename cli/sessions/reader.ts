@@ -1,14 +1,17 @@
+import { claudeFormat } from "./claude.ts";
+import { codexFormat } from "./codex.ts";
+import type { FileChange } from "./edits.ts";
+import type { Entry, Header, LineFormat, RawEvent, SessionFormat, Stopped } from "./entries.ts";
 import { scanLines } from "./lines.ts";
-import { stripHarnessTrailer } from "../shell/result.ts";
-import { stripInjected } from "./clean.ts";
-import { fileChange, type FileChange } from "./edits.ts";
+import { piFormat } from "./pi.ts";
 
-// Reads pi, omp and Claude Code session files into a flat list of events on the branch that leads
-// to the last entry. Bad lines are skipped and reported with their line number; nothing a file
-// contains stops the read. Output kept per entry is small (failed command output is capped), so
-// memory follows the number of entries, never their size.
+// Reads pi, omp, Claude Code and Codex CLI session files into a flat list of events on the branch
+// that leads to the last entry. Bad lines are skipped and reported with their line number; nothing
+// a file contains stops the read, and a file that is no session is named by what it looks like.
+// Output kept per entry is small (failed command output is capped), so memory follows the number
+// of entries, never their size. The formats themselves are pi.ts, claude.ts and codex.ts.
 
-export type SessionFormat = "pi" | "omp" | "claude-code" | "gemini" | "opencode";
+export type { SessionFormat } from "./entries.ts";
 
 export interface SkippedLine {
   line: number;
@@ -22,10 +25,14 @@ interface At {
 }
 
 export type SessionEvent =
-  | ({ kind: "user"; text: string } & At)
+  /** What the user said: typed, queued while the agent worked, or the reason for refusing a tool call. */
+  | ({ kind: "user"; text: string; via?: "queued" | "rejection" } & At)
   | ({ kind: "agent"; text: string } & At)
-  /** A bash command and its result. `output` is kept only for failures (trailer removed). */
-  | ({ kind: "command"; command: string; ok: boolean; exitCode?: number; output: string; callEntryId?: string } & At)
+  /**
+   * A shell command and its result. `output` is kept only for failures (trailer removed); `by:
+   * "user"` for a command the user ran; `stopped` when it did not finish (refused, aborted, timed out).
+   */
+  | ({ kind: "command"; command: string; ok: boolean; exitCode?: number; output: string; callEntryId?: string; by?: "user"; stopped?: Stopped } & At)
   /** Any other tool call with its result; `change` for file edits and writes. */
   | ({ kind: "tool"; name: string; ok: boolean; change?: FileChange } & At)
   | ({ kind: "compaction" } & At)
@@ -49,6 +56,7 @@ export interface SessionCounts {
 /** A tool call whose result was not read yet (it comes after the end of this read). */
 export interface PendingCall {
   name: string;
+  shell?: true;
   command?: string;
   change?: FileChange;
   entryId?: string;
@@ -59,6 +67,8 @@ export interface SessionRead {
   /** "not-session" for JSONL that is no session file at all (event logs, RPC frames). */
   kind: "session" | "not-session" | "empty";
   harness?: SessionFormat;
+  /** For a file that is no session: what it looks like, in a few words. */
+  looksLike?: string;
   sessionId?: string;
   cwd?: string;
   startedAt?: string;
@@ -88,47 +98,9 @@ export interface ReadOptions {
 }
 
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
-/** Failed output kept per command: enough for any excerpt, small enough to stay flat. */
-const MAX_OUTPUT_CHARS = 64 * 1024;
-/** Enough of a result's end to hold omp's `Wall time` and the `Command exited with code N` lines. */
-const TRAILER_CHARS = 200;
 
-const PI_TYPES = new Set([
-  "session",
-  "title",
-  "message",
-  "model_change",
-  "thinking_level_change",
-  "compaction",
-  "branch_summary",
-  "custom",
-  "custom_message",
-  "label",
-  "session_info",
-  "usage",
-  "context_edit",
-]);
-/** Claude Code entry types that can start a file; every Claude Code entry since 2.x also names its sessionId. */
-const CLAUDE_TYPES = new Set(["user", "assistant", "system", "summary", "file-history-snapshot", "attachment", "progress", "queue-operation", "custom-title"]);
-const PI_ROLES = new Set(["user", "assistant", "toolResult", "system", "bashExecution", "custom", "branchSummary", "compactionSummary"]);
-
-/** One entry as kept until the branch is known. */
-interface Entry {
-  id?: string;
-  parentId?: string | null;
-  line: number;
-  time?: string;
-  message?: "user" | "assistant" | "toolResult" | "other";
-  raw: RawEvent[];
-}
-
-type RawEvent =
-  | { kind: "user" | "agent"; text: string }
-  | { kind: "call"; callId: string; name: string; command?: string; change?: FileChange }
-  | { kind: "result"; callId: string; name?: string; failed: boolean; exitCode?: number; output: string }
-  | { kind: "compaction" }
-  | { kind: "model_change"; model: string }
-  | { kind: "custom"; customType: string };
+const FORMATS: LineFormat[] = [piFormat, claudeFormat, codexFormat];
+const FORMAT_OF: Partial<Record<SessionFormat, LineFormat>> = { pi: piFormat, omp: piFormat, "claude-code": claudeFormat, codex: codexFormat };
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
@@ -137,10 +109,13 @@ export async function readSession(path: string, opts: ReadOptions = {}): Promise
   let lineNo = opts.fromLine ?? 0;
   let endLine = lineNo;
   let harness: SessionFormat | undefined = opts.harness;
+  let format = harness && FORMAT_OF[harness];
   let sawTitle = false;
+  let firstBytes: Buffer | undefined;
+  const otherTypes = new Set<string>();
   const skipped: SkippedLine[] = [];
   const entries: Entry[] = [];
-  const header: { sessionId?: string; cwd?: string; startedAt?: string } = {};
+  const header: Header = {};
 
   const skip = (reason: string) => skipped.push({ line: lineNo, reason });
 
@@ -155,12 +130,17 @@ export async function readSession(path: string, opts: ReadOptions = {}): Promise
     };
     if (terminated) consumed();
     if (bytes === null) return skip(`line longer than ${Math.round(maxLine / 1024 / 1024)} MB`);
+    firstBytes ??= Buffer.from(bytes.subarray(0, 4));
     if (bytes.length === 0 || (bytes.length < 8 && bytes.toString("latin1").trim() === "")) return;
-    let text: string;
-    try {
-      text = decoder.decode(bytes);
-    } catch {
-      return skip("invalid UTF-8");
+    // Decoded leniently, and checked strictly only when a replacement character shows up: one in
+    // the text itself is rare, invalid bytes always make one.
+    let text = bytes.toString("utf8");
+    if (text.includes("\ufffd")) {
+      try {
+        text = decoder.decode(bytes);
+      } catch {
+        return skip("invalid UTF-8");
+      }
     }
     let obj: any;
     try {
@@ -171,15 +151,25 @@ export async function readSession(path: string, opts: ReadOptions = {}): Promise
     if (!terminated) consumed();
     if (obj === null || typeof obj !== "object" || Array.isArray(obj)) return skip("not a JSON object");
     const type = obj.type;
-    if (typeof type !== "string") return skip("entry has no `type`");
-    if (!harness) {
+    if (!format) {
       if (type === "title") sawTitle = true;
-      if (type === "session" || (PI_TYPES.has(type) && type !== "title" && typeof obj.id === "string")) harness = sawTitle ? "omp" : "pi";
-      else if (typeof obj.sessionId === "string" || (CLAUDE_TYPES.has(type) && ("uuid" in obj || "message" in obj || type === "summary")))
-        harness = "claude-code";
-      else if (type !== "title") return skip(`not a session entry (type "${clip(type)}")`);
+      // Every object is offered, typed or not: a format may open its files with an untyped header.
+      for (const f of FORMATS) {
+        harness = f.claims(obj, sawTitle ? "title" : String(type));
+        if (harness) {
+          format = f;
+          break;
+        }
+      }
+      if (!format) {
+        if (typeof type !== "string") return skip("entry has no `type`");
+        // omp opens its files with a title line, before anything names the format.
+        if (type === "title") return;
+        if (otherTypes.size < 3) otherTypes.add(type);
+        return skip(`not a session entry (type "${type.length > 40 ? type.slice(0, 40) + "…" : type}")`);
+      }
     }
-    const problem = harness === "claude-code" ? readClaudeEntry(obj, lineNo, entries, header) : readPiEntry(obj, lineNo, entries, header);
+    const problem = format.entry(obj, lineNo, entries, header);
     if (problem) skip(problem);
   });
 
@@ -192,6 +182,7 @@ export async function readSession(path: string, opts: ReadOptions = {}): Promise
     path,
     kind,
     harness,
+    ...(kind === "not-session" ? { looksLike: looksLike(firstBytes, skipped, otherTypes) } : {}),
     sessionId: header.sessionId,
     cwd: header.cwd,
     startedAt: header.startedAt,
@@ -208,163 +199,27 @@ export async function readSession(path: string, opts: ReadOptions = {}): Promise
   };
 }
 
-// ---- pi and omp ----
-
-/** Adds the entry; returns why the line was skipped, if it was. */
-function readPiEntry(obj: any, line: number, entries: Entry[], header: { sessionId?: string; cwd?: string; startedAt?: string }): string | undefined {
-  const type: string = obj.type;
-  if (!PI_TYPES.has(type)) return `unknown entry type "${clip(type)}"`;
-  if (type === "title") return;
-  if (type === "session") {
-    if (typeof obj.id === "string") header.sessionId ??= obj.id;
-    if (typeof obj.cwd === "string") header.cwd ??= obj.cwd;
-    if (typeof obj.timestamp === "string") header.startedAt ??= obj.timestamp;
-    return;
+/** What a file that is no session looks like, from its first bytes and why its lines were skipped. */
+function looksLike(first: Buffer | undefined, skipped: SkippedLine[], types: Set<string>): string {
+  if (first && ((first[0] === 0xff && first[1] === 0xfe) || (first[0] === 0xfe && first[1] === 0xff))) return "UTF-16 text, not UTF-8 JSON lines";
+  const reasons = new Map<string, number>();
+  for (const s of skipped) {
+    const reason = s.reason.startsWith("not a session entry") ? "other" : s.reason;
+    reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
   }
-  const entry: Entry = {
-    id: typeof obj.id === "string" ? obj.id : undefined,
-    parentId: typeof obj.parentId === "string" ? obj.parentId : obj.parentId === null ? null : undefined,
-    line,
-    time: typeof obj.timestamp === "string" ? obj.timestamp : undefined,
-    raw: [],
-  };
-  if (type === "message") {
-    const m = obj.message;
-    if (!m || typeof m !== "object" || typeof m.role !== "string") return "message entry without a `message.role`";
-    if (!PI_ROLES.has(m.role)) return `unknown message role "${clip(m.role)}"`;
-    if (m.role === "user") {
-      entry.message = "user";
-      const text = stripInjected(joinText(m.content));
-      if (text) entry.raw.push({ kind: "user", text });
-    } else if (m.role === "assistant") {
-      entry.message = "assistant";
-      for (const block of asBlocks(m.content)) {
-        if (block.type === "text" && typeof block.text === "string") {
-          const text = stripInjected(block.text);
-          if (text) entry.raw.push({ kind: "agent", text });
-        } else if (block.type === "toolCall" && typeof block.id === "string") {
-          const name = typeof block.name === "string" ? block.name : "?";
-          entry.raw.push(callEvent(block.id, name, block.arguments));
-        }
-      }
-    } else if (m.role === "toolResult") {
-      entry.message = "toolResult";
-      if (typeof m.toolCallId === "string") entry.raw.push(resultEvent(m.toolCallId, m.toolName, m.isError === true, m.content));
-    } else entry.message = "other";
-  } else if (type === "compaction") {
-    entry.raw.push({ kind: "compaction" });
-  } else if (type === "model_change") {
-    const model = typeof obj.model === "string" ? obj.model : [obj.provider, obj.modelId].filter((p) => typeof p === "string").join("/");
-    entry.raw.push({ kind: "model_change", model });
-  } else if (type === "custom" || type === "custom_message") {
-    entry.raw.push({ kind: "custom", customType: typeof obj.customType === "string" ? obj.customType : "?" });
-  }
-  entries.push(entry);
-}
-
-// ---- Claude Code ----
-
-const CONVERSATION_TYPES = new Set(["user", "assistant", "system"]);
-
-function readClaudeEntry(obj: any, line: number, entries: Entry[], header: { sessionId?: string; cwd?: string; startedAt?: string }): string | undefined {
-  const type: string = obj.type;
-  // Claude Code adds bookkeeping entry types from release to release (queue-operation,
-  // api-request, cost-state, …); each names its session. They carry no conversation, so they are
-  // read as links of the parent chain, not reported as bad lines.
-  if (!CLAUDE_TYPES.has(type) && typeof obj.sessionId !== "string") return `unknown entry type "${clip(type)}"`;
-  if (typeof obj.sessionId === "string") header.sessionId ??= obj.sessionId;
-  if (typeof obj.cwd === "string") header.cwd ??= obj.cwd;
-  if (typeof obj.timestamp === "string") header.startedAt ??= obj.timestamp;
-  // Subagent conversations live in the same file; they are not the user's session.
-  if (obj.isSidechain === true) return;
-  // Without a uuid an entry is no link of the chain either: nothing to keep.
-  if (typeof obj.uuid !== "string" && !CONVERSATION_TYPES.has(type)) return;
-  const entry: Entry = {
-    id: typeof obj.uuid === "string" ? obj.uuid : undefined,
-    parentId: typeof obj.parentUuid === "string" ? obj.parentUuid : obj.parentUuid === null ? null : undefined,
-    line,
-    time: typeof obj.timestamp === "string" ? obj.timestamp : undefined,
-    raw: [],
-  };
-  if (type === "system" && obj.subtype === "compact_boundary") {
-    entry.raw.push({ kind: "compaction" });
-  } else if (type === "user" || type === "assistant") {
-    const m = obj.message;
-    if (!m || typeof m !== "object") return `${type} entry without a \`message\``;
-    if (type === "assistant") {
-      entry.message = "assistant";
-      for (const block of asBlocks(m.content)) {
-        if (block.type === "text" && typeof block.text === "string") {
-          const text = stripInjected(block.text);
-          if (text) entry.raw.push({ kind: "agent", text });
-        } else if (block.type === "tool_use" && typeof block.id === "string") {
-          const name = typeof block.name === "string" ? block.name : "?";
-          entry.raw.push(callEvent(block.id, name, block.input));
-        }
-      }
-    } else {
-      const results = asBlocks(m.content).filter((b) => b.type === "tool_result");
-      entry.message = results.length ? "toolResult" : "user";
-      for (const r of results) if (typeof r.tool_use_id === "string") entry.raw.push(resultEvent(r.tool_use_id, undefined, r.is_error === true, r.content));
-      // Meta entries and compaction summaries are written by Claude Code, not typed by the user.
-      if (!results.length && obj.isMeta !== true && obj.isCompactSummary !== true) {
-        const text = stripInjected(joinText(m.content));
-        if (text) entry.raw.push({ kind: "user", text });
-      }
-    }
-  }
-  entries.push(entry);
-}
-
-// ---- shared ----
-
-function callEvent(callId: string, name: string, args: any): RawEvent {
-  if (isBash(name)) return { kind: "call", callId, name, command: typeof args?.command === "string" ? args.command : undefined };
-  const change = fileChange(name, args);
-  return change ? { kind: "call", callId, name, change } : { kind: "call", callId, name };
-}
-
-function resultEvent(callId: string, name: unknown, isError: boolean, content: unknown): RawEvent {
-  const raw = joinText(content);
-  const toolName = typeof name === "string" ? name : undefined;
-  if (!isError) {
-    // A success keeps no output, so only its tail is looked at, for a non-zero exit line. Big
-    // build logs are the bulk of session files; this keeps reading them close to parse speed.
-    const tail = stripHarnessTrailer(raw.slice(-TRAILER_CHARS));
-    if (!tail.exitCode) return { kind: "result", callId, name: toolName, failed: false, exitCode: tail.exitCode, output: "" };
-  }
-  const { text, exitCode } = stripHarnessTrailer(stripInjected(raw));
-  const failed = isError || (exitCode !== undefined && exitCode !== 0);
-  return { kind: "result", callId, name: toolName, failed, exitCode, output: failed ? capMiddle(text, MAX_OUTPUT_CHARS) : "" };
-}
-
-function asBlocks(content: unknown): any[] {
-  if (typeof content === "string") return [{ type: "text", text: content }];
-  return Array.isArray(content) ? content.filter((b) => b && typeof b === "object") : [];
-}
-
-function joinText(content: unknown): string {
-  return asBlocks(content)
-    .filter((b) => b.type === "text" && typeof b.text === "string")
-    .map((b) => b.text as string)
-    .join("\n");
-}
-
-/** The text's start and end, at most `max` characters, with a line saying how much of the middle was cut (error lines come last). */
-export function capMiddle(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const head = Math.floor(max / 4);
-  const tail = max - head;
-  return `${text.slice(0, head)}\n[… ${text.length - max} characters cut]\n${text.slice(text.length - tail)}`;
-}
-
-function clip(s: string): string {
-  return s.length > 40 ? s.slice(0, 40) + "…" : s;
+  const most = [...reasons].sort((a, b) => b[1] - a[1])[0]?.[0];
+  if (most === "invalid UTF-8") return "not UTF-8 text";
+  if (most === "not valid JSON" || most?.startsWith("truncated"))
+    return first?.[0] === 0x7b || first?.[0] === 0x5b ? "one JSON document over several lines (a JSON dump), not JSON lines" : "text that is not JSON lines";
+  if (most === "entry has no `type`" || most === "not a JSON object") return "JSON lines without a `type` field (an event log?)";
+  return `JSON lines of another tool (entries of type ${[...types].map((t) => `"${t.length > 30 ? t.slice(0, 30) + "…" : t}"`).join(", ")})`;
 }
 
 /**
- * The entries on the branch that ends at the last entry. Entries without ids (old formats) are
- * always kept; a parent outside this read (before the cursor) ends the walk.
+ * The entries on the branch that ends at the last entry. Entries without ids (old formats,
+ * Codex) are always kept; a parent outside this read (before the cursor) ends the walk. A tool
+ * result off the branch is kept when its call is on it: Claude Code hangs each result of
+ * parallel calls off its own call entry, not off the last one.
  */
 function onBranch(entries: Entry[]): Entry[] {
   let leaf: Entry | undefined;
@@ -385,7 +240,11 @@ function onBranch(entries: Entry[]): Entry[] {
   for (const e of entries) if (e.id) parent.set(e.id, e.parentId);
   const keep = new Set<string>();
   for (let id: string | null | undefined = leaf.id; id && parent.has(id) && !keep.has(id); id = parent.get(id)) keep.add(id);
-  return entries.filter((e) => e.id === undefined || keep.has(e.id));
+  const called = new Set<string>();
+  for (const e of entries) if (e.id && keep.has(e.id)) for (const r of e.raw) if (r.kind === "call") called.add(r.callId);
+  const answersBranch = (e: Entry) =>
+    e.raw.length > 0 && e.raw.every((r) => r.kind !== "result" || called.has(r.callId)) && e.raw.some((r) => r.kind === "result");
+  return entries.filter((e) => e.id === undefined || keep.has(e.id) || (e.message === "toolResult" && answersBranch(e)));
 }
 
 /** Turns calls and results into one event per finished tool use, and counts the branch. */
@@ -415,41 +274,54 @@ function pairTools(
       else if (e.message === "toolResult") counts.toolResults++;
     }
     const at: At = { entryId: e.id, line: e.line, time: e.time };
-    for (const r of e.raw) {
-      if (r.kind === "call") {
-        counts.toolCalls++;
-        pending.set(r.callId, { name: r.name, command: r.command, change: r.change, entryId: e.id });
-      } else if (r.kind === "result") {
-        const call = pending.get(r.callId);
-        pending.delete(r.callId);
-        const name = call?.name ?? r.name ?? "?";
-        if (isBash(name)) {
-          counts.bashCommands++;
-          if (r.failed) counts.failedBash++;
-          // A result whose call was never seen cannot say which command failed; it is counted only.
-          if (call?.command !== undefined) {
-            events.push({ kind: "command", command: call.command, ok: !r.failed, exitCode: r.exitCode, output: r.output, callEntryId: call.entryId, ...at });
-          }
-        } else events.push({ kind: "tool", name, ok: !r.failed, ...(call?.change ? { change: call.change } : {}), ...at });
-      } else {
-        if (r.kind === "compaction") counts.compactions++;
-        else if (r.kind === "model_change") counts.modelChanges++;
-        else if (r.kind === "custom") counts.customEntries++;
-        events.push({ ...r, ...at } as SessionEvent);
-      }
-    }
+    for (const r of e.raw) pairOne(r, at, e.id);
   }
   return { events, counts, pendingCalls: Object.fromEntries(pending) };
+
+  function pairOne(r: RawEvent, at: At, entryId: string | undefined): void {
+    if (r.kind === "call") {
+      counts.toolCalls++;
+      const { kind: _, callId, ...call } = r;
+      pending.set(callId, { ...call, entryId });
+    } else if (r.kind === "result") {
+      const call = pending.get(r.callId);
+      pending.delete(r.callId);
+      const stopped = r.stopped ? { stopped: r.stopped } : {};
+      if (call?.shell || (!call && (r.name === "bash" || r.name === "Bash"))) {
+        counts.bashCommands++;
+        if (r.failed && r.stopped !== "rejected") counts.failedBash++;
+        // A result whose call was never seen cannot say which command failed; it is counted only.
+        if (call?.command !== undefined)
+          events.push({
+            kind: "command",
+            command: call.command,
+            ok: !r.failed,
+            exitCode: r.exitCode,
+            output: r.output,
+            callEntryId: call.entryId,
+            ...stopped,
+            ...at,
+          });
+      } else events.push({ kind: "tool", name: call?.name ?? r.name ?? "?", ok: !r.failed, ...(call?.change ? { change: call.change } : {}), ...at });
+    } else if (r.kind === "ran") {
+      counts.bashCommands++;
+      if (!r.ok) counts.failedBash++;
+      const { kind: _, ...ran } = r;
+      events.push({ kind: "command", ...ran, by: "user", ...at });
+    } else {
+      if (r.kind === "compaction") counts.compactions++;
+      else if (r.kind === "model_change") counts.modelChanges++;
+      else if (r.kind === "custom") counts.customEntries++;
+      events.push({ ...r, ...at } as SessionEvent);
+    }
+  }
 }
 
-function isBash(name: string): boolean {
-  return name === "bash" || name === "Bash";
-}
-
-/** Every failed bash command in a session file, in order (the `eval --replay` input). */
+/** Every failed bash command in a session file, in order (the `eval --replay` input); refused ones never ran. */
 export async function* failedBashCommands(path: string): AsyncGenerator<{ command: string; error: string; exitCode?: number; entryId?: string; line: number }> {
   const read = await readSession(path);
   for (const e of read.events) {
-    if (e.kind === "command" && !e.ok) yield { command: e.command, error: e.output, exitCode: e.exitCode, entryId: e.entryId, line: e.line };
+    if (e.kind === "command" && !e.ok && e.stopped !== "rejected")
+      yield { command: e.command, error: e.output, exitCode: e.exitCode, entryId: e.entryId, line: e.line };
   }
 }

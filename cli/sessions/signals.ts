@@ -1,16 +1,19 @@
 import { failureOf } from "../shell/failure.ts";
 import { invocation, isReadOnly } from "../shell/program.ts";
-import { taskOf } from "../shell/task.ts";
+import { prepares, taskOf } from "../shell/task.ts";
 import type { FileChange } from "./edits.ts";
-import { maskSecrets } from "../text/secrets.ts";
+import { filteredSuccess, onlyMissing, probeKind } from "./probes.ts";
 import type { SessionEvent } from "./reader.ts";
-import { paragraphs, sentences } from "../lesson/body.ts";
+import { userSignals } from "./said.ts";
+import { changedPaths, diagnosticFiles, draftKeyLines, draftRank, inProgress } from "./teach.ts";
 
 // What a session says worth a lesson, found by rules alone (no model): failed commands, fixes
-// (the same program working after it failed), user corrections and requests to remember, and
+// (the same task working after it failed), user corrections and requests to remember, and
 // failures already met in another session. Each failure → fix → success becomes a draft pitfall,
 // whose fix is every step between the last failure and the success that could have changed the
 // outcome: commands that ran (whatever their exit code, read-only ones left out) and file edits.
+// Failures that teach nothing (probes.ts) and the agent fixing code it is writing (teach.ts) make
+// no draft; the best few drafts of a session are kept, and the rest counted.
 
 export type SignalKind = "failed" | "fixed" | "correction" | "remember" | "repeat";
 
@@ -43,6 +46,10 @@ export interface OpenFailure {
   /** What was done since this failure (the last MAX_FIX_STEPS steps), and how many earlier steps were dropped. */
   fix?: FixStep[];
   fixDropped?: number;
+  /** The files its output points at as a checker does (teach.ts). */
+  diagnostics?: string[];
+  /** Its output only says a path is missing. */
+  pathOnly?: boolean;
 }
 
 export interface DraftPitfall {
@@ -77,7 +84,9 @@ export interface SignalCounts {
 export interface Findings {
   counts: SignalCounts;
   hits: SignalHit[];
+  /** The best drafts (at most MAX_DRAFTS), in session order; the others are named in draftsLeftOut. */
   drafts: DraftPitfall[];
+  draftsLeftOut: { program: string; line: number }[];
   failures: FailureSeen[];
   openFailures: Record<string, OpenFailure>;
   /** Sorted, unique labels for the inbox item: `fixed cmake`, `correction`, `remember`, `repeat make`. */
@@ -90,10 +99,13 @@ export interface Findings {
 const MAX_KEY_LINES = 8;
 /** Fix steps kept per failure: the ones right before the success, which most likely made it work. */
 const MAX_FIX_STEPS = 10;
+/** Drafts kept per session (per item): the best ones; the rest are named by a count. */
+export const MAX_DRAFTS = 5;
 
+/** `events` masked already (capture masks each event before anything reads it): steps and drafts quote them as they are. */
 export function findSignals(
   events: SessionEvent[],
-  opts: { openFailures?: Record<string, OpenFailure>; seenElsewhere?: (signature: string) => boolean } = {},
+  opts: { openFailures?: Record<string, OpenFailure>; seenElsewhere?: (signature: string) => boolean; agentActed?: boolean } = {},
 ): Findings {
   // A Map, not an object: a program may be called `constructor` or `__proto__`.
   const open = new Map<string, OpenFailure>();
@@ -102,9 +114,12 @@ export function findSignals(
   const drafts: DraftPitfall[] = [];
   const failures: FailureSeen[] = [];
   const repeated = new Set<string>();
+  /** Files the agent changed, for telling its own work in progress apart. */
+  const changed = new Set<string>();
+  let agentActed = opts.agentActed ?? false;
   let score = 0;
 
-  // Each step goes to every open failure but the one of its own program, which it opens or closes.
+  // Each step goes to every open failure but the one of its own task, which it opens or closes.
   const addStep = (step: FixStep, except?: string) => {
     for (const [key, f] of open) {
       if (key === except) continue;
@@ -117,19 +132,35 @@ export function findSignals(
     }
   };
 
+  // What a command line runs, read once per distinct line: sessions run the same commands again and again.
+  const lines = new Map<string, { run: ReturnType<typeof invocation>; readOnly: boolean; filtered: boolean }>();
+  const readLine = (command: string) => {
+    let read = lines.get(command);
+    if (!read) lines.set(command, (read = { run: invocation(command, 0, true), readOnly: isReadOnly(command), filtered: filteredSuccess(command) }));
+    return read;
+  };
+
   for (const e of events) {
-    if (e.kind === "tool" && e.ok && e.change) addStep(changeStep(e.change, e.line, e.entryId));
+    if (e.kind === "agent" || e.kind === "tool" || (e.kind === "command" && e.by !== "user")) agentActed = true;
+    if (e.kind === "tool" && e.ok && e.change) {
+      for (const p of changedPaths(e.change)) changed.add(p);
+      addStep(changeStep(e.change, e.line, e.entryId));
+    }
     if (e.kind === "command") {
-      const run = invocation(e.command);
+      // A refused command never ran: its reason is what the user said, read below.
+      if (e.stopped === "rejected") continue;
+      const { run, readOnly, filtered } = readLine(e.command);
       const prog = run.program;
       if (!prog) continue;
       // Open failures are kept per task: `cargo add serde` after a failed `cargo build` is a step of its fix.
       const key = taskOf(run);
-      if (!isReadOnly(e.command))
-        addStep({ kind: "command", command: maskSecrets(e.command), exitCode: e.exitCode, ok: e.ok, line: e.line, entryId: e.entryId }, key);
+      if (!readOnly) addStep({ kind: "command", command: e.command, exitCode: e.exitCode, ok: e.ok, line: e.line, entryId: e.entryId }, key);
       if (!e.ok) {
+        hits.push({ kind: "failed", line: e.line, entryId: e.entryId, program: prog });
         const failure = failureOf(e.command, e.output, e.exitCode, run);
-        const keyLines = failure.outputLines.slice(0, MAX_KEY_LINES);
+        // A probe (no match, a missing path, stopped, a wait that ran out) teaches nothing, here or elsewhere.
+        if (probeKind(failure, e.stopped)) continue;
+        const keyLines = draftKeyLines(failure.outputLines, MAX_KEY_LINES);
         open.set(key, {
           program: prog,
           command: e.command,
@@ -141,8 +172,9 @@ export function findSignals(
           attempts: (open.get(key)?.attempts ?? 0) + 1,
           fix: [],
           fixDropped: 0,
+          diagnostics: diagnosticFiles(e.output),
+          pathOnly: onlyMissing(keyLines.join("\n")),
         });
-        hits.push({ kind: "failed", line: e.line, entryId: e.entryId, program: prog });
         const { signature } = failure;
         failures.push({ program: prog, signature, keyLine: keyLines[0] ?? "", line: e.line, time: e.time, command: e.command, output: e.output });
         if (!repeated.has(signature) && opts.seenElsewhere?.(signature)) {
@@ -150,22 +182,28 @@ export function findSignals(
           hits.push({ kind: "repeat", line: e.line, entryId: e.entryId, program: prog });
           score += 2;
         }
-      } else if (open.has(key)) {
+      } else if (open.has(key) && !filtered) {
         const f = open.get(key)!;
         open.delete(key);
+        const fix = f.fix ?? [];
+        // Nothing done in between: the same command again explains nothing, and another path
+        // after "no such file" was a guess that missed.
+        if (!fix.length && (oneLine(f.command) === oneLine(e.command) || f.pathOnly)) continue;
+        if (inProgress(f.diagnostics ?? [], changed, fix, (command) => prepares(readLine(command).run))) continue;
         drafts.push({
           program: prog,
           failed: { command: f.command, exitCode: f.exitCode, keyLines: f.keyLines, entryId: f.entryId, line: f.line, time: f.time },
           attempts: f.attempts,
           worked: { command: e.command, entryId: e.entryId, line: e.line, time: e.time },
-          fix: f.fix ?? [],
+          fix,
           fixDropped: f.fixDropped ?? 0,
         });
         hits.push({ kind: "fixed", line: e.line, entryId: e.entryId, program: prog });
         score += f.attempts >= 3 ? 2 : 1;
       }
     } else if (e.kind === "user") {
-      const said = userSignals(e.text);
+      // A reason given for refusing a tool call corrects the agent as it stands.
+      const said = e.via === "rejection" ? { correction: e.text } : userSignals(e.text, { agentActed });
       if (said.correction) {
         hits.push({ kind: "correction", line: e.line, entryId: e.entryId, text: said.correction });
         score += 2;
@@ -180,32 +218,29 @@ export function findSignals(
   const counts: SignalCounts = { failed: 0, fixed: 0, correction: 0, remember: 0, repeat: 0 };
   for (const h of hits) counts[h.kind]++;
   const labels = [...new Set(hits.filter((h) => h.kind !== "failed").map((h) => (h.program ? `${h.kind} ${h.program}` : h.kind)))].sort();
-  return { counts, hits, drafts, failures, openFailures: Object.fromEntries(open), labels, priority: Math.min(3, Math.max(1, score)) };
+  // The best drafts are kept (ties: the earlier), in session order.
+  const ranked = drafts.map((d, i) => ({ d, i, rank: draftRank(d) })).sort((a, b) => b.rank - a.rank || a.i - b.i);
+  const kept = new Set(ranked.slice(0, MAX_DRAFTS).map((r) => r.i));
+  return {
+    counts,
+    hits,
+    drafts: drafts.filter((_, i) => kept.has(i)),
+    draftsLeftOut: drafts.filter((_, i) => !kept.has(i)).map((d) => ({ program: d.program, line: d.failed.line })),
+    failures,
+    openFailures: Object.fromEntries(open),
+    labels,
+    priority: Math.min(3, Math.max(1, score)),
+  };
 }
 
+const oneLine = (command: string) => command.replace(/\s+/g, " ").trim();
+
+/** A file change as a fix step; its path and diff were masked with the event (capture), the diff as one text before its lines were cut (edits.ts). */
 function changeStep(change: FileChange, line: number, entryId?: string): FixStep {
-  // Masked as one text: a key split over several diff lines is still recognised.
-  const diff = maskSecrets(change.diff.join("\n")).split("\n");
-  return { kind: "change", verb: change.verb, path: maskSecrets(change.path), diff: change.diff.length ? diff : [], line, entryId };
+  return { kind: "change", verb: change.verb, path: change.path, diff: change.diff, line, entryId };
 }
 
 /** True when the findings are worth an inbox item: anything beyond failures nobody fixed. */
 export function worthAnItem(f: Findings): boolean {
   return f.counts.fixed + f.counts.correction + f.counts.remember + f.counts.repeat > 0;
-}
-
-const CORRECTION_START = /^(?:no,\s*(?:use|it)\b|actually\b|that's wrong\b|that is wrong\b|don't\b|do not\b|stop doing\b|instead\b)/i;
-const REMEMBER = /\bremember\b|\bnote that\b|\bkeep in mind\b|\bdon't forget\b/i;
-
-/** The first sentence of a user message that corrects the agent, and the first that asks to remember. */
-export function userSignals(text: string): { correction?: string; remember?: string } {
-  const found: { correction?: string; remember?: string } = {};
-  const normal = text.replace(/[\u2018\u2019]/g, "'");
-  for (const sentence of paragraphs(normal).flatMap(sentences)) {
-    // Questions ask, they do not tell: "do you remember…?" is no request.
-    if (!sentence || sentence.endsWith("?")) continue;
-    if (!found.correction && CORRECTION_START.test(sentence)) found.correction = sentence;
-    if (!found.remember && REMEMBER.test(sentence)) found.remember = sentence;
-  }
-  return found;
 }

@@ -213,10 +213,11 @@ export interface Invocation {
   args: string[];
 }
 
-export function invocation(command: string, depth = 0): Invocation {
+/** `masked`: the command was masked already (capture masks every event first), so it is not masked again. */
+export function invocation(command: string, depth = 0, masked = false): Invocation {
   // Masked before it is split into words: names land in signals, headings and hook records, and a
   // "program" can be a pasted token or a URL whose password a split would cut in two.
-  const statements = parseShell(depth ? command : maskSecrets(command)).map((pipeline) => pipelineProgram(pipeline, depth));
+  const statements = parseShell(depth || masked ? command : maskSecrets(command)).map((pipeline) => pipelineProgram(pipeline, depth));
   const named = statements.filter((p) => p.name);
   const working = named.filter((p) => !SETUP.has(p.name));
   const pick = working.filter((p) => !p.readOnly).at(-1) ?? working.at(-1) ?? named.at(-1);

@@ -18,8 +18,25 @@ const BLANK = new Set([" ", "\t", "\r"]);
 const WORD_END = new Set([" ", "\t", "\r", "\n", ";", "&", "|", "(", ")", "<", ">"]);
 const REDIRECT = /^(?:\d+|&)?(?:<<-|<<<|<<|<>|<&|>&|>>|>\||<|>)/;
 
+/**
+ * The last command lines read, with what they were read as: the program, whether it only reads,
+ * and what its output says each read the same line again, and sessions run the same lines again
+ * and again. Callers treat the result as read-only.
+ */
+const recent = new Map<string, Pipeline[]>();
+const RECENT = 256;
+
 /** The pipelines of a command line, in the order they appear (lists, subshells and lines flattened). */
 export function parseShell(command: string): Pipeline[] {
+  let read = recent.get(command);
+  if (read) return read;
+  read = parse(command);
+  if (recent.size >= RECENT) recent.clear();
+  recent.set(command, read);
+  return read;
+}
+
+function parse(command: string): Pipeline[] {
   const pipelines: Pipeline[] = [];
   let stages: SimpleCommand[] = [];
   let current: SimpleCommand = { words: [], writesFile: false };
@@ -69,7 +86,7 @@ export function parseShell(command: string): Pipeline[] {
       while (i < s.length && s[i] !== "\n") i++;
       continue;
     }
-    const two = s.slice(i, i + 2);
+    const two = c === "&" || c === "|" || c === ";" ? s.slice(i, i + 2) : "";
     if (two === "&&" || two === "||" || two === ";;") {
       endPipeline();
       i += 2;
@@ -85,7 +102,7 @@ export function parseShell(command: string): Pipeline[] {
       i += s[i + 1] === "&" ? 2 : 1;
       continue;
     }
-    const op = REDIRECT.exec(s.slice(i, i + 8));
+    const op = c === "<" || c === ">" || c === "&" || (c >= "0" && c <= "9") ? REDIRECT.exec(s.slice(i, i + 8)) : null;
     if (op && (c === "<" || c === ">" || c === "&" || /^\d+[<>]/.test(op[0]))) {
       i += op[0].length;
       // `2>&1` and `>&2` name a descriptor; the target word follows (`> file`, `>file`).
@@ -132,12 +149,18 @@ function readWord(s: string, start: number): [string, number] {
       out += s.slice(i, stop);
       i = stop;
     } else {
-      out += c;
-      i++;
+      // A run of plain characters is taken in one slice.
+      let j = i + 1;
+      while (j < s.length && !WORD_END.has(s[j]!) && !SPECIAL.has(s[j]!)) j++;
+      out += s.slice(i, j);
+      i = j;
     }
   }
   return [out, Math.max(i, start + 1)];
 }
+
+/** Characters inside a word that readWord treats apart. */
+const SPECIAL = new Set(["'", '"', "\\", "$", "`"]);
 
 /** The index after the bracket matching the one at `open`, skipping quoted text. */
 function closing(s: string, open: number): number {

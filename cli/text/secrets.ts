@@ -301,9 +301,10 @@ function secretName(name: string): "strong" | "weak" | undefined {
 const KEYWORD = /pass|pwd|pw\b|secret|token|key|credential|pat\b/gi;
 const isNameChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46;
 const MAX_NAME = 64;
-// After the name: its closing quote, then `=`, `:`, `:=`, `=>`, or (for `--flag`) blanks, or `is`.
+// After the name: its closing quote, then a type annotation and `=` (`password: str = …`, `apiKey:
+// string = …`), `=`, `:`, `:=`, `=>`, or (for `--flag`) blanks, or `is`.
 const AFTER_NAME =
-  /(?<close>["']?)(?<sep>[ \t]{0,8}(?::=|=>|[=:])[ \t]{0,8}|[ \t]{1,8}(?:is|was)[ \t]{1,8}(?::[ \t]{0,8})?|[ \t]{1,8})(?<value>"[^"\n]{1,1024}"|'[^'\n]{1,1024}'|[^\s"'`,;&|(){}[\]]{1,1024})/y;
+  /(?<close>["']?)(?<sep>[ \t]{0,8}:[ \t]{0,8}[A-Za-z_][\w.[\]|]{0,40}(?:[ \t]{1,4}\|[ \t]{1,4}[\w.[\]]{1,20})?[ \t]{0,8}=(?![=>])[ \t]{0,8}|[ \t]{0,8}(?::=|=>|[=:])[ \t]{0,8}|[ \t]{1,8}(?:is|was)[ \t]{1,8}(?::[ \t]{0,8})?|[ \t]{1,8})(?<value>"[^"\n]{1,1024}"|'[^'\n]{1,1024}'|[^\s"'`,;&|(){}[\]]{1,1024})/y;
 
 const LINE_END = /[ \t]*(?:#[^\n]*)?(?:\r?\n|$)/y;
 function endsLine(text: string, at: number): boolean {
@@ -699,17 +700,14 @@ SECRET_KINDS.push({
 
 /** Every secret in the text, in order; overlapping finds are merged (the earlier rule names it). */
 export function findSecrets(text: string): SecretMatch[] {
-  // One pass per group tells whether any hint is there at all; most texts hold none.
-  const anyExact = EXACT_HINTS.test(text);
-  const anyCaseless = CASELESS_HINTS.test(text);
-  let lower: string | undefined;
+  // One pass per group finds the hints that are there; most texts hold none, and a kind whose
+  // hints are all missing is not looked for.
+  const wanted = new Set(UNHINTED);
+  for (const h of EXACT.present(text)) for (const k of KINDS_OF_EXACT.get(h)!) wanted.add(k);
+  for (const h of CASELESS.present(text)) for (const k of KINDS_OF_CASELESS.get(h)!) wanted.add(k);
   const raw: SecretMatch[] = [];
   for (const kind of SECRET_KINDS) {
-    if (kind.hints.length) {
-      if (!(kind.caseless ? anyCaseless : anyExact)) continue;
-      const haystack = kind.caseless ? (lower ??= text.toLowerCase()) : text;
-      if (!kind.hints.some((h) => haystack.includes(h))) continue;
-    }
+    if (!wanted.has(kind)) continue;
     const found = (start: number, end: number, named = kind) => {
       if (end > start) raw.push({ kind: named, start, end });
     };
@@ -759,9 +757,40 @@ function outside(spans: [number, number][]): (m: SecretMatch) => boolean {
 }
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const hintsOf = (caseless: boolean) => [...new Set(SECRET_KINDS.filter((k) => !!k.caseless === caseless).flatMap((k) => k.hints))].map(escapeRegex).join("|");
-const EXACT_HINTS = new RegExp(hintsOf(false));
-const CASELESS_HINTS = new RegExp(hintsOf(true), "i");
+
+/**
+ * The hints of one group (exact or caseless) found in a text, in one pass of one regex. Every
+ * position where a hint starts is tried; there the longest hint that matches is found (the
+ * alternatives go longest first), and with it every hint that is a prefix of it, which match there
+ * too: so the set holds every hint the text contains, as `includes` would find them one by one.
+ */
+function hintScanner(caseless: boolean) {
+  const hints = [...new Set(SECRET_KINDS.filter((k) => !!k.caseless === caseless).flatMap((k) => k.hints))].sort((a, b) => b.length - a.length);
+  const prefixes = new Map(hints.map((h) => [h, hints.filter((p) => h.startsWith(p))]));
+  const scan = new RegExp(hints.map(escapeRegex).join("|"), caseless ? "gi" : "g");
+  return {
+    present(text: string): Set<string> {
+      const found = new Set<string>();
+      scan.lastIndex = 0;
+      for (let m = scan.exec(text); m; m = scan.exec(text)) {
+        for (const p of prefixes.get(caseless ? m[0].toLowerCase() : m[0]) ?? []) found.add(p);
+        scan.lastIndex = m.index + 1;
+      }
+      return found;
+    },
+  };
+}
+const EXACT = hintScanner(false);
+const CASELESS = hintScanner(true);
+/** For each hint, the kinds it hints at; kinds without hints are always looked for. */
+const kindsOf = (caseless: boolean) => {
+  const map = new Map<string, SecretKind[]>();
+  for (const k of SECRET_KINDS) if (!!k.caseless === caseless) for (const h of k.hints) map.set(h, [...(map.get(h) ?? []), k]);
+  return map;
+};
+const KINDS_OF_EXACT = kindsOf(false);
+const KINDS_OF_CASELESS = kindsOf(true);
+const UNHINTED = SECRET_KINDS.filter((k) => !k.hints.length);
 
 /** Placeholders made of one repeated character after a prefix (`ghp_xxxx…`, `AKIAXXXX…`) are no secret. */
 function varied(secret: string): boolean {
@@ -797,4 +826,18 @@ export function maskSecrets(text: string): string {
     at = m.end;
   }
   return out + text.slice(at);
+}
+
+/** Between texts masked as one: no secret kind reads across a line holding only a NUL. */
+const BETWEEN = "\n\u0000\n";
+
+/**
+ * Many texts masked at once, the same as each alone: one pass over them all costs far less than
+ * one per text (a session's hundreds of commands). Should a match reach across two texts (a key's
+ * BEGIN in one, an END in the next), each is masked alone instead.
+ */
+export function maskAll(texts: string[]): string[] {
+  if (texts.length < 2 || texts.some((t) => t.includes("\u0000"))) return texts.map(maskSecrets);
+  const masked = maskSecrets(texts.join(BETWEEN)).split(BETWEEN);
+  return masked.length === texts.length ? masked : texts.map(maskSecrets);
 }

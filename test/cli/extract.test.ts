@@ -5,6 +5,14 @@ import { rkb, sandbox, writeFile } from "../helpers.ts";
 import { writeCorpus } from "../sessions/corpus.ts";
 
 const FIXTURES = join(import.meta.dir, "../fixtures/sessions");
+/** The four sessions these counts were written for (the folder also holds other agents' recordings). */
+const FOUR = ["omp-pytest.jsonl", "pi-branched.jsonl", "pi-cmake-zlib.jsonl", "pi-quiet.jsonl"];
+/** A folder of the four, as an archive to extract. */
+function archiveOfFour(dir: string): string {
+  const folder = join(dir, "archive");
+  for (const name of FOUR) cpSync(join(FIXTURES, name), join(folder, name));
+  return folder;
+}
 const box = () => sandbox("rkb-extract");
 const inboxFiles = (env: Record<string, string>) => {
   const dir = join(env.XDG_STATE_HOME!, "rkb", "inbox");
@@ -24,8 +32,7 @@ describe("rkb extract", () => {
 
   test("reads a folder with sessions, an event log and a damaged file; summary, report, then a rerun writes nothing", async () => {
     const { env, dir } = box();
-    const sessions = join(dir, "archive");
-    cpSync(FIXTURES, sessions, { recursive: true });
+    const sessions = archiveOfFour(dir);
     writeFile(
       join(sessions, "nested", "events.jsonl"),
       '{"t":"2026-11-29T19:09:11Z","pid":1,"kind":"factory"}\n{"t":"2026-11-29T19:09:12Z","pid":1,"kind":"session_start"}\n',
@@ -38,11 +45,25 @@ describe("rkb extract", () => {
     // pi-cmake-zlib: 3 failed, 2 fixed, 1 correction, 1 remember; omp-pytest: 1 failed, 1 fixed, 1 correction;
     // pi-branched: 1 failed, 1 fixed; pi-quiet and damaged: nothing.
     expect(s).toMatchObject({ sessions: 5, not_sessions: 1, skipped_lines: 4, failed: 5, fixed: 4, correction: 2, remember: 1, repeat: 0, items_written: 3 });
+    // Bad lines of a session are listed; a file that is no session is named once, with what it looks like.
     expect(s.skipped).toEqual([
       { file: join(sessions, "nested", "damaged.jsonl"), line: 2, reason: "not valid JSON" },
       { file: join(sessions, "nested", "damaged.jsonl"), line: 8, reason: "truncated last line (no newline, not valid JSON)" },
-      { file: join(sessions, "nested", "events.jsonl"), line: 1, reason: "entry has no `type`" },
-      { file: join(sessions, "nested", "events.jsonl"), line: 2, reason: "entry has no `type`" },
+    ]);
+    expect(s.files.find((f: any) => f.path.endsWith("events.jsonl")).looks_like).toBe("JSON lines without a `type` field (an event log?)");
+    expect(s.files.map((f: any) => [f.path.slice(sessions.length + 1), f.status, f.harness, f.skipped_lines])).toEqual([
+      ["nested/damaged.jsonl", "session", "pi", 2],
+      ["nested/events.jsonl", "not-session", undefined, 2],
+      ["omp-pytest.jsonl", "session", "omp", 0],
+      ["pi-branched.jsonl", "session", "pi", 0],
+      ["pi-cmake-zlib.jsonl", "session", "pi", 0],
+      ["pi-quiet.jsonl", "session", "pi", 0],
+    ]);
+    // Each correction and request to remember with the session line it was said on.
+    expect(s.signals.map((h: any) => [h.file.slice(sessions.length + 1), h.kind, h.line])).toEqual([
+      ["omp-pytest.jsonl", "correction", 17],
+      ["pi-cmake-zlib.jsonl", "remember", 14],
+      ["pi-cmake-zlib.jsonl", "correction", 16],
     ]);
     expect(inboxFiles(env)).toHaveLength(3);
     expect(r.stderr).toMatch(/rkb extract: 6\/6 files read/);
@@ -59,11 +80,12 @@ describe("rkb extract", () => {
 
   test("--dry-run writes nothing; --since in the future leaves every session out", async () => {
     const { env, dir } = box();
-    const human = await rkb(["extract", FIXTURES, "--dry-run"], { env, cwd: dir });
+    const four = archiveOfFour(dir);
+    const human = await rkb(["extract", four, "--dry-run"], { env, cwd: dir });
     expect(human.exit).toBe(0);
     expect(human.stdout).toContain("would write 3 inbox items (dry run)");
     expect(existsSync(join(env.XDG_STATE_HOME!, "rkb"))).toBe(false);
-    const later = (await rkb(["extract", join(FIXTURES, "*.jsonl"), "--since", "2999-01-01", "--format", "json"], { env, cwd: dir })).json();
+    const later = (await rkb(["extract", join(four, "*.jsonl"), "--since", "2999-01-01", "--format", "json"], { env, cwd: dir })).json();
     expect(later).toMatchObject({ sessions: 4, older: 4, items_written: 0 });
   });
 

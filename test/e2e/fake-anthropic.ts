@@ -3,7 +3,7 @@
 // (`[scenario:main]`) and each request gets the step after the tool results that follow that
 // prompt, so the script is decided by the request alone. Claude Code streams: the reply is SSE
 // (message_start, content_block_start/delta/stop, message_delta, message_stop).
-import { DONE, FakeServer, type Step } from "./fake-llm.ts";
+import { callsOf, DONE, FakeServer, type Step, stepAfter } from "./fake-llm.ts";
 
 export interface AnthropicBlock {
   type: string;
@@ -73,7 +73,7 @@ export class FakeAnthropic extends FakeServer<ServedRequest> {
       );
       if (!tag) continue;
       const done = messages.slice(i + 1).reduce((n, x) => n + blocks(x.content).filter((b) => b.type === "tool_result").length, 0);
-      return this.scenarios[tag[1]!]?.[done] ?? { text: DONE };
+      return stepAfter(this.scenarios[tag[1]!], done);
     }
     return { text: DONE };
   }
@@ -88,8 +88,11 @@ export class FakeAnthropic extends FakeServer<ServedRequest> {
     const step = this.decide(messages);
     this.served.push({ messages, tools: (body.tools ?? []).map((t) => t.name ?? ""), system: textOfBlocks(body.system), step });
     const n = this.served.length;
-    const block = "tool" in step ? { type: "tool_use", id: `toolu_${String(n).padStart(4, "0")}`, name: step.tool, input: {} } : { type: "text", text: "" };
-    const stop = "tool" in step ? "tool_use" : "end_turn";
+    const calls = callsOf(step);
+    const blocks = calls.length
+      ? calls.map((c, i) => ({ type: "tool_use", id: `toolu_${String(n).padStart(4, "0")}${i ? `_${i}` : ""}`, name: c.tool, input: {} }))
+      : [{ type: "text", text: "" }];
+    const stop = calls.length ? "tool_use" : "end_turn";
     const message = {
       id: `msg_${n}`,
       type: "message",
@@ -100,17 +103,23 @@ export class FakeAnthropic extends FakeServer<ServedRequest> {
       stop_sequence: null,
       usage: { input_tokens: 1, output_tokens: 0 },
     };
+    const text = "text" in step ? step.text : "";
     if (!body.stream) {
-      const full = "tool" in step ? { ...block, input: step.args } : { type: "text", text: step.text };
-      return Response.json({ ...message, content: [full], stop_reason: stop });
+      const full = calls.length ? blocks.map((b, i) => ({ ...b, input: calls[i]!.args })) : [{ type: "text", text }];
+      return Response.json({ ...message, content: full, stop_reason: stop });
     }
-    const delta = "tool" in step ? { type: "input_json_delta", partial_json: JSON.stringify(step.args) } : { type: "text_delta", text: step.text };
     const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    const delta = (i: number) => (calls.length ? { type: "input_json_delta", partial_json: JSON.stringify(calls[i]!.args) } : { type: "text_delta", text });
     const sse =
       event("message_start", { message }) +
-      event("content_block_start", { index: 0, content_block: block }) +
-      event("content_block_delta", { index: 0, delta }) +
-      event("content_block_stop", { index: 0 }) +
+      blocks
+        .map(
+          (block, index) =>
+            event("content_block_start", { index, content_block: block }) +
+            event("content_block_delta", { index, delta: delta(index) }) +
+            event("content_block_stop", { index }),
+        )
+        .join("") +
       event("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 1 } }) +
       event("message_stop", {});
     return new Response(sse, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });

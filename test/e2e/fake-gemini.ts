@@ -86,7 +86,7 @@ export class FakeGemini extends FakeServer<ServedGemini> {
     const step = this.decide(contents);
     const tools = (body.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name));
     this.served.push({ model: model!, contents, tools, system: textOfParts(body.systemInstruction?.parts), step });
-    const part: GeminiPart = "tool" in step ? { functionCall: { name: step.tool, args: step.args } } : { text: step.text };
+    const part: GeminiPart = "tool" in step ? { functionCall: { name: step.tool, args: step.args } } : { text: "text" in step ? step.text : "" };
     const chunk = { candidates: [{ content: { role: "model", parts: [part] }, finishReason: "STOP", index: 0 }], usageMetadata, modelVersion: model };
     if (method === "generateContent") return Response.json(chunk);
     return new Response(`data: ${JSON.stringify(chunk)}\r\n\r\n`, { headers: { "content-type": "text/event-stream" } });

@@ -7,7 +7,22 @@ export interface ToolCall {
   tool: string;
   args: Record<string, unknown>;
 }
-export type Step = ToolCall | { text: string };
+/** One reply: a tool call, several tool calls at once (`parallel`), or text that ends the run. */
+export type Step = ToolCall | { parallel: ToolCall[] } | { text: string };
+
+/** The calls a step makes. */
+export const callsOf = (step: Step): ToolCall[] => ("tool" in step ? [step] : "parallel" in step ? step.parallel : []);
+
+/** The step that follows `done` tool results of a scenario (a parallel step is answered by one result per call). */
+export function stepAfter(steps: Step[] | undefined, done: number): Step {
+  let results = 0;
+  for (const step of steps ?? []) {
+    if (results === done) return step;
+    results += callsOf(step).length;
+    if (results > done) break;
+  }
+  return { text: DONE };
+}
 
 export interface ChatMessage {
   role: string;
@@ -83,7 +98,7 @@ export class FakeLlm extends FakeServer<Served> {
       const m = messages[i]!.role === "user" ? /\[scenario:([a-z-]+)\]/.exec(textOf(messages[i]!.content)) : null;
       if (!m) continue;
       const done = messages.slice(i + 1).filter((x) => x.role === "tool").length;
-      return this.scenarios[m[1]!]?.[done] ?? { text: DONE };
+      return stepAfter(this.scenarios[m[1]!], done);
     }
     return { text: DONE };
   }
@@ -103,21 +118,25 @@ export class FakeLlm extends FakeServer<Served> {
     const id = `chatcmpl-${n}`;
     const created = Math.floor(Date.now() / 1000);
     const model = body.model ?? "fake-model";
-    const call =
-      "tool" in step ? { index: 0, id: `call_${n}`, type: "function", function: { name: step.tool, arguments: JSON.stringify(step.args) } } : undefined;
-    const finish = call ? "tool_calls" : "stop";
+    const calls = callsOf(step).map((c, index) => ({
+      index,
+      id: `call_${n}${index ? `_${index}` : ""}`,
+      type: "function",
+      function: { name: c.tool, arguments: JSON.stringify(c.args) },
+    }));
+    const finish = calls.length ? "tool_calls" : "stop";
     const usage = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 };
     if (!body.stream) {
       const message = {
         role: "assistant",
         content: "text" in step ? step.text : null,
-        ...(call ? { tool_calls: [{ id: call.id, type: "function", function: call.function }] } : {}),
+        ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: c.function })) } : {}),
       };
       return Response.json({ id, object: "chat.completion", created, model, usage, choices: [{ index: 0, finish_reason: finish, message }] });
     }
     const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
       `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices, ...extra })}\n\n`;
-    const delta = call ? { tool_calls: [call] } : { content: (step as { text: string }).text };
+    const delta = calls.length ? { tool_calls: calls } : { content: (step as { text: string }).text };
     const sse =
       chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]) +
       chunk([{ index: 0, delta, finish_reason: null }]) +

@@ -101,7 +101,7 @@ export class FakeResponses extends FakeServer<ServedResponse> {
             id: `msg_${n}`,
             role: "assistant",
             status: "completed",
-            content: [{ type: "output_text", text: step.text, annotations: [] }],
+            content: [{ type: "output_text", text: "text" in step ? step.text : "", annotations: [] }],
           };
     const usage = {
       input_tokens: 100,

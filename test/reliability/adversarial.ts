@@ -40,6 +40,8 @@ export function sessionWithLongLines(bytes: number): string {
   w.user("build the project please " + words.slice(0, bytes / 2));
   w.bash("make all", `${oneWord}\nerror: ${words.slice(0, bytes / 2)}`, 2);
   w.agent("[".repeat(bytes / 2) + "`".repeat(bytes / 2));
+  // A step in between: the same command working again with nothing done is no fix.
+  w.bash("./configure", "ok", 0);
   w.bash("make all", "done", 0);
   return w.text();
 }

@@ -15,7 +15,8 @@ import { failureSignature, keyErrorLines, stripHarnessTrailer } from "../../cli/
 import { readFailure } from "../../cli/shell/failure.ts";
 import { stripInjected } from "../../cli/sessions/clean.ts";
 import { renderExcerpt } from "../../cli/inbox/excerpt.ts";
-import { userSignals } from "../../cli/sessions/signals.ts";
+import { userSignals } from "../../cli/sessions/said.ts";
+import { pathMasker } from "../../cli/text/paths.ts";
 import { failureQuery } from "../../cli/search/failure.ts";
 import { tokenize } from "../../cli/text/tokenize.ts";
 import { defang } from "../../cli/output/frame.ts";
@@ -191,7 +192,8 @@ describe("the work inside grows linearly (4× the input, under 8× the time)", (
       failureLines: (s) => readFailure("make", s).lines,
       failureQuery: (s) => failureQuery(readFailure(s, s)),
       stripInjected,
-      userSignals,
+      userSignals: (s) => userSignals(s),
+      pathMasker: pathMasker("/home/dev/proj"),
       excerpt: (s) =>
         renderExcerpt(
           [

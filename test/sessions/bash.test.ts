@@ -112,6 +112,17 @@ describe("task", () => {
     ["make install", "make -C build install", true],
     ["git -C repo push", "git -C repo pull", false],
     ["npm --prefix web test", "npm --prefix web install x", false],
+    ["npm run check", "npm run build", false],
+    ["npm test", "npm run test 2>&1 | tail -20", true],
+    ["node /tmp/count.mjs", "node /tmp/count.mjs 2>&1", true],
+    ["node a.mjs", "node b.mjs", false],
+    ["npx tsx -e 'import x'", "npx tsx src/cli.ts --help", false],
+    ["gadget build", "gadget lock", false],
+    ["git push origin main", "git commit -m x", false],
+    ["cmake -B build", "cmake -B build -DZLIB_ROOT=/opt/zlib", true],
+    ["make", "make -f Makefile.linux", true],
+    ["make test", "make build", false],
+    ["pytest -q", "pytest tests/test_app.py", true],
   ])("%p and %p are one task: %p", (a, b, same) => {
     expect(task(a) === task(b)).toBe(same);
   });

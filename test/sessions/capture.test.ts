@@ -45,7 +45,8 @@ describe("capture", () => {
       kind: "transcript",
       harness: "pi",
       session: w.sessionId,
-      cwd: w.cwd,
+      // The home is written `~` in everything kept from a session.
+      cwd: "~/proj",
       signals: ["correction", "fixed npm", "fixed pytest", "remember"],
       priority: 3,
       reason: "session-end",

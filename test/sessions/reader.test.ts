@@ -22,12 +22,29 @@ describe("fixture sessions", () => {
     ["omp-pytest.jsonl", "omp", 12, 4, 3, 1, 0],
     ["pi-branched.jsonl", "pi", 6, 2, 2, 1, 0],
     ["pi-quiet.jsonl", "pi", 5, 1, 1, 0, 0],
+    // Recorded with the real Codex CLI 0.171.0 (issue 25): the exit codes are in the output text.
+    ["codex-0.171.0-mcp-cmake.jsonl", "codex", 12, 4, 3, 2, 0],
+    ["codex-0.171.0-compaction.jsonl", "codex", 13, 4, 3, 2, 1],
   ])("%s", async (name, harness, messages, toolCalls, bash, failed, compactions) => {
     const r = await readSession(join(FIXTURES, name));
     expect(r.kind).toBe("session");
     expect(r.harness).toBe(harness as any);
     expect(r.skipped).toEqual([]);
     expect(r.counts).toMatchObject({ messages, toolCalls, bashCommands: bash, failedBash: failed, compactions });
+  });
+
+  test("Codex CLI 0.171.0: only what the user typed is theirs (not the environment, not the summary after a compaction)", async () => {
+    for (const name of ["codex-0.171.0-mcp-cmake.jsonl", "codex-0.171.0-compaction.jsonl"]) {
+      const r = await readSession(join(FIXTURES, name));
+      expect(r.events.filter((e) => e.kind === "user").map((e) => (e as { text: string }).text)).toEqual([
+        "[scenario:main] configure the project; the cmake build fails",
+      ]);
+      expect(r.events.filter((e) => e.kind === "command").map((e) => [(e as any).command, (e as any).exitCode ?? 0])).toEqual([
+        ["cmake -S . -B build", 1],
+        ["gizmo --frobnicate", 4],
+        ["ZLIB_ROOT=/opt/zlib cmake -S . -B build", 0],
+      ]);
+    }
   });
 
   test("thinking, harness reminders, file contents and rkb's own lessons never reach an event", async () => {

@@ -33,6 +33,9 @@ describe("maskSecrets", () => {
     expect(maskSecrets(`export GITHUB_TOKEN=ghp_${"aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hI6"}`)).toBe("export GITHUB_TOKEN=[masked:github-token]");
     expect(maskSecrets("psql postgres://admin:s3cr3t!Pw@db.internal:5432/app")).toBe("psql postgres://admin:[masked:url-password]@db.internal:5432/app");
     expect(maskSecrets("DB_PASSWORD=hunter2hunter2")).toBe("DB_PASSWORD=[masked:secret-assignment]");
+    // A typed field, as in a settings class.
+    expect(maskSecrets('+  redis_password: str = "k3yV4lu3x9q"')).toBe('+  redis_password: str = "[masked:secret-assignment]"');
+    expect(maskSecrets('const apiKey: string | undefined = "Zq8xR2vT5wY1"')).toBe('const apiKey: string | undefined = "[masked:secret-assignment]"');
     expect(maskSecrets("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0\n-----END RSA PRIVATE KEY-----")).toBe(
       "-----BEGIN RSA PRIVATE KEY-----[masked:private-key]-----END RSA PRIVATE KEY-----",
     );

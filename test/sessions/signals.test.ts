@@ -1,50 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { findSignals, userSignals } from "../../cli/sessions/signals.ts";
+import { findSignals } from "../../cli/sessions/signals.ts";
 import type { SessionEvent } from "../../cli/sessions/reader.ts";
 
-describe("userSignals", () => {
-  test.each([
-    "No, use the system zlib.",
-    "no, it should go in /etc",
-    "Actually the tests live in spec/",
-    "That's wrong, the port is 8080.",
-    "that is wrong",
-    "Don’t push to main.",
-    "Do not run the migrations.",
-    "Stop doing that.",
-    "Instead, call the API directly.",
-    "ok. Don't touch the lockfile",
-  ])("correction: %p", (text) => {
-    expect(userSignals(text).correction).toBeDefined();
-  });
-  test.each([
-    "Remember that the staging DB is read-only.",
-    "Keep in mind the CI has no network",
-    "Note that builds need -j4 here.",
-    "don't forget to bump the version",
-  ])("remember: %p", (text) => {
-    expect(userSignals(text).remember).toBeDefined();
-  });
-  test.each([
-    "Run the tests please.",
-    "Is that wrong?",
-    "Do you remember where the config is?",
-    "I don't know what happened",
-    "Nothing actually failed, all good",
-    "The notes are in docs/",
-  ])("nothing: %p", (text) => {
-    expect(userSignals(text)).toEqual({});
-  });
-  test("a signal keeps its whole sentence: dots in words, abbreviations and wrapped lines do not cut it", () => {
-    expect(userSignals("Remember to add src to sys.path before the tests. Thanks").remember).toBe("Remember to add src to sys.path before the tests.");
-    expect(userSignals("Note that v1.2 of the plugin, e.g. the one in CI, needs Java 17.").remember).toBe(
-      "Note that v1.2 of the plugin, e.g. the one in CI, needs Java 17.",
-    );
-    expect(userSignals("No, use the system zlib from\n/usr/lib instead of the bundled one.\n\nThen build.").correction).toBe(
-      "No, use the system zlib from /usr/lib instead of the bundled one.",
-    );
-  });
-});
+// What a user message says (userSignals) is tested in said.test.ts.
 
 const at = (line: number) => ({ line, entryId: `e${line}` });
 const cmd = (line: number, command: string, ok: boolean, output = ""): SessionEvent => ({
@@ -84,14 +42,14 @@ describe("findSignals", () => {
       cmd(1, "make", false, "error: x"),
       cmd(2, "make", false, "error: x"),
       cmd(3, "make", false, "error: y"),
-      cmd(4, "make", true),
+      cmd(4, "make CC=clang", true),
       cmd(5, "npm test", false, "failed"),
     ]);
     expect(f.counts.fixed).toBe(1);
     expect(f.drafts[0]!.attempts).toBe(3);
     expect(f.drafts[0]!.failed.line).toBe(3);
     expect(f.priority).toBe(2);
-    expect(Object.keys(f.openFailures)).toEqual(["npm"]);
+    expect(Object.keys(f.openFailures)).toEqual(["npm run test"]);
   });
 
   test("a failure left open by an earlier read is fixed in this one", () => {
@@ -111,10 +69,84 @@ describe("findSignals", () => {
 
   test("user messages give corrections and requests to remember", () => {
     const f = findSignals([
+      { kind: "agent", text: "Connecting to the production host.", ...at(0) },
       { kind: "user", text: "Remember: the VPN must be up. No, use the staging host.", ...at(1) },
       { kind: "user", text: "Run it again", ...at(2) },
     ]);
     expect(f.counts).toMatchObject({ correction: 1, remember: 1 });
     expect(f.priority).toBe(3);
+  });
+
+  test("the first message of a session corrects nothing (the agent did nothing yet); a standing rule in it counts", () => {
+    const f = findSignals([{ kind: "user", text: "Don't use the ORM. From now on always write plain SQL.", ...at(1) }]);
+    expect(f.counts).toMatchObject({ correction: 0, remember: 1 });
+  });
+
+  test("the reason for refusing a tool call is a correction; the refused command is no failure", () => {
+    const f = findSignals([
+      { kind: "command", command: "rm -rf dist", ok: false, output: "", stopped: "rejected", ...at(1) },
+      { kind: "user", text: "keep dist, only remove build", via: "rejection", ...at(1) },
+    ]);
+    expect(f.counts).toMatchObject({ failed: 0, correction: 1 });
+    expect(f.hits.find((h) => h.kind === "correction")?.text).toBe("keep dist, only remove build");
+  });
+
+  test("the same command working again with nothing in between explains nothing: no draft", () => {
+    const f = findSignals([cmd(1, "npm test", false, "Error: flaky socket"), cmd(2, "npm  test", true)]);
+    expect(f.drafts).toEqual([]);
+    expect(f.counts).toMatchObject({ failed: 1, fixed: 0 });
+  });
+
+  test("a probe that failed is counted, opens nothing and repeats nothing", () => {
+    const f = findSignals([cmd(1, "grep -n TODO src/a.ts", false, ""), cmd(2, "touch src/a.ts", true), cmd(3, "grep -n TODO src/a.ts", true)], {
+      seenElsewhere: () => true,
+    });
+    expect(f.counts).toMatchObject({ failed: 1, fixed: 0, repeat: 0 });
+    expect(f.failures).toEqual([]);
+  });
+
+  test("a checker's errors in files the agent is writing, fixed by editing them, make no draft; a fix that installs does", () => {
+    const edit = (line: number, path: string): SessionEvent => ({
+      kind: "tool",
+      name: "edit",
+      ok: true,
+      change: { verb: "edited", path, diff: ["+x"] },
+      ...at(line),
+    });
+    const typeError = "src/app.ts(3,9): error TS2322: Type 'number' is not assignable to type 'string'.";
+    const writing = findSignals([
+      edit(1, "/home/dev/proj/src/app.ts"),
+      cmd(2, "npx tsc --noEmit", false, typeError),
+      edit(3, "/home/dev/proj/src/app.ts"),
+      cmd(4, "npx tsc --noEmit", true),
+    ]);
+    expect(writing.drafts).toEqual([]);
+    const missing = "src/app.ts(1,20): error TS2307: Cannot find module 'zod' or its corresponding type declarations.";
+    const install = findSignals([
+      edit(1, "src/app.ts"),
+      cmd(2, "npx tsc --noEmit", false, missing),
+      cmd(3, "npm install zod", true),
+      cmd(4, "npx tsc --noEmit", true),
+    ]);
+    expect(install.drafts).toHaveLength(1);
+  });
+
+  test("the best drafts of a session are kept, the rest named", () => {
+    const events: SessionEvent[] = [];
+    for (let i = 0; i < 8; i++) {
+      const n = i * 3;
+      events.push(cmd(n + 1, `tool${i} run`, false, `error: broken ${i}`));
+      // Even ones are fixed by a command (they teach more), odd ones by running it differently.
+      events.push(i % 2 === 0 ? cmd(n + 2, `tool${i} setup`, true) : cmd(n + 2, "ls", true));
+      events.push(cmd(n + 3, i % 2 === 0 ? `tool${i} run` : `tool${i} run --retry`, true));
+    }
+    const f = findSignals(events);
+    expect(f.counts.fixed).toBe(8);
+    expect(f.drafts.map((d) => d.program)).toEqual(["tool0", "tool1", "tool2", "tool4", "tool6"]);
+    expect(f.draftsLeftOut).toEqual([
+      { program: "tool3", line: 10 },
+      { program: "tool5", line: 16 },
+      { program: "tool7", line: 22 },
+    ]);
   });
 });

@@ -10,7 +10,7 @@ import { program } from "../../shell/program.ts";
 import { capture } from "../../sessions/capture.ts";
 import { stripInjected } from "../../sessions/clean.ts";
 import { listItems } from "../../inbox/inbox.ts";
-import { userSignals } from "../../sessions/signals.ts";
+import { userSignals } from "../../sessions/said.ts";
 import { slashCommand } from "../prompts.ts";
 import { expireState, updateRecords, type NewRecord } from "../../machine/state.ts";
 import { renderInjection } from "./block.ts";

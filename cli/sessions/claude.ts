@@ -1,0 +1,111 @@
+import { stripInjected } from "./clean.ts";
+import { asBlocks, clip, type Entry, type Header, joinText, type LineFormat, type RawEvent, resultEvent, shellCall, toolCall } from "./entries.ts";
+
+// Claude Code transcripts (~/.claude/projects/<dir>/<session>.jsonl): entries chained by
+// uuid/parentUuid. A compaction starts a new chain (`compact_boundary`, parentUuid null) that
+// points back through `logicalParentUuid`; parallel tool calls are one entry each, and each result
+// hangs off its own call (the reader matches results to calls by tool-use id). The user's words
+// also arrive as messages queued while the agent worked and as the reason given for refusing a
+// tool call.
+
+/** Entry types that can start a file; every entry since 2.x also names its sessionId. */
+const TYPES = new Set(["user", "assistant", "system", "summary", "file-history-snapshot", "attachment", "progress", "queue-operation", "custom-title"]);
+const CONVERSATION = new Set(["user", "assistant", "system"]);
+
+/** Claude Code's answer for a refused tool call; with a reason, the user's words follow `the user said:`. */
+const REFUSED = "The user doesn't want to proceed with this tool use.";
+const REASON = "To tell you how to proceed, the user said:\n";
+/** The summary Claude Code writes as the first user message after a compaction (older files lack the flag). */
+const CONTINUED = "This session is being continued from a previous conversation";
+
+export const claudeFormat: LineFormat = {
+  claims(obj) {
+    const type = obj.type;
+    if (typeof type !== "string") return undefined;
+    const named = typeof obj.sessionId === "string" || (TYPES.has(type) && ("uuid" in obj || "message" in obj || "messageId" in obj || type === "summary"));
+    return named ? "claude-code" : undefined;
+  },
+  entry: readClaudeEntry,
+};
+
+function readClaudeEntry(obj: any, line: number, entries: Entry[], header: Header): string | undefined {
+  const type: string = obj.type;
+  if (typeof type !== "string") return "entry has no `type`";
+  // Claude Code adds bookkeeping entry types from release to release (queue-operation,
+  // api-request, cost-state, …); each names its session. They carry no conversation, so they are
+  // read as links of the parent chain, not reported as bad lines.
+  if (!TYPES.has(type) && typeof obj.sessionId !== "string") return `unknown entry type "${clip(type)}"`;
+  if (typeof obj.sessionId === "string") header.sessionId ??= obj.sessionId;
+  if (typeof obj.cwd === "string") header.cwd ??= obj.cwd;
+  if (typeof obj.timestamp === "string") header.startedAt ??= obj.timestamp;
+  // Subagent conversations live in the same file; they are not the user's session.
+  if (obj.isSidechain === true) return;
+  // Without a uuid an entry is no link of the chain either: nothing to keep.
+  if (typeof obj.uuid !== "string" && !CONVERSATION.has(type)) return;
+  const compaction = type === "system" && obj.subtype === "compact_boundary";
+  const parent =
+    typeof obj.parentUuid === "string" ? obj.parentUuid : compaction && typeof obj.logicalParentUuid === "string" ? obj.logicalParentUuid : obj.parentUuid;
+  const entry: Entry = {
+    id: typeof obj.uuid === "string" ? obj.uuid : undefined,
+    parentId: typeof parent === "string" ? parent : parent === null ? null : undefined,
+    line,
+    time: typeof obj.timestamp === "string" ? obj.timestamp : undefined,
+    raw: [],
+  };
+  if (compaction) entry.raw.push({ kind: "compaction" });
+  else if (type === "attachment") readAttachment(obj, entry);
+  else if (type === "user" || type === "assistant") {
+    const m = obj.message;
+    if (!m || typeof m !== "object") return `${type} entry without a \`message\``;
+    if (type === "assistant") readAssistant(m, entry);
+    else readUser(obj, m, entry);
+  }
+  entries.push(entry);
+}
+
+function readAssistant(m: any, entry: Entry): void {
+  entry.message = "assistant";
+  for (const block of asBlocks(m.content)) {
+    if (block.type === "text" && typeof block.text === "string") {
+      const text = stripInjected(block.text);
+      if (text) entry.raw.push({ kind: "agent", text });
+    } else if (block.type === "tool_use" && typeof block.id === "string") {
+      const name = typeof block.name === "string" ? block.name : "?";
+      const input = block.input;
+      entry.raw.push(
+        name === "Bash" ? shellCall(block.id, name, typeof input?.command === "string" ? input.command : undefined) : toolCall(block.id, name, input),
+      );
+    }
+  }
+}
+
+function readUser(obj: any, m: any, entry: Entry): void {
+  const results = asBlocks(m.content).filter((b) => b.type === "tool_result");
+  entry.message = results.length ? "toolResult" : "user";
+  for (const r of results) if (typeof r.tool_use_id === "string") entry.raw.push(...resultOf(r));
+  // Meta entries and compaction summaries are written by Claude Code, not typed by the user.
+  if (results.length || obj.isMeta === true || obj.isCompactSummary === true) return;
+  const text = stripInjected(joinText(m.content));
+  if (text && !text.startsWith(CONTINUED)) entry.raw.push({ kind: "user", text });
+}
+
+/** A tool result; a refused call is stopped, and the reason the user gave is their words. */
+function resultOf(r: any): RawEvent[] {
+  const text = joinText(r.content);
+  if (r.is_error !== true || !text.startsWith(REFUSED)) return [resultEvent(r.tool_use_id, undefined, r.is_error === true, text)];
+  const refused: RawEvent = { kind: "result", callId: r.tool_use_id, failed: true, output: "", stopped: "rejected" };
+  const at = text.indexOf(REASON);
+  const reason = at === -1 ? "" : stripInjected(text.slice(at + REASON.length));
+  return reason ? [refused, { kind: "user", text: reason, via: "rejection" }] : [refused];
+}
+
+/** A message the user queued while the agent worked (`queued_command`, prompt mode). */
+function readAttachment(obj: any, entry: Entry): void {
+  const a = obj.attachment;
+  if (a?.type !== "queued_command" || obj.isMeta === true || a.isMeta === true) return;
+  if (a.commandMode !== undefined && a.commandMode !== "prompt") return;
+  const text = stripInjected(typeof a.prompt === "string" ? a.prompt : joinText(a.prompt));
+  if (!text) return;
+  entry.message = "user";
+  entry.raw.push({ kind: "user", text, via: "queued" });
+}

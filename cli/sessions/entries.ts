@@ -1,0 +1,121 @@
+import { stripHarnessTrailer } from "../shell/result.ts";
+import { stripInjected } from "./clean.ts";
+import { fileChange, type FileChange } from "./edits.ts";
+
+// What a format module (pi.ts, claude.ts, codex.ts) makes of one line of a session file: an entry
+// with its place in the tree and the raw events it holds. The reader (reader.ts) keeps the entries
+// on the branch and pairs tool calls with their results into session events.
+
+export type SessionFormat = "pi" | "omp" | "claude-code" | "codex" | "gemini" | "opencode";
+
+/** How a command ended without finishing: the user stopped or refused it, or a time limit did. */
+export type Stopped = "aborted" | "rejected" | "timeout";
+
+export type RawEvent =
+  /** `via`: typed into the prompt (unset), queued while the agent worked, or given as the reason for refusing a tool call. */
+  | { kind: "user"; text: string; via?: "queued" | "rejection" }
+  | { kind: "agent"; text: string }
+  /** A tool call: a shell command (`shell`, with the command when the call names one), a file edit or write (`change`), or another tool. */
+  | { kind: "call"; callId: string; name: string; shell?: true; command?: string; change?: FileChange }
+  | { kind: "result"; callId: string; name?: string; failed: boolean; exitCode?: number; output: string; stopped?: Stopped }
+  /** A command the user ran themselves (pi's `!`), with its result. */
+  | { kind: "ran"; command: string; ok: boolean; exitCode?: number; output: string; stopped?: Stopped }
+  | { kind: "compaction" }
+  | { kind: "model_change"; model: string }
+  | { kind: "custom"; customType: string };
+
+/** One entry as kept until the branch is known. */
+export interface Entry {
+  id?: string;
+  parentId?: string | null;
+  line: number;
+  time?: string;
+  message?: "user" | "assistant" | "toolResult" | "other";
+  raw: RawEvent[];
+}
+
+export interface Header {
+  sessionId?: string;
+  cwd?: string;
+  startedAt?: string;
+}
+
+/** A JSON-lines session format: which entry says a file is one, and how each entry reads. */
+export interface LineFormat {
+  /**
+   * The harness when this object says the file is of this format (`firstType`: "title" once a
+   * title line came first). Every object is offered until one format claims one, typed or not.
+   */
+  claims(obj: any, firstType: string): SessionFormat | undefined;
+  /** Adds the line's entry (any JSON object once the format is known); returns why the line was skipped, if it was. */
+  entry(obj: any, line: number, entries: Entry[], header: Header): string | undefined;
+}
+
+/** Failed output kept per command: enough for any excerpt, small enough to stay flat. */
+const MAX_OUTPUT_CHARS = 64 * 1024;
+/** Enough of a result's end to hold omp's `Wall time` and the `Command exited with code N` lines. */
+const TRAILER_CHARS = 200;
+
+export function shellCall(callId: string, name: string, command: string | undefined): RawEvent {
+  return command === undefined ? { kind: "call", callId, name, shell: true } : { kind: "call", callId, name, shell: true, command };
+}
+
+/** Any other tool call; a file edit or write carries what it changed. */
+export function toolCall(callId: string, name: string, args: unknown): RawEvent {
+  const change = fileChange(name, args);
+  return change ? { kind: "call", callId, name, change } : { kind: "call", callId, name };
+}
+
+/**
+ * A tool result. A success keeps no output, so only its tail is looked at, for a non-zero exit
+ * line: big build logs are the bulk of session files, and this keeps reading them near parse
+ * speed. `exitCode` is given when the format states it apart from the text (Codex).
+ */
+export function resultEvent(
+  callId: string,
+  name: string | undefined,
+  isError: boolean,
+  raw: string,
+  given?: { exitCode?: number; stopped?: Stopped },
+): RawEvent {
+  const base = { kind: "result" as const, callId, name, ...(given?.stopped ? { stopped: given.stopped } : {}) };
+  if (!isError && !given?.exitCode) {
+    const tail = stripHarnessTrailer(raw.slice(-TRAILER_CHARS));
+    if (!tail.exitCode) return { ...base, failed: false, exitCode: given?.exitCode ?? tail.exitCode, output: "" };
+  }
+  const stripped = stripHarnessTrailer(stripInjected(raw));
+  const exitCode = given?.exitCode ?? stripped.exitCode;
+  const failed = isError || (exitCode !== undefined && exitCode !== 0);
+  return { ...base, failed, exitCode, output: failed ? capMiddle(stripped.text, MAX_OUTPUT_CHARS) : "" };
+}
+
+/** Output as kept for a failed command (pi's `!` commands carry theirs apart from any tool result). */
+export function keptOutput(text: string): string {
+  return capMiddle(stripInjected(text), MAX_OUTPUT_CHARS);
+}
+
+export function asBlocks(content: unknown): any[] {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  return Array.isArray(content) ? content.filter((b) => b && typeof b === "object") : [];
+}
+
+export function joinText(content: unknown): string {
+  return asBlocks(content)
+    .filter((b) => (b.type === "text" || b.type === "input_text" || b.type === "output_text") && typeof b.text === "string")
+    .map((b) => b.text as string)
+    .join("\n");
+}
+
+/** The text's start and end, at most `max` characters, with a line saying how much of the middle was cut (error lines come last). */
+export function capMiddle(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const head = Math.floor(max / 4);
+  const tail = max - head;
+  return `${text.slice(0, head)}\n[… ${text.length - max} characters cut]\n${text.slice(text.length - tail)}`;
+}
+
+export function clip(s: string): string {
+  return s.length > 40 ? s.slice(0, 40) + "…" : s;
+}
+
+export const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);

@@ -1,0 +1,95 @@
+import { stripInjected } from "./clean.ts";
+import { asBlocks, clip, type Entry, type Header, joinText, keptOutput, type LineFormat, resultEvent, shellCall, toolCall } from "./entries.ts";
+
+// pi and omp session files: a `session` header (older pi: no `version`, entries without ids), then
+// entries chained by id/parentId; omp files open with a `title` line. Messages hold the user's
+// words, the agent's text and tool calls, tool results, and the user's own `!` commands
+// (`bashExecution`, with their output and exit code).
+
+const TYPES = new Set([
+  "session",
+  "title",
+  "message",
+  "model_change",
+  "thinking_level_change",
+  "compaction",
+  "branch_summary",
+  "custom",
+  "custom_message",
+  "label",
+  "session_info",
+  "usage",
+  "context_edit",
+]);
+const ROLES = new Set(["user", "assistant", "toolResult", "system", "bashExecution", "custom", "branchSummary", "compactionSummary"]);
+
+export const piFormat: LineFormat = {
+  claims(obj, firstType) {
+    const type = obj.type;
+    if (typeof type !== "string") return undefined;
+    if (type === "session" || (TYPES.has(type) && type !== "title" && typeof obj.id === "string")) return firstType === "title" ? "omp" : "pi";
+    return undefined;
+  },
+  entry: readPiEntry,
+};
+
+function readPiEntry(obj: any, line: number, entries: Entry[], header: Header): string | undefined {
+  const type: string = obj.type;
+  if (typeof type !== "string") return "entry has no `type`";
+  if (!TYPES.has(type)) return `unknown entry type "${clip(type)}"`;
+  if (type === "title") return;
+  if (type === "session") {
+    if (typeof obj.id === "string") header.sessionId ??= obj.id;
+    if (typeof obj.cwd === "string") header.cwd ??= obj.cwd;
+    if (typeof obj.timestamp === "string") header.startedAt ??= obj.timestamp;
+    return;
+  }
+  const entry: Entry = {
+    id: typeof obj.id === "string" ? obj.id : undefined,
+    parentId: typeof obj.parentId === "string" ? obj.parentId : obj.parentId === null ? null : undefined,
+    line,
+    time: typeof obj.timestamp === "string" ? obj.timestamp : undefined,
+    raw: [],
+  };
+  if (type === "message") {
+    const m = obj.message;
+    if (!m || typeof m !== "object" || typeof m.role !== "string") return "message entry without a `message.role`";
+    if (!ROLES.has(m.role)) return `unknown message role "${clip(m.role)}"`;
+    if (m.role === "user") {
+      entry.message = "user";
+      const text = stripInjected(joinText(m.content));
+      if (text) entry.raw.push({ kind: "user", text });
+    } else if (m.role === "assistant") {
+      entry.message = "assistant";
+      for (const block of asBlocks(m.content)) {
+        if (block.type === "text" && typeof block.text === "string") {
+          const text = stripInjected(block.text);
+          if (text) entry.raw.push({ kind: "agent", text });
+        } else if (block.type === "toolCall" && typeof block.id === "string") {
+          const name = typeof block.name === "string" ? block.name : "?";
+          const args = block.arguments;
+          entry.raw.push(
+            name === "bash" ? shellCall(block.id, name, typeof args?.command === "string" ? args.command : undefined) : toolCall(block.id, name, args),
+          );
+        }
+      }
+    } else if (m.role === "toolResult") {
+      entry.message = "toolResult";
+      if (typeof m.toolCallId === "string") entry.raw.push(resultEvent(m.toolCallId, m.toolName, m.isError === true, joinText(m.content)));
+    } else if (m.role === "bashExecution" && typeof m.command === "string") {
+      entry.message = "other";
+      const exitCode = typeof m.exitCode === "number" ? m.exitCode : undefined;
+      const ok = exitCode === 0 && m.cancelled !== true;
+      const output = ok ? "" : keptOutput(typeof m.output === "string" ? m.output : "");
+      entry.raw.push({ kind: "ran", command: m.command, ok, exitCode, output, ...(m.cancelled === true ? { stopped: "aborted" as const } : {}) });
+    } else entry.message = "other";
+  } else if (type === "compaction") {
+    entry.raw.push({ kind: "compaction" });
+  } else if (type === "model_change") {
+    const model = typeof obj.model === "string" ? obj.model : [obj.provider, obj.modelId].filter((p) => typeof p === "string").join("/");
+    entry.raw.push({ kind: "model_change", model });
+  } else if (type === "custom" || type === "custom_message") {
+    entry.raw.push({ kind: "custom", customType: typeof obj.customType === "string" ? obj.customType : "?" });
+  }
+  entries.push(entry);
+}

@@ -1,0 +1,84 @@
+import type { FileChange } from "./edits.ts";
+
+// What a draft pitfall is worth: the key lines it quotes (the error lines, each once, none of the
+// source lines a checker quotes around them, none too long to read), whether it only shows the
+// agent fixing code it was writing (a checker's diagnostics in files the agent changed, fixed by
+// changing them), and a rank for keeping the best few of a session.
+
+/** A checker's diagnostic: a line that opens with a file location (`src/a.ts(3,9): …`, `a.py:12:4: …`). */
+const DIAGNOSTIC = /^(?:\.{0,2}\/)?((?:[\w@.~+-]+\/)*[\w@.+-]+\.[A-Za-z]\w{0,5})(?::\d+(?::\d+)?\b|\(\d+(?:,\d+)?\))/;
+/** A source line quoted with its line number or under a gutter (`  12 │ code`, `> 205 | code`, `  |     ^^^`). */
+const QUOTED_SOURCE = /^\s*>?\s*\d*\s*[│|┃]/;
+/** A tool's prefix with nothing after it (`npm ERR!`, `error:`). */
+const BARE_PREFIX = /^\S*\s*(?:ERR!|err!?|error:?|warn(?:ing)?:?)\s*$/i;
+/** A key line longer than this is cut in the middle (a minified bundle line, a JSON blob). */
+const KEY_LINE_CHARS = 300;
+
+/** The key lines as a draft quotes them: quoted source dropped, repeats once with a count, long lines cut. */
+export function draftKeyLines(lines: string[], max: number): string[] {
+  const counts = new Map<string, number>();
+  for (const line of lines) if (!QUOTED_SOURCE.test(line) && !BARE_PREFIX.test(line)) counts.set(line, (counts.get(line) ?? 0) + 1);
+  return [...counts].slice(0, max).map(([line, n]) => {
+    const cut = line.length > KEY_LINE_CHARS ? `${line.slice(0, 200)} [… ${line.length - 280} chars cut] ${line.slice(-80)}` : line;
+    return n > 1 ? `${cut} (×${n})` : cut;
+  });
+}
+
+/** The files a failure's output points at as a checker does, from the start of a line. */
+export function diagnosticFiles(output: string): string[] {
+  const files = new Set<string>();
+  for (const line of output.split("\n")) {
+    const m = DIAGNOSTIC.exec(line.trimStart());
+    if (m) files.add(m[1]!);
+  }
+  return [...files];
+}
+
+/** `a/b/c.ts` names the same file as `/x/a/b/c.ts` or `./b/c.ts`: one ends the other on a path boundary. */
+function sameFile(a: string, b: string): boolean {
+  const x = a.replace(/^(?:\.{1,2}\/)+/, "");
+  const y = b.replace(/^(?:\.{1,2}\/)+/, "");
+  return x === y || x.endsWith("/" + y) || y.endsWith("/" + x);
+}
+
+/**
+ * The agent fixing code it is writing: the failure's diagnostics all point into files the agent
+ * changed in this session, the fix changes one of them, and nothing in the fix prepares anything
+ * (an install or a setting would be a lesson of its own).
+ */
+export function inProgress(diagnostics: string[], changed: Set<string>, fix: FixStepLike[], prepares: (command: string) => boolean): boolean {
+  if (!diagnostics.length) return false;
+  const paths = [...changed];
+  if (!diagnostics.every((d) => paths.some((p) => sameFile(d, p)))) return false;
+  const touched = fix.some((s) => s.kind === "change" && s.path !== undefined && changedPathsOf(s.path).some((p) => diagnostics.some((d) => sameFile(d, p))));
+  return touched && !fix.some((s) => s.kind === "command" && s.ok && s.command !== undefined && prepares(s.command));
+}
+
+/** What inProgress reads of a fix step. */
+interface FixStepLike {
+  kind: string;
+  ok?: boolean;
+  command?: string;
+  path?: string;
+}
+
+const changedPathsOf = (path: string) => path.split(", ").filter(Boolean);
+
+/** The paths a change names (omp's patches may name several). */
+export function changedPaths(change: FileChange): string[] {
+  return changedPathsOf(change.path);
+}
+
+/**
+ * How much a draft teaches, to keep the best few of a session: a fix that ran commands (an
+ * install, a setting) or a changed command line says more than edits alone; repeated attempts
+ * say it was hard; a long list of steps says less about which one mattered.
+ */
+export function draftRank(d: { attempts: number; fix: { kind: string; ok?: boolean }[]; failed: { command: string }; worked: { command: string } }): number {
+  let rank = 0;
+  if (d.fix.some((s) => s.kind === "command" && s.ok)) rank += 3;
+  if (d.failed.command.trim() !== d.worked.command.trim()) rank += 2;
+  rank += Math.min(2, d.attempts - 1);
+  if (d.fix.length > 5) rank -= 1;
+  return rank;
+}

@@ -1,0 +1,40 @@
+// Paths in what rkb keeps from a session: the session's working directory is written `.` and any
+// home folder `~`, so a lesson made from a draft names no person or machine (lint's `leak/path`)
+// and reads the same from every checkout. Applied with the secret mask, before anything reads the
+// session's text.
+
+/** `/Users/<name>`, `/home/<name>`, `C:\Users\<name>`: a home folder, up to the end of the name. */
+const HOME = /(?<![\w.~$-])(?:\/Users\/|\/home\/|[A-Za-z]:\\Users\\)(?!\$)[^\s/\\"'`<>()[\]{},;|:*?]+/g;
+/** A home in the dashed names harnesses give folders (`-Users-ana-src-app`, `--home-ana-work--`). */
+const DASHED_HOME = /-(?:Users|home)-[^\s/\\"'`<>()[\]{},;|:*?-]+(?=-|\/|$)/g;
+
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * A function that rewrites a session's text: its working directory (a path that starts there) as
+ * `.`, every other home folder as `~`. Without a working directory only homes are rewritten.
+ */
+export function pathMasker(cwd?: string): (text: string) => string {
+  const dir = cwd?.replace(/[/\\]+$/, "");
+  // The folder itself, ending where a path part ends; not the root, not a home itself (that is `~`).
+  const own = dir && dir.length > 1 && !isBareHome(dir) ? new RegExp(`(?<![\\w.~-])${escapeRegex(dir)}(?![^\\s/\\\\"'\`<>()[\\]{},;|:*?])`, "g") : undefined;
+  return (text) => {
+    if (!text) return text;
+    let out = own && text.includes(dir!) ? text.replace(own, ".") : text;
+    if (out.includes("Users") || out.includes("home")) out = out.replace(HOME, "~").replace(DASHED_HOME, "-~");
+    return out;
+  };
+}
+
+function isBareHome(dir: string): boolean {
+  HOME.lastIndex = 0;
+  const m = HOME.exec(dir);
+  return m !== null && m.index === 0 && m[0].length === dir.length;
+}
+
+/** The machine's own home as `~` in a path rkb records (a session file's name in the state and reports). */
+export function tildePath(path: string, home: string | undefined): string {
+  const h = home?.replace(/\/+$/, "");
+  if (h && h.length > 1 && (path === h || path.startsWith(h + "/"))) return "~" + path.slice(h.length);
+  return pathMasker()(path);
+}

@@ -1,0 +1,38 @@
+import { describe, expect, test } from "bun:test";
+import { failureOf } from "../../cli/shell/failure.ts";
+import type { Stopped } from "../../cli/sessions/entries.ts";
+import { probeKind } from "../../cli/sessions/probes.ts";
+
+const run = (command: string, output: string, exitCode?: number, stopped?: Stopped) => ({ failure: failureOf(command, output, exitCode), stopped });
+
+describe("probeKind", () => {
+  test.each([
+    [run('grep -n "TODO" src/checkout.ts', "", 1), "search"],
+    [run("rg -n priceFormat src", "", 1), "search"],
+    [run("grep -rn x missing/", "grep: missing/: No such file or directory", 2), "search"],
+    [run("make 2>&1 | grep -i warning", "", 1), "search"],
+    [run("test -f config/local.yml", "", 1), "check"],
+    [run("which docker", "", 1), "check"],
+    [run("git diff --quiet", "", 1), "check"],
+    [run("ls config/", "ls: cannot access 'config/': No such file or directory", 2), "path test"],
+    [run("cat .env", "cat: .env: No such file or directory", 1), "check"],
+    [run("sleep 30", "Command aborted"), "stopped"],
+    [run("npm run dev", "anything", 1, "rejected"), "stopped"],
+    [run("timeout 20 sh -c 'until curl -sf localhost:4000/health; do sleep 1; done'", "", 124), "wait loop"],
+    [run("for i in $(seq 1 10); do curl -sf localhost:4000/health && break; sleep 1; done", "", 7), "wait loop"],
+    [run("npm test", "some output", 1, "timeout"), "wait loop"],
+  ] as const)("%#: %o is a %s", (r, kind) => {
+    expect(probeKind(r.failure, r.stopped)).toBe(kind);
+  });
+
+  test.each([
+    run("npm ci", "npm ERR! `npm ci` can only install packages when your package.json and package-lock.json are in sync.", 1),
+    run("cmake -S . -B build", "CMake Error at CMakeLists.txt:4 (find_package):\n  Could NOT find ZLIB", 1),
+    run("node build.mjs", "Error: Cannot find module './lib/config.js'", 1),
+    run("pytest -q", "", 2),
+    run("git push origin main", " ! [rejected]        main -> main (fetch first)\nerror: failed to push some refs", 1),
+    run("docker ps", "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?", 1),
+  ])("%#: %o may teach something", (r) => {
+    expect(probeKind(r.failure, r.stopped)).toBeUndefined();
+  });
+});
