@@ -281,7 +281,8 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
   let body: string;
   let keyLines: Record<string, number> = Object.create(null);
   if ("text" in input.lesson) {
-    body = input.lesson.text;
+    // Lines end in LF in the knowledge base; a lesson written on Windows would otherwise mix both.
+    body = input.lesson.text.replace(/\r\n/g, "\n");
     if (body.includes("\0")) {
       throw new RkbError(
         "invalid_lesson",
@@ -401,6 +402,13 @@ export function planEdit(input: EditInput): Plan<LessonWrite | { unchanged: true
   }
   const fm = { ...next.frontmatter };
   for (const key of ["id", "schema"] as const) {
+    // A text without the key is the lesson in add's form, not the file edit replaces.
+    if (fm[key] === undefined)
+      throw new RkbError(
+        "refused",
+        `the new text has no \`${key}:\`; edit takes the whole lesson file, frontmatter and all`,
+        `start from the file as it is (${lesson.path} in the knowledge base) and keep \`${key}: ${lesson.frontmatter[key]}\``,
+      );
     if (String(fm[key]) !== String(lesson.frontmatter[key]))
       throw new RkbError("refused", `\`${key}\` cannot change (it is ${lesson.frontmatter[key]})`, `keep \`${key}: ${lesson.frontmatter[key]}\``);
   }
@@ -425,7 +433,7 @@ export function planEdit(input: EditInput): Plan<LessonWrite | { unchanged: true
   const meta = isMap(fm.meta) ? { ...fm.meta } : {};
   meta.edited_by = input.source;
   fm.meta = meta;
-  const text = serializeLesson(fm, next.body);
+  const text = serializeLesson(fm, next.body.replace(/\r\n/g, "\n"));
   return {
     changes: [{ rel: lesson.path, text }],
     message: `edit(${dirname(lesson.path)}): ${next.title} [${lesson.id}]`,

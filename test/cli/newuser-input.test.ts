@@ -251,3 +251,18 @@ describe("rkb inbox done --outcome", () => {
     expect(gitIn(box.kb, box.env, "status", "--porcelain")).toBe("");
   });
 });
+
+// Found in the new-user pass of issue 22.
+describe("a lesson written on Windows", () => {
+  test("is stored with LF line ends only, by add and by edit", async () => {
+    const box = await kb();
+    const crlf = factLesson("Line ends differ on Windows").replaceAll("\n", "\r\n");
+    const added = (await rkb(["add", "--topic", "windows", "--format", "json"], { env: box.env, stdin: crlf })).json();
+    expect(readFileSync(join(box.kb, added.path), "utf8")).not.toContain("\r");
+    const file = readFileSync(join(box.kb, added.path), "utf8");
+    const hash = (await rkb(["show", added.id, "--format", "json"], { env: box.env })).json().hash;
+    const edited = await rkb(["edit", added.id, "--base", hash], { env: box.env, stdin: file.replace("Something", "Much").replaceAll("\n", "\r\n") });
+    expect(edited.exit).toBe(0);
+    expect(readFileSync(join(box.kb, added.path), "utf8")).not.toContain("\r");
+  });
+});
