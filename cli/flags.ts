@@ -235,7 +235,11 @@ function keyValues(rawArgs: string[], name: string, example: string): Record<str
   for (const v of repeated(rawArgs, name)) {
     const eq = v.indexOf("=");
     if (eq <= 0) throw usageError(`--${name} ${v} has no \`=\``, `write --${name} key=value, e.g. --${name} ${example}`);
-    pairs[v.slice(0, eq)] = v.slice(eq + 1);
+    const [key, value] = [v.slice(0, eq), v.slice(eq + 1)];
+    // The last would win silently: `--when hdf5=1.12:1.14 --when hdf5=1.10` is one key with two values.
+    if (key in pairs && pairs[key] !== value)
+      throw usageError(`--${name} ${key} is given twice (${pairs[key]} and ${value})`, `give each key once; a range is one value, e.g. --${name} ${example}`);
+    pairs[key] = value;
   }
   return pairs;
 }

@@ -266,3 +266,26 @@ describe("a lesson written on Windows", () => {
     expect(readFileSync(join(box.kb, added.path), "utf8")).not.toContain("\r");
   });
 });
+
+describe("a key=value flag given twice with two values", () => {
+  test("is a usage error, not the last one winning silently", async () => {
+    const box = await kb();
+    const args = [
+      "add",
+      "--topic",
+      "hdf5",
+      "--type",
+      "fact",
+      "--title",
+      "HDF5 needs its 1.10 API",
+      "--statement",
+      "Off by default.",
+      "--evidence",
+      "`h5cc -showconfig`.",
+    ];
+    const r = await rkb([...args, "--when", "hdf5=1.12:1.14", "--when", "hdf5=1.10", "--format", "json"], { env: box.env });
+    expect(r.exit).toBe(2);
+    expect(r.json().error.message).toContain("hdf5 is given twice");
+    expect(readdirSync(join(box.kb, "general"))).toEqual([".gitkeep"]);
+  });
+});
