@@ -5,7 +5,7 @@ import { helpText, overviewHelp, readCommandLine } from "./flags.ts";
 import { asRkbError, RkbError, usageError } from "./base/errors.ts";
 import { renderError, renderOutput, resolveFormat, type Format, type Output } from "./output/render.ts";
 import { callerFrom, debugFromEnv, isAgent, projectFromEnv, stdinTimeoutMs, systemFromEnv, type Caller } from "./machine/settings.ts";
-import { decodeInput, MAX_INPUT_BYTES, refusedInput, textProblem, tooLarge } from "./base/text-input.ts";
+import { decodeInput, MAX_INPUT_BYTES, refusedInput, tooLarge } from "./base/text-input.ts";
 import { VERSION_LINE } from "./base/version.ts";
 import { editDistance } from "./text/distance.ts";
 
@@ -84,10 +84,9 @@ async function answerHere(asked: NonNullable<Output["ask"]>, env: NodeJS.Process
 
 const STDIN = "the text on stdin";
 
-/** Text handed in as stdin (runCli's caller), under the input rule. */
+/** Text handed in as stdin (runCli's caller): decoded already, so only its size is left to check. */
 function checkedText(text: string): string {
-  const problem = textProblem(text);
-  if (problem) throw refusedInput(STDIN, problem);
+  if (text.length > MAX_INPUT_BYTES / 4 && Buffer.byteLength(text, "utf8") > MAX_INPUT_BYTES) throw refusedInput(STDIN, tooLarge());
   return text;
 }
 
@@ -119,7 +118,8 @@ async function stdinInput(env: NodeJS.ProcessEnv): Promise<string> {
   } finally {
     reader.cancel().catch(() => {});
   }
-  const text = decodeInput(Buffer.concat(chunks));
+  // A NUL is left for the command to tell: a lesson's names its line.
+  const text = decodeInput(Buffer.concat(chunks), true);
   if (typeof text !== "string") throw refusedInput(STDIN, text);
   return text;
 }

@@ -4,7 +4,7 @@ import type { RkbCommand } from "./commands/_shared.ts";
 import { expectedWord, inputProblem } from "./base/input.ts";
 import { commandInput } from "./commands/inputs.ts";
 import { usageError } from "./base/errors.ts";
-import { inputTextProblem, refusedInput } from "./base/text-input.ts";
+import { inputTextError } from "./base/text-input.ts";
 import { VERSION_LINE } from "./base/version.ts";
 
 // The command-line adapter: turns argv into a command's input, checked by the command's one TypeBox
@@ -190,11 +190,10 @@ export async function readCommandLine(cmd: RkbCommand, rest: string[]): Promise<
     }
     throw usageError(`\`rkb ${cmd.name}\` needs ${name}`, help);
   }
-  const text = inputTextProblem(input);
-  if (text) {
-    const name = positionalsOf(cmd).includes(text.field) ? `<${text.field}>` : `--${flagsOf(cmd).find((f) => f.prop === text.field)?.flag ?? text.field}`;
-    throw refusedInput(name, text.problem);
-  }
+  const textError = inputTextError(input, (field) =>
+    positionalsOf(cmd).includes(field) ? `<${field}>` : `--${flagsOf(cmd).find((f) => f.prop === field)?.flag ?? field}`,
+  );
+  if (textError) throw textError;
   return {
     input,
     project: typeof args.project === "string" && args.project ? args.project : undefined,

@@ -68,10 +68,10 @@ describe("one input rule for every write", () => {
   test("the same rule holds for a word on the command line and for a tool call", async () => {
     const box = await kb();
     const latin1Word = await rkb(["note", "caf\uFFFD au lait", "--format", "json"], { env: box.env });
-    expect(latin1Word.exit).toBe(1);
+    expect(latin1Word.exit).toBe(2);
     expect(latin1Word.json().error.message).toContain("UTF-8");
     const tool = await rkb(["tool", "rkb_note", "--format", "json"], { env: box.env, stdin: JSON.stringify({ text: "before\0after" }) });
-    expect(tool.exit).toBe(1);
+    expect(tool.exit).toBe(2);
     expect(tool.stdout).toContain("NUL");
     expect(inboxFiles(box)).toEqual([]);
   });

@@ -1,6 +1,6 @@
 import type { CommandContext } from "../../commands/_shared.ts";
 import { expectedValue, inputProblem } from "../../base/input.ts";
-import { inputTextProblem, refusedInput } from "../../base/text-input.ts";
+import { inputTextError } from "../../base/text-input.ts";
 import type { CheckedInput } from "../../commands/inputs.ts";
 import type { PlaceOptions } from "../../place/place.ts";
 import { asRkbError, usageError, type RkbError } from "../../base/errors.ts";
@@ -100,8 +100,8 @@ export async function checkedArguments(tool: ToolSpec, parameters: CheckedInput,
   const given = Object.fromEntries(Object.entries(asObject(tool.name, args)).filter(([, v]) => v !== null));
   const problem = await inputProblem(parameters, given);
   if (!problem) {
-    const text = inputTextProblem(given);
-    if (text) throw refusedInput(`\`${text.field}\` of ${tool.name}`, text.problem);
+    const textError = inputTextError(given, (field) => `\`${field}\` of ${tool.name}`);
+    if (textError) throw textError;
     return given;
   }
   const fix = `run \`rkb tools --toon\` to see the arguments of ${tool.name}`;
