@@ -4,7 +4,8 @@ import type { CommandContext } from "./commands/_shared.ts";
 import { helpText, overviewHelp, readCommandLine } from "./flags.ts";
 import { asRkbError, RkbError, usageError } from "./base/errors.ts";
 import { renderError, renderOutput, resolveFormat, type Format, type Output } from "./output/render.ts";
-import { callerFrom, debugFromEnv, isAgent, projectFromEnv, systemFromEnv, type Caller } from "./machine/settings.ts";
+import { callerFrom, debugFromEnv, isAgent, projectFromEnv, stdinTimeoutMs, systemFromEnv, type Caller } from "./machine/settings.ts";
+import { decodeInput, MAX_INPUT_BYTES, refusedInput, tooLarge } from "./base/text-input.ts";
 import { VERSION_LINE } from "./base/version.ts";
 import { editDistance } from "./text/distance.ts";
 
@@ -49,7 +50,8 @@ export async function runCli(argv: string[], io: CliIO = {}): Promise<CliResult>
       format,
       place: { project: line.project || projectFromEnv(env), system: line.system || systemFromEnv(env), with: line.with },
       stdinIsTTY,
-      stdin: async () => (io.stdin !== undefined ? io.stdin : stdinIsTTY ? "" : await Bun.stdin.text()),
+      stdin: async () => (io.stdin !== undefined ? checkedText(io.stdin) : stdinIsTTY ? "" : await stdinInput(env)),
+      stdinPayload: async () => (io.stdin !== undefined ? io.stdin : stdinIsTTY ? "" : await Bun.stdin.text()),
       caller: callerFrom(env, { origin: "cli" }),
     };
     const out = await cmd.run(line.input, ctx);
@@ -78,6 +80,48 @@ async function answerHere(asked: NonNullable<Output["ask"]>, env: NodeJS.Process
   if (!isatty(0) || !isatty(1) || isAgent(caller)) return undefined;
   const done = await answerAtTerminal(env, asked, askTerminal);
   return done && renderOutput(confirmedOutput(done), "human");
+}
+
+const STDIN = "the text on stdin";
+
+/** Text handed in as stdin (runCli's caller): decoded already, so only its size is left to check. */
+function checkedText(text: string): string {
+  if (text.length > MAX_INPUT_BYTES / 4 && Buffer.byteLength(text, "utf8") > MAX_INPUT_BYTES) throw refusedInput(STDIN, tooLarge());
+  return text;
+}
+
+/**
+ * Standard input under the input rule, read as it arrives: never more than 1 MiB of it, and an error
+ * (not a hang) when a pipe stays open and silent: an agent's shell may hand rkb one that never closes.
+ */
+async function stdinInput(env: NodeJS.ProcessEnv): Promise<string> {
+  const idleMs = stdinTimeoutMs(env);
+  const reader = (Bun.stdin.stream() as ReadableStream<Uint8Array>).getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const silent = new Promise<"silent">((done) => (timer = setTimeout(() => done("silent"), idleMs)));
+      const next = await Promise.race([reader.read(), silent]);
+      clearTimeout(timer);
+      if (next === "silent")
+        throw usageError(
+          `nothing arrived on stdin for ${idleMs / 1000} s, and the pipe stayed open`,
+          "pipe the text in and close the pipe (`rkb add --topic git < lesson.md`), give it as words or flags, or set RKB_STDIN_TIMEOUT to wait longer",
+        );
+      if (next.done) break;
+      size += next.value.length;
+      if (size > MAX_INPUT_BYTES) throw refusedInput(STDIN, tooLarge());
+      chunks.push(next.value);
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  // A NUL is left for the command to tell: a lesson's names its line.
+  const text = decodeInput(Buffer.concat(chunks), true);
+  if (typeof text !== "string") throw refusedInput(STDIN, text);
+  return text;
 }
 
 function stdinIsTerminal(): boolean {

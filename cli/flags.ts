@@ -4,6 +4,7 @@ import type { RkbCommand } from "./commands/_shared.ts";
 import { expectedWord, inputProblem } from "./base/input.ts";
 import { commandInput } from "./commands/inputs.ts";
 import { usageError } from "./base/errors.ts";
+import { inputTextError } from "./base/text-input.ts";
 import { VERSION_LINE } from "./base/version.ts";
 
 // The command-line adapter: turns argv into a command's input, checked by the command's one TypeBox
@@ -189,6 +190,10 @@ export async function readCommandLine(cmd: RkbCommand, rest: string[]): Promise<
     }
     throw usageError(`\`rkb ${cmd.name}\` needs ${name}`, help);
   }
+  const textError = inputTextError(input, (field) =>
+    positionalsOf(cmd).includes(field) ? `<${field}>` : `--${flagsOf(cmd).find((f) => f.prop === field)?.flag ?? field}`,
+  );
+  if (textError) throw textError;
   return {
     input,
     project: typeof args.project === "string" && args.project ? args.project : undefined,
@@ -229,7 +234,11 @@ function keyValues(rawArgs: string[], name: string, example: string): Record<str
   for (const v of repeated(rawArgs, name)) {
     const eq = v.indexOf("=");
     if (eq <= 0) throw usageError(`--${name} ${v} has no \`=\``, `write --${name} key=value, e.g. --${name} ${example}`);
-    pairs[v.slice(0, eq)] = v.slice(eq + 1);
+    const [key, value] = [v.slice(0, eq), v.slice(eq + 1)];
+    // The last would win silently: `--when hdf5=1.12:1.14 --when hdf5=1.10` is one key with two values.
+    if (key in pairs && pairs[key] !== value)
+      throw usageError(`--${name} ${key} is given twice (${pairs[key]} and ${value})`, `give each key once; a range is one value, e.g. --${name} ${example}`);
+    pairs[key] = value;
   }
   return pairs;
 }

@@ -20,8 +20,13 @@ export interface CommandContext {
   cwd: string;
   format: Format;
   place: PlaceOptions;
-  /** Standard input as text ("" when it is a terminal, closed, or the call is a tool call). */
+  /**
+   * Standard input as text under the input rule (base/text-input: at most 1 MiB of UTF-8, no NUL), a
+   * pipe silent for RKB_STDIN_TIMEOUT seconds an error; "" when it is a terminal or a tool call.
+   */
   stdin: () => Promise<string>;
+  /** Standard input whole, as an agent's event payload comes (`rkb hook` reads a bounded prefix of a huge one). */
+  stdinPayload: () => Promise<string>;
   /** True when standard input is a terminal (nothing was piped in). */
   stdinIsTTY: boolean;
   /** Who calls: a person or an agent's tool call, the harness, the session (machine/settings.ts). */
@@ -63,7 +68,7 @@ export function defineCommand<const S extends TObject>(cmd: RkbCommand<S>): RkbC
 
 /** A context for calling a handler from inside rkb (hooks): no stdin, no place flags. */
 export function innerContext(env: NodeJS.ProcessEnv, cwd: string, caller: Caller): CommandContext {
-  return { env, cwd, format: "human", place: { with: {} }, stdin: async () => "", stdinIsTTY: false, caller };
+  return { env, cwd, format: "human", place: { with: {} }, stdin: async () => "", stdinPayload: async () => "", stdinIsTTY: false, caller };
 }
 
 /**

@@ -85,8 +85,11 @@ export default defineCommand({
     if (!input.topic) throw usageError("`rkb add` needs --topic", "name the topic folder, e.g. --topic cmake");
     const from = input.from_item ? readFromItem(ctx.env, input.from_item) : undefined;
     let lesson: { text: string } | ReturnType<typeof lessonParts>;
-    const text = input.title || (from && ctx.stdinIsTTY) ? "" : await ctx.stdin();
-    if (input.title || (from && !text.trim())) lesson = lessonParts(lessonFields(input as AddFields, ctx, from));
+    // A lesson is built from flags or read from stdin, never both: with a title or a section given,
+    // stdin is not read at all (a pipe that never closes is no reason to wait).
+    const inFlags = Boolean(input.title) || ALL_TYPE_SECTIONS.some((h) => typeof (input as AddFields)[sectionField(h)] === "string");
+    const text = inFlags || (from && ctx.stdinIsTTY) ? "" : await ctx.stdin();
+    if (inFlags || (from && !text.trim())) lesson = lessonParts(lessonFields(input as AddFields, ctx, from));
     else {
       if (!text.trim())
         throw usageError("no lesson on stdin", "pipe a lesson in (see `rkb add --template pitfall`) or build it with --type, --title and the section flags");
@@ -97,10 +100,13 @@ export default defineCommand({
     const caller = input.harness ? callerFrom(ctx.env, { ...ctx.caller, harness: input.harness }) : ctx.caller;
     const source = { ...provenance(caller, input.session), ...(from ? itemSource(from) : {}) };
     const { root } = openKb(ctx, "write");
-    const written = await transact(root, ctx, (kb) => planAdd(kb, { lesson, topic: input.topic!, type: input.type, source, env: ctx.env }));
+    // The frontmatter flags go into a lesson read from stdin too.
+    const { tags, queries, when, verified_how } = input as AddFields;
+    const flags = "text" in lesson ? { tags, queries, when, verified_how } : undefined;
+    const written = await transact(root, ctx, (kb) => planAdd(kb, { lesson, topic: input.topic!, type: input.type, flags, source, env: ctx.env }));
     if (waitsForUser(written)) return needsUserOutput(written);
     if (from) finishItem(ctx.env, from, written.result.id);
-    return writtenOutput(written, [`rkb show ${written.result.id}`]);
+    return writtenOutput(written, [`rkb show ${written.result.id}`], { warnings: true });
   },
 });
 

@@ -42,6 +42,6 @@ export default defineCommand({
     const written = await transact(root, ctx, (kb) => planEdit({ lesson: findLesson(kb, id), base, text, source: provenance(ctx.caller, input.session) }));
     if (waitsForUser(written)) return needsUserOutput(written);
     if ("unchanged" in written.result) return unchangedOutput(id, written.result.path, "the new text is the same as the lesson");
-    return writtenOutput(written as any, [`rkb show ${id}`]);
+    return writtenOutput(written as any, [`rkb show ${id}`], { warnings: true });
   },
 });

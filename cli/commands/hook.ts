@@ -52,7 +52,7 @@ export default defineCommand({
     try {
       if (!event || !(HOOK_EVENTS as readonly string[]).includes(event))
         throw new Error(`unknown hook event \`${event ?? ""}\` (known: ${HOOK_EVENTS.join(", ")})`);
-      const raw = await readPayload(flags, ctx.stdin);
+      const raw = await readPayload(flags, ctx.stdinPayload);
       const dialect = flags.harness ? DIALECTS[flags.harness] : undefined;
       const claude = dialect ? undefined : fromClaudeCode(raw);
       const payload = await checkedPayload(dialect?.payload(raw) ?? claude ?? raw);

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { initKb, cloneKb } from "../write/init.ts";
 import { kbRoot } from "../machine/settings.ts";
 import { RkbError } from "../base/errors.ts";
@@ -19,6 +19,12 @@ export default defineCommand({
   cli: { flags: { clone: { valueHint: "url" } } },
   run(input, ctx) {
     const root = kbRoot(ctx.env);
+    // RKB_HOME=kb names a folder under the current one: from any other folder it names another.
+    const given = ctx.env.RKB_HOME;
+    const relative =
+      given && !isAbsolute(given) && !given.startsWith("~")
+        ? [`note: RKB_HOME=${given} is relative; set RKB_HOME=${root} so every folder finds this knowledge base`]
+        : [];
     if (existsSync(root) && !statSync(root).isDirectory()) {
       throw new RkbError("exists", `${root} is a file, not a folder`, "set RKB_HOME to a new folder");
     }
@@ -38,14 +44,18 @@ export default defineCommand({
         ? `${input.clone} was empty: made a new knowledge base in ${root} (commit ${created}) and pushed it there`
         : `cloned ${input.clone} to ${root}`;
       return {
-        data: { status: "done", message, kb: root, ...(created ? { commit: created } : {}) },
-        human: `${message}\nNext: ${created ? "others run `rkb init --clone` with the same URL; " : ""}rkb sync keeps it in step with the remote`,
+        data: { status: "done", message, kb: root, ...(created ? { commit: created } : {}), notes: relative },
+        human: [
+          message,
+          ...relative,
+          `Next: ${created ? "others run `rkb init --clone` with the same URL; " : ""}rkb sync keeps it in step with the remote`,
+        ].join("\n"),
       };
     }
     const commit = initKb(root, ctx.env);
     return {
-      data: { status: "done", message: `created a knowledge base at ${root}`, kb: root, commit },
-      human: `created a knowledge base at ${root} (commit ${commit})\nNext: rkb add --template pitfall`,
+      data: { status: "done", message: `created a knowledge base at ${root}`, kb: root, commit, notes: relative },
+      human: [`created a knowledge base at ${root} (commit ${commit})`, ...relative, "Next: rkb add --template pitfall"].join("\n"),
     };
   },
 });

@@ -1,5 +1,6 @@
 import { defineCommand, type TypeBuilder } from "./_shared.ts";
 import { usageError } from "../base/errors.ts";
+import { BINARY, refusedInput } from "../base/text-input.ts";
 import { addItem, type InboxMeta } from "../inbox/inbox.ts";
 import { refuseSecrets } from "../lint/leak.ts";
 
@@ -23,6 +24,7 @@ export default defineCommand({
   run: async (input, { env, stdin, caller }) => {
     const text = input.text?.trim() || (await stdin()).trim();
     if (!text) throw usageError("the note is empty", 'write `rkb note "<text>"`, or pipe the text into `rkb note`');
+    if (text.includes("\0")) throw refusedInput("the note", BINARY);
     const meta: InboxMeta = {
       kind: "note",
       time: Math.floor(Date.now() / 1000),

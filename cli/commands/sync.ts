@@ -6,7 +6,7 @@ import { defineCommand } from "./_shared.ts";
 
 export default defineCommand({
   name: "sync",
-  description: "Pull the knowledge base with rebase, lint it, and push when lint is clean",
+  description: "Pull the knowledge base with rebase, lint it, and push when lint is clean and no commit to push holds a secret",
   examples: ["rkb sync", "rkb sync --remote team"],
   input: (Type) =>
     Type.Object(

@@ -32,6 +32,7 @@ export function lessonFindings(lesson: Lesson, ctx: LessonRulesContext): Finding
     report("format/nul", line, "this line holds a NUL byte (git then takes the file for binary, and no tool shows the text after it); remove it");
   }
   for (const f of conflictFindings(lesson.path, lesson.raw)) findings.push(f);
+  placeholderRules(lesson, report);
   frontmatterRules(lesson, ctx, report);
   bodyRules(lesson, report);
   placementRules(lesson, report);
@@ -55,6 +56,22 @@ export function lessonFindings(lesson: Lesson, ctx: LessonRulesContext): Finding
   const evidence = evidenceProblem(lesson);
   if (evidence) report("quality/evidence", sectionLine(lesson, "Evidence"), evidence, "warning");
   return findings;
+}
+
+/** What `rkb add --template` and the help's examples leave to fill in: `<Title>`, `<word>`, `…`. */
+const PLACEHOLDER = /^(?:<[^<>\n]{1,60}>|…|\.{3})$/;
+
+/** `format/placeholder`: a title, a section, a tag, a query or a `when` value that is still a placeholder, never filled in. */
+function placeholderRules(lesson: Lesson, report: Report): void {
+  const say = (what: string, text: string, line: number | undefined) =>
+    report("format/placeholder", line, `${what} is still the placeholder \`${text}\`; write what you learned there (or leave the field out)`);
+  const title = lesson.scan.headings.find((h) => h.level === 1);
+  if (PLACEHOLDER.test(lesson.title.trim())) say("the title", lesson.title.trim(), title ? lesson.bodyLine + title.line - 1 : undefined);
+  for (const [heading, text] of lesson.sections) if (PLACEHOLDER.test(text.trim())) say(`the ${heading} section`, text.trim(), sectionLine(lesson, heading));
+  for (const key of ["tags", "queries"] as const)
+    for (const item of lesson[key]) if (PLACEHOLDER.test(item.trim())) say(`the ${key === "tags" ? "tag" : "query"}`, item.trim(), lesson.keyLines[key]);
+  for (const [key, value] of Object.entries(lesson.when))
+    if (typeof value === "string" && PLACEHOLDER.test(value.trim())) say(`\`when.${key}\``, value.trim(), lesson.keyLines.when);
 }
 
 const CONFLICT_MARKER = /^(<{7}|>{7}|\|{7})(?: |$)/gm;
@@ -106,23 +123,28 @@ const REQUIRED_VALUES: { key: "type" | "status" | "verified" | "verified_how"; a
 ];
 
 /**
- * The first required field that is missing or holds a value the Rust rkb's reader refuses (an
- * unknown type, status or verified_how; a date that is no date), by line; a missing field comes last.
+ * Every required field that holds a value the Rust rkb's reader refuses (an unknown type, status or
+ * verified_how; a date that is no date), by line, then every one that is missing: each makes the
+ * file unreadable there, and all are told at once.
  */
-export function unreadableValue(lesson: Lesson): { line: number; message: string } | undefined {
+export function unreadableValues(lesson: Lesson): { line: number; message: string }[] {
   const wrong = REQUIRED_VALUES.filter(({ key, valid }) => lesson.frontmatter[key] !== undefined && !valid(lesson.frontmatter[key]))
     .map((field) => ({ field, line: lesson.keyLines[field.key] ?? 2 }))
-    .sort((a, b) => a.line - b.line)[0];
-  if (wrong) {
-    const { key, allowed } = wrong.field;
-    const value = lesson.frontmatter[key];
-    const written = typeof value === "string" ? value : JSON.stringify(value);
-    return { line: wrong.line, message: `\`${key}: ${written}\` on line ${wrong.line} is not allowed; \`${key}\` must be ${allowed}` };
-  }
-  const missing = REQUIRED_VALUES.find(({ key }) => lesson.frontmatter[key] === undefined);
-  if (missing) return { line: 2, message: `the frontmatter has no \`${missing.key}\`; add \`${missing.key}:\` with ${missing.allowed}` };
-  return undefined;
+    .sort((a, b) => a.line - b.line)
+    .map(({ field: { key, allowed }, line }) => {
+      const value = lesson.frontmatter[key];
+      const written = typeof value === "string" ? value : JSON.stringify(value);
+      return { line, message: `\`${key}: ${written}\` on line ${line} is not allowed; \`${key}\` must be ${allowed}` };
+    });
+  const missing = REQUIRED_VALUES.filter(({ key }) => lesson.frontmatter[key] === undefined).map(({ key, allowed }) => ({
+    line: 2,
+    message: `the frontmatter has no \`${key}\`; add \`${key}:\` with ${allowed}`,
+  }));
+  return [...wrong, ...missing];
 }
+
+/** The first of unreadableValues: why search, show and list skip the file. */
+export const unreadableValue = (lesson: Lesson) => unreadableValues(lesson)[0];
 
 type Report = (rule: string, line: number | undefined, message: string, severity?: Finding["severity"]) => void;
 

@@ -3,7 +3,7 @@ import { git, gitOrThrow } from "../base/git.ts";
 import { findLeaks, leakOptions, secretMessage, type LeakOptions } from "./leak.ts";
 import { classify, FOLDER_NAME, lessonDepth } from "../lesson/layout.ts";
 import { frontmatterKeyLines, LessonParseError, parseLesson, splitFrontmatter, type Lesson } from "../lesson/lesson.ts";
-import { conflictFindings, labelFindings, lessonFindings, nestedLine, unreadableValue } from "../lesson/lint-lesson.ts";
+import { conflictFindings, labelFindings, lessonFindings, nestedLine, unreadableValues } from "../lesson/lint-lesson.ts";
 import type { Finding } from "../lesson/finding.ts";
 import { scanBody } from "../lesson/body.ts";
 import { resolveLink } from "../lesson/links.ts";
@@ -208,18 +208,18 @@ function readLesson(tree: Tree, rel: string, leaks: LeakOptions, report: Report 
     report?.(rel, undefined, "format/parse", `cannot read the file (${(e as Error).message}); check that it exists and is readable`);
     return undefined;
   }
-  let problem: { line: number; message: string } | undefined;
+  let problems: { line: number; message: string }[];
   try {
     const lesson = parseLesson(text, rel);
-    // A value the Rust rkb's reader refuses makes the file unreadable there: one `format/parse`, no other rule.
-    problem = unreadableValue(lesson);
-    if (!problem) return lesson;
+    // A value the Rust rkb's reader refuses makes the file unreadable there: `format/parse` for each, no other rule.
+    problems = unreadableValues(lesson);
+    if (!problems.length) return lesson;
   } catch (e) {
     if (!(e instanceof LessonParseError)) throw e;
-    problem = e;
+    problems = [e];
   }
   if (report) {
-    report(rel, problem.line, "format/parse", problem.message);
+    for (const problem of problems) report(rel, problem.line, "format/parse", problem.message);
     // Conflict markers in the frontmatter are the likely reason it does not parse.
     for (const f of conflictFindings(rel, text)) report(rel, f.line, f.rule, f.message);
     leakFindings(rel, text, leaks, report);

@@ -101,6 +101,12 @@ export const formatFromEnv = (env: NodeJS.ProcessEnv) => env.RKB_FORMAT || undef
 /** RKB_DEBUG: print the stack of an unexpected error to stderr. */
 export const debugFromEnv = (env: NodeJS.ProcessEnv) => Boolean(env.RKB_DEBUG);
 
+/** RKB_STDIN_TIMEOUT: seconds a command waits on a pipe that sends nothing before it gives up (default 30). */
+export function stdinTimeoutMs(env: NodeJS.ProcessEnv): number {
+  const seconds = Number(env.RKB_STDIN_TIMEOUT);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 30_000;
+}
+
 /** The system's host name. */
 export const systemHostname = () => os().hostname();
 

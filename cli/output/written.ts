@@ -4,12 +4,32 @@ import type { NeedsUser } from "../write/requests.ts";
 import type { Written } from "../write/write.ts";
 import { EXIT } from "../base/errors.ts";
 import type { Output } from "./render.ts";
+import { findingLine } from "./findings.ts";
 
-/** The one shape every successful knowledge-base write reports. */
-export function writtenOutput(w: Written<LessonWrite>, help: string[] = []): Output {
+/**
+ * The one shape every successful knowledge-base write reports; with `warnings` (the writes of a
+ * text the caller wrote: add, edit), lint's warnings on it too, so they are read now, not later.
+ */
+export function writtenOutput(w: Written<LessonWrite>, help: string[] = [], opts: { warnings?: boolean } = {}): Output {
   const r = w.result;
-  const data = { status: "written", action: r.action, id: r.id, path: r.path, title: r.title, commit: w.commit, diff: w.diff, notes: r.notes, help };
-  const human = [`${r.action} ${r.path} [${r.id}] in commit ${w.commit}`, ...r.notes.map((n) => `note: ${n}`)].join("\n");
+  const warnings = opts.warnings ? (w.warnings ?? []) : undefined;
+  const data = {
+    status: "written",
+    action: r.action,
+    id: r.id,
+    path: r.path,
+    title: r.title,
+    commit: w.commit,
+    diff: w.diff,
+    notes: r.notes,
+    ...(warnings ? { warnings } : {}),
+    help,
+  };
+  const human = [
+    `${r.action} ${r.path} [${r.id}] in commit ${w.commit}`,
+    ...r.notes.map((n) => `note: ${n}`),
+    ...(warnings ?? []).map((f) => `  ${findingLine(f)}`),
+  ].join("\n");
   return { data, human };
 }
 

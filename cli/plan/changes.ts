@@ -27,6 +27,7 @@ import { loadKbConfig } from "../lesson/config.ts";
 import { contentKey, searchIndexSimilarity, similarityTerms, type Comparable, type SimilarityIndex } from "../search/similarity.ts";
 import { loadIndex } from "../kb/index.ts";
 import type { Kb } from "../kb/store.ts";
+import type { Finding } from "../lesson/finding.ts";
 import type { Plan } from "../write/write.ts";
 import type { YamlValue } from "../lesson/yaml.ts";
 
@@ -62,6 +63,8 @@ export interface AddInput {
   lesson: { text: string } | { frontmatter: Record<string, YamlValue>; body: string };
   topic: string;
   type?: string;
+  /** Frontmatter given as flags beside a lesson's text (`rkb add --tag x < lesson.md`): added to its own. */
+  flags?: { tags?: string[]; queries?: string[]; when?: Record<string, string>; verified_how?: string };
   source: Record<string, string>;
   /** The environment, for where the search index cache lives (similar lessons come from it). */
   env?: NodeJS.ProcessEnv;
@@ -206,6 +209,57 @@ function requireScopeNames(when: Record<string, unknown>): void {
   }
 }
 
+/** A lesson's frontmatter with the flags given beside it: tags and queries added, a `when` key or `verified_how` set unless the lesson says otherwise. */
+function withFlags(fm: Record<string, YamlValue>, flags: NonNullable<AddInput["flags"]>): Record<string, YamlValue> {
+  const out = { ...fm };
+  const list = (v: YamlValue | undefined) => (Array.isArray(v) ? v.map(String) : []);
+  for (const key of ["tags", "queries"] as const) {
+    const given = (flags[key] ?? []).map((s) => s.trim()).filter(Boolean);
+    if (given.length) out[key] = [...new Set([...list(out[key]), ...given])];
+  }
+  const when = isMap(out.when) ? { ...out.when } : {};
+  for (const [key, value] of Object.entries(flags.when ?? {})) {
+    if (when[key] !== undefined && String(when[key]) !== value)
+      throw usageError(`--when ${key}=${value} disagrees with \`when.${key}: ${when[key]}\` in the lesson`, "drop one of them");
+    when[key] = value;
+  }
+  if (Object.keys(when).length) out.when = when;
+  if (flags.verified_how) {
+    if (out.verified_how !== undefined && out.verified_how !== flags.verified_how)
+      throw usageError(`--verified-how ${flags.verified_how} disagrees with \`verified_how: ${out.verified_how}\` in the lesson`, "drop one of them");
+    out.verified_how = flags.verified_how;
+  }
+  return out;
+}
+
+/**
+ * A finding on the lesson rkb wrote, as it reads on the text it was given (stdin, an imported
+ * file): that text's name, its line, and the line its message names. Body lines keep their distance
+ * from the `# Title` line; a frontmatter line maps to the same key's line (rkb rewrites the
+ * frontmatter in its own order, and keys it adds have no line there: line 1).
+ */
+export function asGiven(given: { name: string; text: string }, written: { rel: string; text: string }, f: Finding): Finding {
+  if (!f.line) return { ...f, path: given.name };
+  const line = givenLine(given, written, f.line);
+  return { ...f, path: given.name, line, message: f.message.replaceAll(`on line ${f.line}`, `on line ${line}`) };
+}
+
+function givenLine(given: { name: string; text: string }, written: { rel: string; text: string }, line: number): number {
+  const w = splitFrontmatter(written.text, written.rel);
+  const source = /^---\r?\n/.test(given.text) ? splitFrontmatter(given.text, given.name) : { yaml: "", body: given.text, bodyLine: 1 };
+  if (line >= w.bodyLine) {
+    const title = (s: { body: string; bodyLine: number }) =>
+      s.bodyLine + Math.max(0, s.body.slice(0, Math.max(0, s.body.search(/^# /m))).split("\n").length - 1);
+    return Math.max(source.bodyLine, line - title(w) + title(source));
+  }
+  const keys = Object.entries(frontmatterKeyLines(w.yaml))
+    .filter(([, at]) => at <= line)
+    .sort((a, b) => b[1] - a[1]);
+  const [key, at] = keys[0] ?? ["", line];
+  const from = frontmatterKeyLines(source.yaml)[key];
+  return from === undefined ? 1 : from + (line - at);
+}
+
 /** A lesson given on stdin or by a tool that does not parse: an invalid lesson naming the line, not a crash. */
 function invalidInput(e: unknown): never {
   if (e instanceof LessonParseError)
@@ -227,7 +281,8 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
   let body: string;
   let keyLines: Record<string, number> = Object.create(null);
   if ("text" in input.lesson) {
-    body = input.lesson.text;
+    // Lines end in LF in the knowledge base; a lesson written on Windows would otherwise mix both.
+    body = input.lesson.text.replace(/\r\n/g, "\n");
     if (body.includes("\0")) {
       throw new RkbError(
         "invalid_lesson",
@@ -248,6 +303,7 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
   }
   // Checked here, before the frontmatter is rebuilt from the known keys and would drop the others.
   refuseUnknownKeys(fm, name, keyLines);
+  if (input.flags) fm = withFlags(fm, input.flags);
   for (const key of input.imported ? [] : FORBIDDEN_ON_ADD) {
     if (key in fm) throw new RkbError("refused", `a new lesson must not set \`${key}\`; rkb sets it`, `remove \`${key}\` from the frontmatter`);
   }
@@ -309,8 +365,10 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
     notes.push(
       `looks like ${s.item.id} "${s.item.title}" (${s.item.path}, similarity ${s.similarity}); consider merging them with \`rkb edit\` and \`rkb supersede\``,
     );
+  const given = "text" in input.lesson ? { name, text: input.lesson.text } : undefined;
   return {
     changes: [{ rel, text }],
+    ...(given ? { given: { rel, asGiven: (f: Finding) => asGiven(given, { rel, text }, f) } } : {}),
     message: `add(${folder}): ${lesson.title} [${id}]`,
     result: { action: "add", id, path: rel, title: lesson.title, notes },
   };
@@ -344,6 +402,13 @@ export function planEdit(input: EditInput): Plan<LessonWrite | { unchanged: true
   }
   const fm = { ...next.frontmatter };
   for (const key of ["id", "schema"] as const) {
+    // A text without the key is the lesson in add's form, not the file edit replaces.
+    if (fm[key] === undefined)
+      throw new RkbError(
+        "refused",
+        `the new text has no \`${key}:\`; edit takes the whole lesson file, frontmatter and all`,
+        `start from the file as it is (${lesson.path} in the knowledge base) and keep \`${key}: ${lesson.frontmatter[key]}\``,
+      );
     if (String(fm[key]) !== String(lesson.frontmatter[key]))
       throw new RkbError("refused", `\`${key}\` cannot change (it is ${lesson.frontmatter[key]})`, `keep \`${key}: ${lesson.frontmatter[key]}\``);
   }
@@ -368,7 +433,7 @@ export function planEdit(input: EditInput): Plan<LessonWrite | { unchanged: true
   const meta = isMap(fm.meta) ? { ...fm.meta } : {};
   meta.edited_by = input.source;
   fm.meta = meta;
-  const text = serializeLesson(fm, next.body);
+  const text = serializeLesson(fm, next.body.replace(/\r\n/g, "\n"));
   return {
     changes: [{ rel: lesson.path, text }],
     message: `edit(${dirname(lesson.path)}): ${next.title} [${lesson.id}]`,

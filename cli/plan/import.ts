@@ -1,10 +1,11 @@
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync, statSync, type Dirent } from "node:fs";
 import { basename, dirname, join, sep } from "node:path";
 import { shown } from "../base/fsutil.ts";
+import { decodeInput, MAX_INPUT_BYTES, tooLarge } from "../base/text-input.ts";
 import { RkbError } from "../base/errors.ts";
 import { listItems, type InboxEntry, type InboxMeta } from "../inbox/inbox.ts";
 import { maskSecrets } from "../text/secrets.ts";
-import { AddLookups, planAdd, type LessonWrite } from "./changes.ts";
+import { AddLookups, asGiven, planAdd, type LessonWrite } from "./changes.ts";
 import type { Finding } from "../lesson/finding.ts";
 import { isFolderName } from "../lesson/layout.ts";
 import { isFolderNoteText } from "../lesson/notes.ts";
@@ -19,9 +20,6 @@ import { counted } from "../output/words.ts";
 // schema and status) goes through planAdd and lint like any add, into the topic named by its folder;
 // every lesson of one import is one commit. Any other Markdown becomes a masked inbox item, for
 // /rkb-distill. Whatever is left out is reported with the reason. It decides; the command prints.
-
-/** Larger files are left out: a lesson is short, and a note that big is no note. */
-export const MAX_IMPORT_BYTES = 1024 * 1024;
 
 export interface ImportFile {
   /** Path relative to the import folder, `/`-separated. */
@@ -65,8 +63,6 @@ export interface Scanned {
   files: ImportFile[];
   skipped: Skipped[];
 }
-
-const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Reads every Markdown file below folder, following no symbolic link, skipping (with the reason)
@@ -172,7 +168,7 @@ function readMarkdown(path: string): string | { reason: string; fix?: string } {
   }
   try {
     const size = fstatSync(fd).size;
-    if (size > MAX_IMPORT_BYTES) return { reason: `larger than 1 MiB (${size} bytes)`, fix: "split it into short notes; a lesson fits on a screen" };
+    if (size > MAX_INPUT_BYTES) return tooLarge(size);
     const bytes = Buffer.alloc(size);
     let got = 0;
     while (got < size) {
@@ -180,13 +176,7 @@ function readMarkdown(path: string): string | { reason: string; fix?: string } {
       if (n <= 0) break;
       got += n;
     }
-    const data = bytes.subarray(0, got);
-    if (data.includes(0)) return { reason: "a binary file (it holds a NUL byte), not Markdown text" };
-    try {
-      return utf8.decode(data);
-    } catch {
-      return { reason: "not UTF-8 text", fix: "convert it to UTF-8 (e.g. `iconv -f latin1 -t utf-8`)" };
-    }
+    return decodeInput(bytes.subarray(0, got));
   } finally {
     closeSync(fd);
   }
@@ -369,33 +359,8 @@ function lintedLessons(kb: Kb, planned: PlannedLesson[], env: NodeJS.ProcessEnv,
   return kept;
 }
 
-/** A finding on the written lesson as it reads on the source file: its path, its line, and the line its message names. */
-function inSource(p: PlannedLesson, f: Finding): Finding {
-  if (!f.line) return { ...f, path: p.file.source };
-  const line = sourceLine(p, f.line);
-  return { ...f, path: p.file.source, line, message: f.message.replaceAll(`on line ${f.line}`, `on line ${line}`) };
-}
-
-/**
- * The line of the source file a finding on the written lesson points at: body lines keep their
- * distance from the `# Title` line; a frontmatter line maps to the same key's line (rkb rewrites
- * the frontmatter in its own order, and keys it adds have no source line: line 1).
- */
-function sourceLine(p: PlannedLesson, line: number): number {
-  const written = splitFrontmatter(p.text, p.rel);
-  const source = /^---\r?\n/.test(p.file.text) ? splitFrontmatter(p.file.text, p.file.source) : { yaml: "", body: p.file.text, bodyLine: 1 };
-  if (line >= written.bodyLine) {
-    const title = (s: { body: string; bodyLine: number }) =>
-      s.bodyLine + Math.max(0, s.body.slice(0, Math.max(0, s.body.search(/^# /m))).split("\n").length - 1);
-    return Math.max(source.bodyLine, line - title(written) + title(source));
-  }
-  const keys = Object.entries(frontmatterKeyLines(written.yaml))
-    .filter(([, at]) => at <= line)
-    .sort((a, b) => b[1] - a[1]);
-  const [key, at] = keys[0] ?? ["", line];
-  const from = frontmatterKeyLines(source.yaml)[key];
-  return from === undefined ? 1 : from + (line - at);
-}
+/** A finding on the written lesson as it reads on the source file. */
+const inSource = (p: PlannedLesson, f: Finding): Finding => asGiven({ name: p.file.source, text: p.file.text }, { rel: p.rel, text: p.text }, f);
 
 /** Plain notes as inbox items: `From <path>: <title>` and the text, masked; a note already in the inbox is left out. */
 function inboxNotes(files: ImportFile[], opts: ImportOptions, skipped: Skipped[]): { entries: InboxEntry[]; noted: Noted[] } {

@@ -44,6 +44,8 @@ export interface Plan<R> {
   inbox?: InboxEntry[];
   /** Files changed only in passing (a link rewritten by a move): errors they had before do not stop the write. */
   incidental?: string[];
+  /** The file made from a text the caller gave (`rkb add < lesson.md`): its errors are told on that text, its name and its lines. */
+  given?: { rel: string; asGiven: (f: Finding) => Finding };
 }
 
 export interface Written<R> {
@@ -52,6 +54,8 @@ export interface Written<R> {
   diff: string[];
   /** Ids of the plan's inbox items, in its order. */
   inbox?: string[];
+  /** Lint's warnings on the files written (they do not stop a write; the writer tells them). */
+  warnings?: Finding[];
 }
 
 /** A write is made, or waits for the user's yes (`rkb confirm`), with nothing written. */
@@ -75,7 +79,7 @@ export async function transact<R>(root: string, { env, caller }: Writer, plan: (
     // A plan with no changes (an edit to the same text) has nothing to lint or commit; `git commit`
     // with no paths would fail on an empty message.
     if (!planned.changes.length) return { result: planned.result, commit: "", diff: [], inbox: await addInboxEntries(env, planned.inbox) };
-    check(root, env, planned.changes, planned.message, planned.incidental);
+    const warnings = check(root, env, planned.changes, planned.message, planned.incidental, planned.given);
     // After the checks, so an invalid write never asks the user.
     const burst = burstQuestion(root, env, caller, config);
     const ask = planned.ask ?? (burst ? { question: burst, option: "continue" } : undefined);
@@ -93,7 +97,7 @@ export async function transact<R>(root: string, { env, caller }: Writer, plan: (
       return needsUser(saveRequest(env, { question: ask.question, options: [ask.option, "cancel"], session: graceKey(caller), write }));
     }
     const written = await applyAndCommit(root, env, planned, config.lock.waitMs);
-    return { ...written, inbox: await addInboxEntries(env, planned.inbox) };
+    return { ...written, inbox: await addInboxEntries(env, planned.inbox), warnings };
   });
 }
 
@@ -121,8 +125,8 @@ export async function applyAllowed(req: PendingRequest, choice: string, env: Nod
   });
 }
 
-/** Every path stays inside the knowledge base (checked before anything is created) and every lesson passes lint. */
-function check(root: string, env: NodeJS.ProcessEnv, changes: Change[], message: string, incidental: string[] = []): void {
+/** Every path stays inside the knowledge base (checked before anything is created) and every lesson passes lint; returns the warnings of the files written. */
+function check(root: string, env: NodeJS.ProcessEnv, changes: Change[], message: string, incidental: string[] = [], given?: Plan<unknown>["given"]): Finding[] {
   // git takes a file with a NUL byte for binary, and no process argument (the commit message) can hold one.
   const nul = changes.find((c) => c.encoding === undefined && c.text?.includes("\0"));
   if (nul || message.includes("\0"))
@@ -134,8 +138,8 @@ function check(root: string, env: NodeJS.ProcessEnv, changes: Change[], message:
   for (const c of changes) pathInside(root, c.rel);
   const overrides = new Map(changes.map((c) => [c.rel, content(c)]));
   // Only errors stop a write, so the whole-tree comparison behind the near-duplicate warning is skipped.
-  const lintErrors = (opts: { overrides?: typeof overrides; only: string[] }) =>
-    lintKb(root, { ...opts, env, nearDuplicates: false }).filter((f) => f.severity === "error");
+  const lint = (opts: { overrides?: typeof overrides; only: string[] }) => lintKb(root, { ...opts, env, nearDuplicates: false });
+  const lintErrors = (opts: { overrides?: typeof overrides; only: string[] }) => lint(opts).filter((f) => f.severity === "error");
   const key = (f: Finding) => `${f.path}\0${f.rule}\0${f.message}`;
   const had = new Set(incidental.length ? lintErrors({ only: incidental }).map(key) : []);
   // The files written are judged, and the folders the write creates (a topic named like another topic's alias).
@@ -150,11 +154,15 @@ function check(root: string, env: NodeJS.ProcessEnv, changes: Change[], message:
       )
       .filter((folder) => !existsSync(join(root, folder))),
   );
-  const errors = lintErrors({ overrides, only: changes.filter((c) => c.text !== null).map((c) => c.rel) }).filter(
-    (f) => (overrides.has(f.path) || created.has(f.path)) && !had.has(key(f)),
-  );
-  if (errors.length) throw invalid(errors);
+  const written = changes.filter((c) => c.text !== null).map((c) => c.rel);
+  const findings = lint({ overrides, only: written });
+  const errors = findings.filter((f) => f.severity === "error" && (overrides.has(f.path) || created.has(f.path)) && !had.has(key(f)));
+  if (errors.length)
+    throw invalid(
+      errors.map((f) => (given && f.path === given.rel ? given.asGiven(f) : f)).sort((a, b) => a.path.localeCompare(b.path) || (a.line ?? 0) - (b.line ?? 0)),
+    );
   refuseSecrets(message, "the commit message");
+  return findings.filter((f) => f.severity === "warning" && overrides.has(f.path) && !incidental.includes(f.path));
 }
 
 function invalid(findings: Finding[]): RkbError {

@@ -159,3 +159,18 @@ describe("rkb edit --base with a malformed hash", () => {
     expect(r.json().error.fix).toContain(`rkb show ${added.id}`);
   });
 });
+
+// Found in the new-user pass of issue 22.
+describe("rkb edit with a lesson in add's form", () => {
+  test("says the new text has no id and that edit takes the whole file", async () => {
+    const box = sandbox();
+    expect((await rkb(["init"], { env: box.env })).exit).toBe(0);
+    const lesson = factLesson("Shallow clones have no tags");
+    const added = (await rkb(["add", "--topic", "git", "--format", "json"], { env: box.env, stdin: lesson })).json();
+    const hash = (await rkb(["show", added.id, "--format", "json"], { env: box.env })).json().hash;
+    const r = await rkb(["edit", added.id, "--base", hash, "--format", "json"], { env: box.env, stdin: lesson.replace("Something", "Nothing") });
+    expect(r.exit).toBe(1);
+    expect(r.json().error.message).toContain("has no `id:`");
+    expect(r.json().error.fix).toContain(added.path);
+  });
+});

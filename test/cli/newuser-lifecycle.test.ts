@@ -146,3 +146,14 @@ describe("rkb import of notes", () => {
     expect(r.json().skipped.map((s: any) => s.source)).toEqual(["cmake/README.md"]);
   });
 });
+
+// Found in the new-user pass of issue 22.
+describe("rkb init with a relative RKB_HOME", () => {
+  test("says so and names the absolute folder to set", async () => {
+    const box = sandbox();
+    const r = await rkb(["init", "--format", "json"], { env: { ...box.env, RKB_HOME: "kb-here" }, cwd: box.dir });
+    expect(r.exit).toBe(0);
+    expect(r.json().notes[0]).toContain(`RKB_HOME=${join(box.dir, "kb-here")}`);
+    expect((await rkb(["init", "--format", "json"], { env: box.env })).json().notes).toEqual([]);
+  });
+});

@@ -1,5 +1,6 @@
 import type { CommandContext } from "../../commands/_shared.ts";
 import { expectedValue, inputProblem } from "../../base/input.ts";
+import { inputTextError } from "../../base/text-input.ts";
 import type { CheckedInput } from "../../commands/inputs.ts";
 import type { PlaceOptions } from "../../place/place.ts";
 import { asRkbError, usageError, type RkbError } from "../../base/errors.ts";
@@ -53,6 +54,7 @@ export async function callTool(name: string, args: unknown, call: ToolCall): Pro
       format,
       place: call.place ?? { with: {} },
       stdin: async () => "",
+      stdinPayload: async () => "",
       stdinIsTTY: false,
       // The command runs as the agent's: agent writes have a burst limit (write/burst.ts).
       caller: { ...call.caller, origin: "tool" },
@@ -97,7 +99,11 @@ export function unknownTool(name: string): RkbError {
 export async function checkedArguments(tool: ToolSpec, parameters: CheckedInput, args: unknown): Promise<Record<string, unknown>> {
   const given = Object.fromEntries(Object.entries(asObject(tool.name, args)).filter(([, v]) => v !== null));
   const problem = await inputProblem(parameters, given);
-  if (!problem) return given;
+  if (!problem) {
+    const textError = inputTextError(given, (field) => `\`${field}\` of ${tool.name}`);
+    if (textError) throw textError;
+    return given;
+  }
   const fix = `run \`rkb tools --toon\` to see the arguments of ${tool.name}`;
   if (problem.kind === "unknown")
     throw usageError(
