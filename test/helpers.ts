@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
@@ -169,3 +169,30 @@ Something that holds.
 ## Evidence
 Read in the manual.
 `;
+
+/** The rows a real opencode 1.18.33 run wrote for one session, with the tables' own schema. */
+export interface RecordedOpencode {
+  schema: Record<"session" | "message" | "part", string>;
+  session: Record<string, unknown>[];
+  message: Record<string, unknown>[];
+  part: Record<string, unknown>[];
+}
+
+export const recordedOpencode = (): RecordedOpencode =>
+  JSON.parse(readFileSync(join(ROOT, "test", "fixtures", "opencode", "opencode-1.18.33-mcp-cmake.json"), "utf8"));
+
+export function insertRow(store: import("bun:sqlite").Database, table: string, row: Record<string, unknown>): void {
+  const keys = Object.keys(row);
+  store.query(`INSERT INTO ${table} (${keys.join(", ")}) VALUES (${keys.map(() => "?").join(", ")})`).run(...(Object.values(row) as never[]));
+}
+
+/** opencode's store at `path`, holding the recorded session (as opencode keeps it: WAL). */
+export function opencodeStore(path: string): void {
+  const { Database } = require("bun:sqlite") as typeof import("bun:sqlite");
+  const recorded = recordedOpencode();
+  const store = new Database(path);
+  store.exec("PRAGMA journal_mode = WAL");
+  for (const table of ["session", "message", "part"] as const) store.exec(recorded.schema[table]);
+  for (const table of ["session", "message", "part"] as const) for (const row of recorded[table]) insertRow(store, table, row);
+  store.close();
+}

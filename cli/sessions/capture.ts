@@ -4,6 +4,7 @@ import { RkbError } from "../base/errors.ts";
 import { capturedBefore, expireState } from "../machine/state.ts";
 import { sha256Hex } from "../base/hash.ts";
 import { cursorFits, loadCursor, peekSessionId, saveCursor, withSessionLock, type Cursor } from "./cursor.ts";
+import { storeFile } from "./opencode.ts";
 import { DRAFTS_HEADING, renderDraft } from "../inbox/draft.ts";
 import { renderExcerpt } from "../inbox/excerpt.ts";
 import { addItem, expireItems, type InboxMeta } from "../inbox/inbox.ts";
@@ -68,14 +69,14 @@ export async function capture(input: CaptureInput): Promise<CaptureResult> {
   const file = resolve(input.sessionFile);
   let size: number;
   try {
-    const st = statSync(file);
+    const st = statSync(storeFile(file));
     if (!st.isFile()) throw new Error("not a file");
     size = st.size;
   } catch {
     throw new RkbError(
       "not_found",
       `session file ${file} does not exist or is not a file`,
-      "pass the path of a pi, omp, Claude Code or Codex CLI session file (.jsonl)",
+      "pass the path of a pi, omp, Claude Code, Codex CLI or Gemini CLI session file, or <opencode.db>#<session id>",
     );
   }
   const run = () => captureUnlocked(input, env, file, size);
@@ -85,7 +86,7 @@ export async function capture(input: CaptureInput): Promise<CaptureResult> {
 
 async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file: string, size: number): Promise<CaptureResult> {
   let cursor = input.whole ? undefined : loadCursor(env, file);
-  if (cursor && !cursorFits(cursor, size, peekSessionId(file))) cursor = undefined;
+  if (cursor && !cursorFits(cursor, size, peekSessionId(storeFile(file)))) cursor = undefined;
   const read = await readSession(file, {
     fromOffset: cursor?.offset,
     fromLine: cursor?.line,

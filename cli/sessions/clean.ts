@@ -18,6 +18,9 @@ const HARNESS_TAGS = [
   "local-command-stderr",
   "local-command-caveat",
   "pasted_content",
+  // Gemini CLI's: the session's context, and what a hook added (rkb's context and lessons among it).
+  "session_context",
+  "hook_context",
 ];
 
 // An opening tag; its attributes hold no `<`, so a text of a million unclosed `<tag` is read in linear time.

@@ -1,5 +1,6 @@
 import { isPathGlob, pathGlobFiles } from "../base/glob.ts";
 import { statSync } from "node:fs";
+import { isSqlite, opencodeSessions } from "./opencode.ts";
 import { isAbsolute, resolve } from "node:path";
 import { capture, type CaptureResult } from "./capture.ts";
 import { expireState } from "../machine/state.ts";
@@ -80,8 +81,10 @@ export interface ExtractSummary {
 
 const MAX_REPEATED = 10;
 
-/** Session files named by paths, directories (every *.jsonl below) and globs; sorted, unique. */
-/** Session files named by paths: files, folders (every .jsonl below) and globs, with what could not be read. */
+/** What a folder holds that may be sessions: JSON lines, Gemini CLI's older sessions, opencode's store. */
+const SESSION_GLOBS = ["**/*.jsonl", "**/chats/session-*.json", "**/opencode*.db"];
+
+/** Session files named by paths: files, folders (every session file below) and globs, with what could not be read; opencode's store as its sessions. */
 export function findSessionFiles(
   paths: string[],
   cwd: string,
@@ -113,9 +116,19 @@ export function findSessionFiles(
     }
     if (st.isDirectory()) {
       const before = found.size;
-      for (const match of pathGlobFiles("**/*.jsonl", abs)) add(match);
-      if (found.size === before) problems.push({ path: p, message: "has no .jsonl file below it" });
+      for (const glob of SESSION_GLOBS) for (const match of pathGlobFiles(glob, abs)) add(match);
+      if (found.size === before) problems.push({ path: p, message: "has no session file below it (.jsonl, Gemini CLI's session-*.json, opencode's store)" });
     } else add(abs);
+  }
+  // opencode's store holds every session: each is one source.
+  for (const [path, f] of [...found]) {
+    if (!isSqlite(path)) continue;
+    found.delete(path);
+    try {
+      for (const source of opencodeSessions(path)) found.set(source, { ...f, path: source });
+    } catch {
+      problems.push({ path, message: "is an SQLite file but no opencode store rkb can read" });
+    }
   }
   return { files: [...found.values()].sort((a, b) => a.path.localeCompare(b.path)), problems };
 }

@@ -1,15 +1,19 @@
 import { claudeFormat } from "./claude.ts";
 import { codexFormat } from "./codex.ts";
+import { geminiFormat, readGeminiJson } from "./gemini.ts";
 import type { FileChange } from "./edits.ts";
 import type { Entry, Header, LineFormat, RawEvent, SessionFormat, Stopped } from "./entries.ts";
 import { scanLines } from "./lines.ts";
+import { readOpencode, splitSource } from "./opencode.ts";
 import { piFormat } from "./pi.ts";
 
-// Reads pi, omp, Claude Code and Codex CLI session files into a flat list of events on the branch
-// that leads to the last entry. Bad lines are skipped and reported with their line number; nothing
-// a file contains stops the read, and a file that is no session is named by what it looks like.
-// Output kept per entry is small (failed command output is capped), so memory follows the number
-// of entries, never their size. The formats themselves are pi.ts, claude.ts and codex.ts.
+// Reads pi, omp, Claude Code, Codex CLI and Gemini CLI session files, and opencode's sessions in its
+// store, into a flat list of events on the branch that leads to the last entry. Bad lines are
+// skipped and reported with their line number; nothing a file contains stops the read, and a file
+// that is no session is named by what it looks like. Output kept per entry is small (failed command
+// output is capped), so memory follows the number of entries, never their size. The formats
+// themselves are pi.ts, claude.ts, codex.ts and gemini.ts (JSON lines), and opencode.ts (SQLite) and
+// Gemini CLI's older sessions, one JSON document each (gemini.ts), which are read whole.
 
 export type { SessionFormat } from "./entries.ts";
 
@@ -99,12 +103,20 @@ export interface ReadOptions {
 
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
-const FORMATS: LineFormat[] = [piFormat, claudeFormat, codexFormat];
-const FORMAT_OF: Partial<Record<SessionFormat, LineFormat>> = { pi: piFormat, omp: piFormat, "claude-code": claudeFormat, codex: codexFormat };
+const FORMATS: LineFormat[] = [piFormat, geminiFormat, claudeFormat, codexFormat];
+const FORMAT_OF: Partial<Record<SessionFormat, LineFormat>> = {
+  pi: piFormat,
+  omp: piFormat,
+  "claude-code": claudeFormat,
+  codex: codexFormat,
+  gemini: geminiFormat,
+};
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 export async function readSession(path: string, opts: ReadOptions = {}): Promise<SessionRead> {
+  const whole = readWhole(path, opts);
+  if (whole) return whole;
   const maxLine = opts.maxLineBytes ?? MAX_LINE_BYTES;
   let lineNo = opts.fromLine ?? 0;
   let endLine = lineNo;
@@ -173,25 +185,64 @@ export async function readSession(path: string, opts: ReadOptions = {}): Promise
     if (problem) skip(problem);
   });
 
-  const branch = onBranch(entries);
-  const { events, counts, pendingCalls } = pairTools(branch, opts.pendingCalls ?? {});
   const nonBlankSeen = lineNo - (opts.fromLine ?? 0);
   const kind: SessionRead["kind"] = harness ? "session" : nonBlankSeen === 0 || skipped.length === 0 ? "empty" : "not-session";
-  const withTime = entries.filter((e) => e.time);
-  return {
-    path,
+  return sessionRead(path, entries, header, opts, {
     kind,
     harness,
     ...(kind === "not-session" ? { looksLike: looksLike(firstBytes, skipped, otherTypes) } : {}),
+    skipped,
+    lines: lineNo - (opts.fromLine ?? 0),
+    endOffset,
+    endLine,
+  });
+}
+
+/**
+ * The sessions that are read whole, not line by line: one in opencode's store (`<db>#<session>`,
+ * from part `fromOffset` on) and an older Gemini CLI session (one JSON document). Undefined for a
+ * file of JSON lines.
+ */
+function readWhole(path: string, opts: ReadOptions): SessionRead | undefined {
+  const { session } = splitSource(path);
+  if (session) {
+    const r = readOpencode(path, opts.fromOffset ?? 0);
+    const read = r.entries.length + r.skipped.length;
+    return sessionRead(path, r.entries, r.header, opts, {
+      kind: r.found ? "session" : "empty",
+      ...(r.found ? { harness: "opencode" as const } : {}),
+      skipped: r.skipped,
+      lines: read,
+      endOffset: r.seen,
+      endLine: r.seen,
+    });
+  }
+  if (!path.endsWith(".json") || opts.fromOffset) return undefined;
+  const g = readGeminiJson(path);
+  if (g.problem) return undefined; // read as lines, which names what the file looks like
+  const lines = g.entries.length;
+  return sessionRead(path, g.entries, g.header, opts, { kind: "session", harness: "gemini", skipped: [], lines, endOffset: 0, endLine: 0 });
+}
+
+/** The session read from its entries: the branch, the tool calls paired with their results, the counts. */
+function sessionRead(
+  path: string,
+  entries: Entry[],
+  header: Header,
+  opts: ReadOptions,
+  read: Pick<SessionRead, "kind" | "harness" | "looksLike" | "skipped" | "lines" | "endOffset" | "endLine">,
+): SessionRead {
+  const branch = onBranch(entries);
+  const { events, counts, pendingCalls } = pairTools(branch, opts.pendingCalls ?? {});
+  const withTime = entries.filter((e) => e.time);
+  return {
+    path,
+    ...read,
     sessionId: header.sessionId,
     cwd: header.cwd,
     startedAt: header.startedAt,
     events,
     counts: { ...counts, entries: entries.length },
-    skipped,
-    lines: lineNo - (opts.fromLine ?? 0),
-    endOffset,
-    endLine,
     lastEntryId: [...branch].reverse().find((e) => e.id)?.id,
     firstTime: withTime[0]?.time,
     lastTime: withTime[withTime.length - 1]?.time,

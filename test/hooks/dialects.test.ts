@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { exitCodeInRollout } from "../../cli/agent/hooks/codex.ts";
-import { exitCodeOf } from "../../cli/agent/hooks/gemini.ts";
+import { exitCodeOf } from "../../cli/sessions/gemini.ts";
 import { runCli } from "../../cli/dispatch.ts";
 import { hookCalls, hookErrorsSince, readRecords } from "../../cli/machine/state.ts";
 import { sandbox, type Sandbox, ZLIB_PITFALL } from "../helpers.ts";

@@ -3,34 +3,19 @@
 // own schema), then read as rkb reads the real one.
 import { Database } from "bun:sqlite";
 import { beforeEach, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { isSqlite, opencodeSessions, readOpencode, splitSource } from "../../cli/sessions/opencode.ts";
-import { ROOT, sandbox } from "../helpers.ts";
+import { isSqlite, opencodeSessions, splitSource } from "../../cli/sessions/opencode.ts";
+import { readSession } from "../../cli/sessions/reader.ts";
+import { insertRow, opencodeStore, recordedOpencode, ROOT, sandbox } from "../helpers.ts";
 
-interface Recorded {
-  schema: Record<"session" | "message" | "part", string>;
-  session: Record<string, unknown>[];
-  message: Record<string, unknown>[];
-  part: Record<string, unknown>[];
-}
-const RECORDED: Recorded = JSON.parse(readFileSync(join(ROOT, "test", "fixtures", "opencode", "opencode-1.18.33-mcp-cmake.json"), "utf8"));
+const RECORDED = recordedOpencode();
 const SESSION = RECORDED.session[0]!.id as string;
 
 let db: string;
 
-function insert(store: Database, table: string, row: Record<string, unknown>): void {
-  const keys = Object.keys(row);
-  store.query(`INSERT INTO ${table} (${keys.join(", ")}) VALUES (${keys.map(() => "?").join(", ")})`).run(...(Object.values(row) as never[]));
-}
-
 beforeEach(() => {
   db = join(sandbox("rkb-opencode").dir, "opencode.db");
-  const store = new Database(db);
-  store.exec("PRAGMA journal_mode = WAL");
-  for (const table of ["session", "message", "part"] as const) store.exec(RECORDED.schema[table]);
-  for (const table of ["session", "message", "part"] as const) for (const row of RECORDED[table]) insert(store, table, row);
-  store.close();
+  opencodeStore(db);
 });
 
 /** A message of the session and its parts, as opencode adds them while it runs. */
@@ -38,9 +23,9 @@ function add(message: { role: string; time: { created: number; completed?: numbe
   const store = new Database(db);
   const id = `msg_zz${Math.random().toString(36).slice(2, 10)}`;
   const at = message.time.created;
-  insert(store, "message", { id, session_id: SESSION, time_created: at, time_updated: at, data: JSON.stringify(message) });
+  insertRow(store, "message", { id, session_id: SESSION, time_created: at, time_updated: at, data: JSON.stringify(message) });
   parts.forEach((p, i) => {
-    insert(store, "part", {
+    insertRow(store, "part", {
       id: `prt_${id.slice(4)}${i}`,
       message_id: id,
       session_id: SESSION,
@@ -52,9 +37,9 @@ function add(message: { role: string; time: { created: number; completed?: numbe
   store.close();
 }
 
-describe("readOpencode", () => {
-  test("the recorded session: the prompt, MCP search, the failed and fixed commands with exit codes, counts", () => {
-    const read = readOpencode(`${db}#${SESSION}`);
+describe("opencode sessions through readSession", () => {
+  test("the recorded session: the prompt, MCP search, the failed and fixed commands with exit codes, counts", async () => {
+    const read = await readSession(`${db}#${SESSION}`);
     expect(read).toMatchObject({ kind: "session", harness: "opencode", sessionId: SESSION, cwd: "/home/dev/zlibapp" });
     const kinds = read.events.map((e) => (e.kind === "command" ? `${e.kind}:${e.command}:${e.exitCode}` : e.kind === "tool" ? `tool:${e.name}` : e.kind));
     expect(kinds).toEqual([
@@ -67,38 +52,48 @@ describe("readOpencode", () => {
     ]);
     const failed = read.events.find((e) => e.kind === "command" && !e.ok)!;
     expect(failed.kind === "command" && failed.output).toContain("Could NOT find ZLIB");
-    expect(read.counts).toMatchObject({ entries: 16, messages: 6, userMessages: 1, assistantMessages: 5, toolCalls: 4, bashCommands: 3, failedBash: 2 });
+    // Counted by part: the prompt, four tool calls with their results, the closing text.
+    expect(read.counts).toMatchObject({
+      entries: 16,
+      messages: 6,
+      userMessages: 1,
+      assistantMessages: 1,
+      toolResults: 4,
+      toolCalls: 4,
+      bashCommands: 3,
+      failedBash: 2,
+    });
     expect(read.skipped).toEqual([]);
     expect(read.endOffset).toBe(16);
   });
 
-  test("from the cursor on: only what came since; a message still being written waits", () => {
-    const first = readOpencode(`${db}#${SESSION}`);
-    expect(readOpencode(`${db}#${SESSION}`, { fromOffset: first.endOffset }).events).toEqual([]);
+  test("from the cursor on: only what came since; a message still being written waits", async () => {
+    const first = await readSession(`${db}#${SESSION}`);
+    expect((await readSession(`${db}#${SESSION}`, { fromOffset: first.endOffset })).events).toEqual([]);
     add({ role: "user", time: { created: 1796165130000 } }, [
       { type: "text", text: "no, use the system zlib" },
       { type: "text", text: "rkb holds lessons from earlier sessions", synthetic: true },
     ]);
     add({ role: "assistant", time: { created: 1796165131000 } }, [{ type: "text", text: "half a thought" }]);
-    const next = readOpencode(`${db}#${SESSION}`, { fromOffset: first.endOffset });
+    const next = await readSession(`${db}#${SESSION}`, { fromOffset: first.endOffset });
     expect(next.events.map((e) => e.kind === "user" && e.text)).toEqual(["no, use the system zlib"]);
     expect(next.endOffset).toBe(first.endOffset + 2);
   });
 
-  test("a part of a kind rkb does not know is skipped and named, the rest read", () => {
-    const first = readOpencode(`${db}#${SESSION}`);
+  test("a part of a kind rkb does not know is skipped and named, the rest read", async () => {
+    const first = await readSession(`${db}#${SESSION}`);
     add({ role: "assistant", time: { created: 1796165132000, completed: 1796165133000 } }, [{ type: "hologram" }, { type: "text", text: "done" }]);
-    const next = readOpencode(`${db}#${SESSION}`, { fromOffset: first.endOffset });
+    const next = await readSession(`${db}#${SESSION}`, { fromOffset: first.endOffset });
     expect(next.skipped).toEqual([{ line: 17, reason: 'unknown part type "hologram"' }]);
     expect(next.events.map((e) => e.kind)).toEqual(["agent"]);
   });
 
-  test("a bare store is no session; its sessions are listed as sources", () => {
+  test("a bare store is no session; its sessions are listed as sources", async () => {
     expect(isSqlite(db)).toBe(true);
     expect(isSqlite(join(ROOT, "package.json"))).toBe(false);
-    expect(readOpencode(db).kind).toBe("not-session");
+    expect((await readSession(db)).kind).toBe("not-session");
     expect(opencodeSessions(db)).toEqual([`${db}#${SESSION}`]);
     expect(splitSource(`${db}#${SESSION}`)).toEqual({ db, session: SESSION });
-    expect(readOpencode(`${db}#ses_nosuchsession`).kind).toBe("empty");
+    expect((await readSession(`${db}#ses_nosuchsession`)).kind).toBe("empty");
   });
 });

@@ -8,6 +8,7 @@ import { decideRecall, type InjectedLesson } from "../../search/recall.ts";
 import { readFailure } from "../../shell/failure.ts";
 import { program } from "../../shell/program.ts";
 import { capture } from "../../sessions/capture.ts";
+import { storeFile } from "../../sessions/opencode.ts";
 import { stripInjected } from "../../sessions/clean.ts";
 import { listItems } from "../../inbox/inbox.ts";
 import { userSignals } from "../../sessions/said.ts";
@@ -178,7 +179,7 @@ async function prompt(p: HookPayload, hook: HookContext): Promise<string> {
 
 async function captureSession(event: string, p: HookPayload, { env, caller }: HookContext): Promise<string> {
   // No file: --no-session, or a session that never wrote a message. Nothing to capture either way.
-  if (!p.session_file || !existsSync(p.session_file)) return "";
+  if (!p.session_file || !existsSync(storeFile(p.session_file))) return "";
   await capture({
     sessionFile: p.session_file,
     sessionId: caller.sessionId,

@@ -1,3 +1,4 @@
+import { exitCodeOf } from "../../sessions/gemini.ts";
 import { type HookDialect, obj, str } from "./dialect.ts";
 
 // Gemini CLI's side of `rkb hook`, as Gemini CLI 0.61.0 sends it (the rkb extension's
@@ -41,11 +42,4 @@ function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) return content.map((p) => str(obj(p).text) ?? "").join("\n");
   return str(obj(content).text) ?? "";
-}
-
-/** The shell tool's exit code from its text: `Exit Code: N`, 0 when there is none and the tool reported no error. */
-export function exitCodeOf(text: string, toolError: boolean): number {
-  const m = /^Exit Code: (-?\d+)\s*$/m.exec(text);
-  if (m) return Number(m[1]);
-  return toolError ? 1 : 0;
 }

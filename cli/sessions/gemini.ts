@@ -1,0 +1,143 @@
+import { readFileSync, statSync } from "node:fs";
+import { stripInjected } from "./clean.ts";
+import { type Entry, type Header, type LineFormat, resultEvent, shellCall, str, toolCall } from "./entries.ts";
+
+// Gemini CLI sessions, ~/.gemini/tmp/<project>/chats/session-<time>-<id>. Since 0.40 (checked with
+// 0.61.0) a JSON-lines file: a header line `{sessionId, projectHash, startTime, …}`, message records
+// `{id, timestamp, type: "user" | "gemini" | …, content, toolCalls?}`, and patches `{"$set": {…}}`
+// (a `$set` of `messages` is the whole list again). A record is written again with the same id once
+// its tool calls ran: the later one counts. Before (checked with 0.25.0) one JSON document,
+// `{sessionId, …, messages: [records]}`. A tool call carries its result; a shell command's exit code
+// is only the `Exit Code: N` line of the text the model got (absent when it worked), and the plain
+// output is `resultDisplay`. Gemini CLI adds blocks of its own to prompts and results
+// (`<session_context>`, `<hook_context>`: what rkb's hooks added), which are nobody's words.
+
+const SHELL = "run_shell_command";
+/** Record types that hold no conversation. */
+const QUIET = new Set(["info", "error", "warning", "debug"]);
+/** What an older whole-file session may weigh: a JSON document is parsed at once. */
+const MAX_JSON_BYTES = 256 * 1024 * 1024;
+
+export const geminiFormat: LineFormat = {
+  // Any of its lines says a file is Gemini CLI's, the header or not (a damaged file may have lost it):
+  // a patch, or a record of the user or the model with its own id and content (Claude Code's
+  // entries carry a message, a uuid and a session id instead).
+  claims(obj) {
+    if (isHeader(obj) || isPatch(obj)) return "gemini";
+    const record = (obj.type === "user" || obj.type === "gemini") && typeof obj.id === "string" && "content" in obj;
+    return record && !("message" in obj) && !("uuid" in obj) && !("sessionId" in obj) ? "gemini" : undefined;
+  },
+  entry(obj, line, entries, header) {
+    if (isHeader(obj)) return readHeader(obj, header);
+    if (isPatch(obj)) {
+      const set = obj.$set;
+      if (!Array.isArray(set.messages)) return;
+      // The list again, as it stands now: what came before it is replaced.
+      entries.length = 0;
+      positions.delete(entries);
+      for (const m of set.messages) addRecord(m, line, entries);
+      return;
+    }
+    return addRecord(obj, line, entries);
+  },
+};
+
+const isHeader = (obj: any) => typeof obj?.sessionId === "string" && typeof obj.projectHash === "string" && obj.type === undefined;
+const isPatch = (obj: any) => obj?.$set !== null && typeof obj?.$set === "object" && Object.keys(obj).length === 1;
+
+function readHeader(obj: any, header: Header): undefined {
+  header.sessionId ??= obj.sessionId;
+  header.startedAt ??= str(obj.startTime);
+  return undefined;
+}
+
+/** An older Gemini CLI session, one JSON document: its header and its records as entries. */
+export function readGeminiJson(path: string): { entries: Entry[]; header: Header; problem?: string } {
+  const entries: Entry[] = [];
+  const header: Header = {};
+  if (statSync(path).size > MAX_JSON_BYTES) return { entries, header, problem: `larger than ${MAX_JSON_BYTES >> 20} MB` };
+  let doc: any;
+  try {
+    doc = JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    return { entries, header, problem: "not valid JSON" };
+  }
+  if (!isHeader(doc) || !Array.isArray(doc.messages)) return { entries, header, problem: "no Gemini CLI session" };
+  readHeader(doc, header);
+  doc.messages.forEach((m: unknown, i: number) => addRecord(m, i + 1, entries));
+  return { entries, header };
+}
+
+/** Where each record id sits in its file's entries, so a record written again replaces the first. */
+const positions = new WeakMap<Entry[], Map<string, number>>();
+
+function addRecord(m: any, line: number, entries: Entry[]): string | undefined {
+  if (!m || typeof m !== "object" || typeof m.type !== "string" || typeof m.id !== "string") return "record without `type` or `id`";
+  const entry: Entry = { id: m.id, line, time: str(m.timestamp), raw: [] };
+  if (m.type === "user") readUser(m, entry);
+  else if (m.type === "gemini") readGemini(m, entry);
+  else if (QUIET.has(m.type)) entry.message = "other";
+  else return `unknown record type "${m.type.length > 40 ? `${m.type.slice(0, 40)}…` : m.type}"`;
+  let at = positions.get(entries);
+  if (!at) positions.set(entries, (at = new Map()));
+  const earlier = at.get(m.id);
+  if (earlier !== undefined && entries[earlier]?.id === m.id) {
+    entry.parentId = entries[earlier]!.parentId;
+    entries[earlier] = entry;
+    return;
+  }
+  // One record after the other: a chain, so the reader keeps them all.
+  entry.parentId = entries.at(-1)?.id ?? null;
+  at.set(m.id, entries.length);
+  entries.push(entry);
+}
+
+function readUser(m: any, entry: Entry): void {
+  const parts = typeof m.content === "string" ? [{ text: m.content }] : Array.isArray(m.content) ? m.content : [];
+  // Tool results sent back are the user's turn in the API, not words: the gemini record has them.
+  if (parts.some((p: any) => p?.functionResponse)) {
+    entry.message = "toolResult";
+    return;
+  }
+  const text = stripInjected(parts.map((p: any) => str(p?.text) ?? "").join("\n"));
+  // A message of Gemini CLI's own blocks alone (the session's context) is nobody's words.
+  entry.message = text ? "user" : "other";
+  if (text) entry.raw.push({ kind: "user", text });
+}
+
+function readGemini(m: any, entry: Entry): void {
+  entry.message = "assistant";
+  const text = stripInjected(typeof m.content === "string" ? m.content : "");
+  if (text) entry.raw.push({ kind: "agent", text });
+  for (const c of Array.isArray(m.toolCalls) ? m.toolCalls : []) {
+    const id = str(c?.id);
+    if (!id) continue;
+    const name = str(c.name) ?? "?";
+    entry.raw.push(name === SHELL ? shellCall(id, name, str(c.args?.command)) : toolCall(id, name, c.args));
+    if (c.status !== "success" && c.status !== "error" && c.status !== "cancelled") continue; // still running
+    const sent = responseText(c.result);
+    const failed = c.status !== "success";
+    const shown = str(c.resultDisplay) ?? sent;
+    const exitCode = name === SHELL ? exitCodeOf(sent, c.status === "error") : undefined;
+    const output = stripInjected(shown);
+    entry.raw.push(resultEvent(id, name, failed, output, { exitCode, ...(c.status === "cancelled" ? { stopped: "aborted" as const } : {}) }));
+  }
+}
+
+/** The text the model got for a call: its function responses' output (or error) joined. */
+function responseText(result: unknown): string {
+  if (!Array.isArray(result)) return "";
+  return result
+    .map((r: any) => {
+      const response = r?.functionResponse?.response;
+      return str(response?.output) ?? str(response?.error) ?? "";
+    })
+    .join("\n");
+}
+
+/** The shell tool's exit code from its text: `Exit Code: N`, 0 when there is none and the tool reported no error. */
+export function exitCodeOf(text: string, toolError: boolean): number {
+  const m = /^Exit Code: (-?\d+)[ \t]*$/m.exec(text);
+  if (m) return Number(m[1]);
+  return toolError ? 1 : 0;
+}
