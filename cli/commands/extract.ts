@@ -11,7 +11,7 @@ import { counted } from "../output/words.ts";
 // progress is the one thing a command writes itself: it has to appear while the run goes on.
 export default defineCommand({
   name: "extract",
-  description: "Read session files (pi, omp, Claude Code, Codex CLI) and put what they teach in the inbox",
+  description: "Read session files (pi, omp, Claude Code, Codex CLI, Gemini CLI; opencode's store) and put what they teach in the inbox",
   examples: [
     "rkb extract ~/.pi/agent/sessions",
     "rkb extract 'archive/**/*.jsonl' --since 2026-01-01 --report summary.md",
@@ -20,7 +20,11 @@ export default defineCommand({
   input: (Type) =>
     Type.Object(
       {
-        paths: Type.Optional(Type.Array(Type.String(), { description: "Session files, folders (every .jsonl below) or globs" })),
+        paths: Type.Optional(
+          Type.Array(Type.String(), {
+            description: "Session files, folders (every session file below) or globs; opencode's opencode.db is each session in it",
+          }),
+        ),
         dry_run: Type.Optional(Type.Boolean({ description: "Report what would be captured; write nothing" })),
         since: Type.Optional(Type.String({ description: "Only sessions with entries on or after this date" })),
         report: Type.Optional(Type.String({ description: "Also write a Markdown report (for a CI job summary)" })),

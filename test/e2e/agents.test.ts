@@ -10,7 +10,7 @@ import { hookErrorsSince } from "../../cli/machine/state.ts";
 import { BIN, rkb, sandbox, type Sandbox, withPrograms } from "../helpers.ts";
 import { AGENTS, agentsInstalled, configureAgent, RpcAgent, type AgentKind } from "./agent.ts";
 import { DONE, FakeLlm, SUMMARY, textOf, type Step } from "./fake-llm.ts";
-import { FAILING_CMAKE, FAKE_CMAKE, FAKE_GIZMO, FIXED_CMAKE, LESSON, UNRELATED_FAILURE } from "./world.ts";
+import { FAILING_CMAKE, FAKE_CMAKE, FAKE_GIZMO, FIXED_CMAKE, LESSON, UNRELATED_FAILURE, until } from "./world.ts";
 
 const SCENARIOS: Record<string, Step[]> = {
   main: [
@@ -88,16 +88,6 @@ const hookErrors = (w: World) =>
   hookErrorsSince(w.env, 0)
     .map((e) => `${e.event}: ${e.error}`)
     .join("\n");
-
-async function until<T>(what: string, probe: () => T | undefined, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
-    await Bun.sleep(100);
-  }
-}
 
 describe("real agents with the installed extension", () => {
   beforeAll(() => {

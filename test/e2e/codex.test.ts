@@ -7,7 +7,7 @@ import { SKILL_DESCRIPTION } from "../../cli/install/skill.ts";
 import { rkb, type Sandbox } from "../helpers.ts";
 import { FakeResponses, textOfItem } from "./fake-responses.ts";
 import { CODEX, codexConfig, codexExec, configureCodex, programsInstalled } from "./programs.ts";
-import { FAILING_CMAKE, FIXED_CMAKE, hookErrors, lessonWorld, UNRELATED_FAILURE } from "./world.ts";
+import { extracted, FAILING_CMAKE, FIXED_CMAKE, filesBelow, hookErrors, inboxItems, lessonWorld, UNRELATED_FAILURE } from "./world.ts";
 
 if (!programsInstalled()) throw new Error(`Codex CLI is not installed (${CODEX}): run \`npm test\` (its pretest installs it)`);
 
@@ -48,7 +48,7 @@ const doctorCheck = async (box: Sandbox, name: string) =>
   (await rkb(["doctor", "--format", "json"], { env: box.env })).json().checks.find((c: any) => c.check === name);
 
 describe("Codex CLI 0.171.0 with rkb installed", () => {
-  test("MCP search, the lesson after a failed command, the skill; install, doctor and uninstall keep the user's settings", async () => {
+  test("MCP search, the lesson after a failed command, the skill, capture at the end, the rollout read; install, doctor and uninstall keep the user's settings", async () => {
     const w = await codexWorld();
     const installed = await rkb(["install", "codex", "--format", "json"], { env: w.env });
     expect(installed.exit).toBe(0);
@@ -79,6 +79,14 @@ describe("Codex CLI 0.171.0 with rkb installed", () => {
     const lessonAt = last.input.findIndex((i) => textOfItem(i.content).includes(`<rkb-lesson id="${w.lessonId}"`));
     expect(lessonAt).toBeGreaterThan(afterCmake);
     expect(lessonAt).toBeLessThan(afterGizmo);
+    // The session end handed the rollout to rkb: the failure and its fix are in the inbox.
+    const [rollout] = filesBelow(join(w.box.home, ".codex", "sessions"), "**/rollout-*.jsonl");
+    const item = inboxItems(w.box).find((t) => t.includes("codex"));
+    expect(item).toContain("ZLIB_ROOT=/opt/zlib");
+    // And extract reads the rollout Codex wrote: two commands failed (cmake, gizmo), one fixed.
+    const read = await extracted(w.env, rollout!);
+    expect(read.files).toMatchObject([{ status: "session", harness: "codex", skipped_lines: 0 }]);
+    expect(read).toMatchObject({ failed: 2, fixed: 1 });
     expect(hookErrors(w.box)).toBe("");
 
     // Uninstall: config.toml and hooks.json are the user's again, byte for byte.

@@ -7,7 +7,7 @@ import { SKILL_DESCRIPTION } from "../../cli/install/skill.ts";
 import { rkb } from "../helpers.ts";
 import { FakeGemini } from "./fake-gemini.ts";
 import { configureGemini, GEMINI, GEMINI_SETTINGS, geminiPrompt, programsInstalled } from "./programs.ts";
-import { FAILING_CMAKE, FIXED_CMAKE, hookErrors, lessonWorld, UNRELATED_FAILURE } from "./world.ts";
+import { extracted, FAILING_CMAKE, FIXED_CMAKE, filesBelow, hookErrors, inboxItems, lessonWorld, UNRELATED_FAILURE } from "./world.ts";
 
 if (!programsInstalled()) throw new Error(`Gemini CLI is not installed (${GEMINI}): run \`npm test\` (its pretest installs it)`);
 
@@ -27,7 +27,7 @@ afterEach(() => {
 });
 
 describe("Gemini CLI 0.61.0 with the rkb extension", () => {
-  test("MCP search, the lesson after a failed command, the skill and context; uninstall removes the extension only", async () => {
+  test("MCP search, the lesson after a failed command, the skill and context, capture at the end, the session read; uninstall removes the extension only", async () => {
     const w = await lessonWorld("rkb-e2e-gemini");
     const llm = new FakeGemini(SCENARIOS);
     cleanup.push(() => llm.stop());
@@ -55,6 +55,13 @@ describe("Gemini CLI 0.61.0 with the rkb extension", () => {
     expect(gizmo).not.toContain("rkb-lesson");
     expect(fixed).toContain("Found ZLIB");
     expect(fixed).not.toContain("rkb-lesson");
+
+    // The session end handed the session file to rkb; extract reads it too.
+    const [session] = filesBelow(join(w.box.home, ".gemini", "tmp"), "*/chats/session-*.jsonl");
+    expect(inboxItems(w.box).find((t) => t.includes("gemini"))).toContain("ZLIB_ROOT=/opt/zlib");
+    const read = await extracted(w.env, session!);
+    expect(read.files).toMatchObject([{ status: "session", harness: "gemini", skipped_lines: 0 }]);
+    expect(read).toMatchObject({ failed: 2, fixed: 1 });
     expect(hookErrors(w.box)).toBe("");
 
     expect((await rkb(["install", "gemini", "--uninstall"], { env: w.env })).exit).toBe(0);

@@ -8,7 +8,7 @@ import { SKILL_DESCRIPTION } from "../../cli/install/skill.ts";
 import { rkb } from "../helpers.ts";
 import { FakeLlm, textOf } from "./fake-llm.ts";
 import { configureOpencode, OPENCODE, opencodeConfig, opencodeRun, programsInstalled } from "./programs.ts";
-import { FAILING_CMAKE, FIXED_CMAKE, hookErrors, lessonWorld, UNRELATED_FAILURE } from "./world.ts";
+import { extracted, FAILING_CMAKE, FIXED_CMAKE, hookErrors, inboxItems, lessonWorld, UNRELATED_FAILURE, until } from "./world.ts";
 
 if (!programsInstalled()) throw new Error(`opencode is not installed (${OPENCODE}): run \`npm test\` (its pretest installs it)`);
 
@@ -28,7 +28,7 @@ afterEach(() => {
 });
 
 describe("opencode 1.18.33 with rkb installed", () => {
-  test("MCP search, context and the lesson after a failed command from the plugin, the skill; uninstall gives the user's config back", async () => {
+  test("MCP search, context and the lesson after a failed command from the plugin, the skill, capture at the end of a run, the store read; uninstall gives the user's config back", async () => {
     const w = await lessonWorld("rkb-e2e-opencode");
     const llm = new FakeLlm(SCENARIOS);
     cleanup.push(() => llm.stop());
@@ -55,6 +55,14 @@ describe("opencode 1.18.33 with rkb installed", () => {
     expect(cmake).toContain(`<rkb-lesson id="${w.lessonId}"`);
     expect(llm.toolResultFor("bash", 1)).not.toContain("<rkb-lesson");
     expect(llm.toolResultFor("bash", 2)).not.toContain("<rkb-lesson");
+
+    // The end of the run handed the session to a capture that outlives opencode; extract reads the store.
+    const store = join(w.box.home, ".local", "share", "opencode", "opencode.db");
+    const item = await until("the inbox item from the end of the run", () => inboxItems(w.box).find((t) => t.includes("opencode")));
+    expect(item).toContain("ZLIB_ROOT=/opt/zlib");
+    const read = await extracted(w.env, store);
+    expect(read.files).toMatchObject([{ status: "session", harness: "opencode", skipped_lines: 0 }]);
+    expect(read).toMatchObject({ failed: 2, fixed: 1 });
     expect(hookErrors(w.box)).toBe("");
 
     expect((await rkb(["install", "opencode", "--uninstall"], { env: w.env })).exit).toBe(0);

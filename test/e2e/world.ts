@@ -1,6 +1,7 @@
 // What the end-to-end tests give every agent: the lesson in the knowledge base, and stand-ins for
 // real tools on the agent's PATH.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hookErrorsSince } from "../../cli/machine/state.ts";
 import { rkb, sandbox, type Sandbox, withPrograms } from "../helpers.ts";
@@ -89,3 +90,30 @@ export const hookErrors = (box: Sandbox) =>
   hookErrorsSince(box.env, 0)
     .map((e) => `${e.event}: ${e.error}`)
     .join("\n");
+
+/** Waits until the probe gives a value (a detached capture writes after the agent exited). */
+export async function until<T>(what: string, probe: () => T | undefined, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
+    await Bun.sleep(100);
+  }
+}
+
+/**
+ * What `rkb extract --dry-run` reads in session files an agent wrote, per file and in counts, as a
+ * CI run over an archive reads them: with a state of its own (the machine's says where its capture
+ * hooks got to).
+ */
+export async function extracted(env: Record<string, string>, path: string) {
+  const state = mkdtempSync(join(tmpdir(), "rkb-extract-state-"));
+  const run = await rkb(["extract", path, "--dry-run", "--format", "json"], { env: { ...env, XDG_STATE_HOME: state } });
+  rmSync(state, { recursive: true, force: true });
+  if (run.exit !== 0) throw new Error(`rkb extract failed: ${run.stderr}`);
+  return run.json() as { files: { path: string; status: string; harness?: string; skipped_lines: number }[]; failed: number; fixed: number; sessions: number };
+}
+
+/** The files below `dir` that match `glob` (hidden folders included). */
+export const filesBelow = (dir: string, glob: string) => [...new Bun.Glob(glob).scanSync({ cwd: dir, dot: true, absolute: true })];
