@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { gitIn, rkb, sandbox, ZLIB_PITFALL, type Sandbox } from "../helpers.ts";
-import { checkoutSnapshot, firstArchive, STORIES, teamKb } from "../cli/team-sessions.ts";
+import { BIN, gitIn, rkb, sandbox, ZLIB_PITFALL, type Sandbox } from "../helpers.ts";
+import { branchSubjects, checkoutSnapshot, firstArchive, STORIES, teamKb } from "../cli/team-sessions.ts";
 import { SessionWriter } from "../sessions/session-writer.ts";
 import { maskSecrets } from "../../cli/text/secrets.ts";
 import { SECRET_SAMPLES } from "./secret-corpus.ts";
@@ -76,6 +76,37 @@ describe("rkb propose: what it writes", () => {
     expect(gitIn(box.kb, box.env, "rev-parse", "rkb/proposals").trim()).toBe(tip);
     expect(checkoutSnapshot(review, box.env)).toBe(worktree);
   });
+});
+
+describe("rkb propose: killed at any moment", () => {
+  test("SIGKILL at 12 moments of a run: the checkout never changes, the branch is all or nothing, and the next run needs no cleanup", async () => {
+    const { box, sessions } = await team();
+    const before = checkoutSnapshot(box.kb, box.env);
+    const started = performance.now();
+    expect((await rkb(["propose", sessions], { env: box.env, cwd: box.dir })).exit).toBe(0);
+    const whole = performance.now() - started;
+    const complete = branchSubjects(box.kb, box.env);
+    expect(complete).toHaveLength(3);
+    const outcomes = new Set<string>();
+    for (let i = 0; i < 12; i++) {
+      // Deleting the branch unmerged forgets its proposals: every run starts from nothing.
+      gitIn(box.kb, box.env, "branch", "-D", "rkb/proposals");
+      const proc = Bun.spawn([BIN, "propose", sessions], { env: box.env, cwd: box.dir, stdout: "ignore", stderr: "ignore" });
+      await Bun.sleep((whole * i) / 11);
+      proc.kill("SIGKILL");
+      await proc.exited;
+      expect(checkoutSnapshot(box.kb, box.env)).toBe(before);
+      const subjects = gitIn(box.kb, box.env, "branch", "--list", "rkb/proposals").trim() ? branchSubjects(box.kb, box.env) : [];
+      outcomes.add(subjects.length ? "after" : "before");
+      expect(subjects.length === 0 || JSON.stringify(subjects) === JSON.stringify(complete)).toBe(true);
+      if (!subjects.length) {
+        const next = await rkb(["propose", sessions], { env: box.env, cwd: box.dir });
+        expect(next.exit).toBe(0);
+        expect(branchSubjects(box.kb, box.env)).toEqual(complete);
+      }
+    }
+    expect(outcomes.has("before")).toBe(true);
+  }, 120_000);
 });
 
 describe("rkb propose: sessions that name themselves with secrets", () => {
