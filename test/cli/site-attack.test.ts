@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { gitIn, rkb, writeFile, type Sandbox } from "../helpers.ts";
-import { HIDDEN, HIDDEN_PROJECT, PUBLIC, siteKb } from "../site/site-kb.ts";
+import { activeMarkup, HOSTILE, hostileKb } from "../site/hostile-kb.ts";
+import { HIDDEN, HIDDEN_PROJECT, PUBLIC, siteKb, startServe } from "../site/site-kb.ts";
 
 // The QA attacks on `rkb site build` (issue 24): a left-out lesson must not show through any byte
 // the build writes (file names included), whatever Markdown form links to it; a folder note that
@@ -167,4 +168,32 @@ describe("rkb site build: what a teammate's hand wrote stays inert and inside --
     expect(use).not.toContain("NaN");
     expect(use).not.toContain("Infinity");
   });
+});
+
+describe("markup in every field a page shows is inert", () => {
+  test("titles, folders, tags, labels, when, provenance, stale reasons, Markdown tricks, commit subjects and authors: no page of the site or of serve holds any as markup", async () => {
+    const box = await hostileKb("rkb-site-attack");
+    const out = join(box.dir, "site");
+    const run = await rkb(["site", "build", "--out", out], { env: box.env });
+    expect(run.exit).toBe(0);
+    const files = filesUnder(out);
+    const page = files.get(`lessons/${HOSTILE.id}.html`);
+    expect(page).toBeDefined();
+    // The subject is shown, as text.
+    expect(page).toContain("&lt;script&gt;window.__pwned=&#39;subject&#39;&lt;/script&gt;");
+    const found: string[] = [];
+    for (const [file, html] of files) if (file.endsWith(".html")) found.push(...activeMarkup(`site ${file}`, html));
+    const { url, proc } = await startServe(box);
+    try {
+      for (const file of [...files.keys(), "inbox.html"].filter((f) => f.endsWith(".html"))) {
+        const answer = await fetch(url + file.split("/").map(encodeURIComponent).join("/"));
+        expect({ file, status: answer.status }).toEqual({ file, status: 200 });
+        found.push(...activeMarkup(`serve ${file}`, await answer.text()));
+      }
+    } finally {
+      proc.kill("SIGINT");
+      await proc.exited;
+    }
+    expect(found).toEqual([]);
+  }, 60_000);
 });
