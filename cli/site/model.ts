@@ -7,6 +7,7 @@ import { resolveLink } from "../lesson/links.ts";
 import { reviewCandidates, type ReviewCandidate } from "../kb/review.ts";
 import { loadKb, type Broken, type Kb } from "../kb/store.ts";
 import { RkbError } from "../base/errors.ts";
+import { secretLeaks, secretMessage } from "../lint/leak.ts";
 import { readUsage, replayRuns, usageRecords, type ReplayRun, type UsageCounts, type UsageRecord } from "../kb/usage.ts";
 import { buildIndex, type IndexedLesson, type SearchIndex } from "../kb/index.ts";
 import { searchIndexSimilarity } from "../search/similarity.ts";
@@ -70,6 +71,7 @@ export function loadSiteModel(root: string, env: NodeJS.ProcessEnv, audience: Au
     .filter((l) => !LESSON_ID.test(l.id))
     .map((l) => ({ path: l.path, line: l.keyLines.id ?? 2, message: `the id \`${l.id}\` is not 10 lowercase hex characters`, kind: "lesson", text: l.raw }));
   const kept = kb.lessons.filter((l) => LESSON_ID.test(l.id) && admits(audience, labelsOf(kb.notes, l)));
+  if (audience.kind === "sink") refuseSecretsIn(kept, config);
   kept.sort((a, b) => (a.path < b.path ? -1 : 1));
   const paths = new Set(kept.map((l) => l.path));
   const admitted = kept.map((l) => withoutHiddenLinks(l, paths));
@@ -138,6 +140,22 @@ function refuseUnreadableNotes(kb: Kb): void {
       "invalid_lesson",
       `${note.path}:${note.line}: ${note.message}; its labels decide who may see the lessons under ${folder}/`,
       "fix the folder note (`rkb lint` lists every problem), then build the site again",
+    );
+  }
+}
+
+/**
+ * A lesson committed past the pre-commit hook may hold a secret; `rkb sync` would not push it, and
+ * a published site does not publish it: the build is refused, naming the file and line.
+ */
+function refuseSecretsIn(lessons: Lesson[], config: KbConfig): void {
+  for (const lesson of lessons) {
+    const leak = secretLeaks(lesson.raw, config.leak.allow)[0];
+    if (!leak) continue;
+    throw new RkbError(
+      "invalid_lesson",
+      `${lesson.path}:${leak.line}: ${secretMessage(leak)}`,
+      "take the secret out of the lesson (`rkb lint` lists every leak), then build the site again",
     );
   }
 }

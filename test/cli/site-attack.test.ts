@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { gitIn, rkb, writeFile, type Sandbox } from "../helpers.ts";
+import { SECRET_SAMPLES } from "../reliability/secret-corpus.ts";
 import { activeMarkup, HOSTILE, hostileKb } from "../site/hostile-kb.ts";
 import { HIDDEN, HIDDEN_PROJECT, PUBLIC, siteKb, startServe } from "../site/site-kb.ts";
 
@@ -167,6 +168,38 @@ describe("rkb site build: what a teammate's hand wrote stays inert and inside --
     const use = readFileSync(join(out, "use.html"), "utf8");
     expect(use).not.toContain("NaN");
     expect(use).not.toContain("Infinity");
+  });
+});
+
+describe("rkb site build: no secret is published", () => {
+  test("a public lesson committed past the hook with a secret in it: the build is refused naming the file and line, and nothing of it is written", async () => {
+    const box = await siteKb("rkb-site-attack");
+    const secret = SECRET_SAMPLES.find((s) => s.name === "github classic token")!;
+    writeFile(
+      join(box.kb, "general/tools/token.md"),
+      lesson({ id: "5a0000000d", title: "Deploying with the bot's token", labels: "public", body: `Run it as:\n\n    ${secret.line}\n` }),
+    );
+    commitAll(box);
+    const out = join(box.dir, "site");
+    const run = await rkb(["site", "build", "--out", out, "--format", "json"], { env: box.env });
+    expect(run.exit).toBe(1);
+    expect(run.json().error.message).toMatch(/^general\/tools\/token\.md:\d+: /);
+    expect(run.stdout).not.toContain(secret.secret);
+    const written = existsSync(out) ? [...filesUnder(out).values()] : [];
+    expect(written.some((t) => t.includes(secret.secret))).toBe(false);
+  });
+
+  test("a commit message in rkb's shape with a secret in it: the lesson's history shows it masked", async () => {
+    const box = await siteKb("rkb-site-attack");
+    const secret = SECRET_SAMPLES.find((s) => s.name === "stripe live secret")!;
+    const file = join(box.kb, "general/tar/tar-symlink.md");
+    writeFile(file, `${readFileSync(file, "utf8")}\nOne more line.\n`);
+    gitIn(box.kb, box.env, "commit", "-q", "--no-verify", "-am", `edit(general/tar): ${PUBLIC.tar.title} with ${secret.line} [${PUBLIC.tar.id}]`);
+    const out = join(box.dir, "site");
+    expect((await rkb(["site", "build", "--out", out], { env: box.env })).exit).toBe(0);
+    const page = readFileSync(join(out, `lessons/${PUBLIC.tar.id}.html`), "utf8");
+    expect(page).toContain("One more line.");
+    expect(page).not.toContain(secret.secret);
   });
 });
 
