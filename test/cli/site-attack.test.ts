@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 import { gitIn, rkb, writeFile, type Sandbox } from "../helpers.ts";
 import { SECRET_SAMPLES } from "../reliability/secret-corpus.ts";
@@ -147,6 +147,18 @@ describe("rkb site build: what a teammate's hand wrote stays inert and inside --
     expect(found).toEqual([]);
     expect(filesUnder(box.dir).has("qa-escaped.html")).toBe(false);
     expect([...filesUnder(join(box.dir, "deep")).keys()].every((f) => f.startsWith("site/"))).toBe(true);
+  });
+
+  test("--out through a link into the knowledge base is refused like --out inside it, and nothing is written there", async () => {
+    const box = await siteKb("rkb-site-attack");
+    const link = join(box.dir, "kb-link");
+    symlinkSync(box.kb, link);
+    const before = gitIn(box.kb, box.env, "status", "--porcelain", "--untracked-files=all");
+    const run = await rkb(["site", "build", "--out", join(link, "public"), "--format", "json"], { env: box.env });
+    expect(run.exit).toBe(1);
+    expect(run.json().error.code).toBe("refused");
+    expect(existsSync(join(box.kb, "public"))).toBe(false);
+    expect(gitIn(box.kb, box.env, "status", "--porcelain", "--untracked-files=all")).toBe(before);
   });
 
   test("use records with a broken time or counts do not stop the build", async () => {
