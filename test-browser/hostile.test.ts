@@ -1,41 +1,26 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import type { BrowserContext } from "playwright-core";
-import { rkb, type Sandbox } from "../test/helpers.ts";
 import { HOSTILE, hostileKb } from "../test/site/hostile-kb.ts";
-import { startServe } from "../test/site/site-kb.ts";
-import { openBrowser, serveFolder, watchedPage } from "./browser.ts";
+import { type Viewing, viewing, watchedPage } from "./browser.ts";
 
 // The QA attack in a real Chromium: a knowledge base whose every shown text tries to run script
 // (test/site/hostile-kb.ts). Every page of `rkb serve` and of a built site is opened, each link of
 // the lesson's text clicked, the search run on the hostile words: nothing runs, no dialog opens,
 // no page leaves the site.
 
-let box: Sandbox;
-let browser: BrowserContext;
-let serve: Awaited<ReturnType<typeof startServe>>;
-let site: ReturnType<typeof serveFolder>;
+let view: Viewing;
 let pages: string[];
 
 beforeAll(async () => {
-  box = await hostileKb("rkb-browser-hostile");
-  serve = await startServe(box);
-  const out = join(box.dir, "public");
-  const built = await rkb(["site", "build", "--out", out], { env: box.env });
-  if (built.exit !== 0) throw new Error(built.stderr);
-  site = serveFolder(out);
+  view = await viewing(await hostileKb("rkb-browser-hostile"));
   const walk = (at: string): string[] =>
-    readdirSync(at).flatMap((n) => (statSync(join(at, n)).isDirectory() ? walk(join(at, n)) : n.endsWith(".html") ? [relative(out, join(at, n))] : []));
-  pages = walk(out).map((p) => p.split("/").map(encodeURIComponent).join("/"));
-  browser = await openBrowser(box.dir);
+    readdirSync(at).flatMap((n) => (statSync(join(at, n)).isDirectory() ? walk(join(at, n)) : n.endsWith(".html") ? [relative(view.out, join(at, n))] : []));
+  pages = walk(view.out).map((p) => p.split("/").map(encodeURIComponent).join("/"));
 });
 
 afterAll(async () => {
-  await browser?.close();
-  site?.stop();
-  serve?.proc.kill("SIGINT");
-  await serve?.proc.exited;
+  await view?.close();
 });
 
 const pwned = () => (window as unknown as { __pwned?: string }).__pwned ?? null;
@@ -43,9 +28,9 @@ const pwned = () => (window as unknown as { __pwned?: string }).__pwned ?? null;
 describe("hostile text in Chromium", () => {
   test("every page of serve and of the built site: nothing runs, no dialog opens, no console error", async () => {
     const found: string[] = [];
-    for (const base of [serve.url, site.url]) {
-      for (const path of [...pages, ...(base === serve.url ? ["inbox.html"] : [])]) {
-        const { page, errors } = await watchedPage(browser);
+    for (const base of [view.serve.url, view.site.url]) {
+      for (const path of [...pages, ...(base === view.serve.url ? ["inbox.html"] : [])]) {
+        const { page, errors } = await watchedPage(view.browser);
         page.on("dialog", (d) => (found.push(`dialog on ${base}${path}`), d.dismiss()));
         await page.goto(base + path, { waitUntil: "networkidle" });
         const ran = await page.evaluate(pwned);
@@ -58,9 +43,9 @@ describe("hostile text in Chromium", () => {
   }, 120_000);
 
   test("clicking every link and button of the hostile lesson, and searching its words, runs nothing and stays on the site", async () => {
-    for (const base of [serve.url, site.url]) {
+    for (const base of [view.serve.url, view.site.url]) {
       const url = `${base}lessons/${HOSTILE.id}.html`;
-      const { page } = await watchedPage(browser);
+      const { page } = await watchedPage(view.browser);
       let dialogs = 0;
       page.on("dialog", (d) => (dialogs++, d.dismiss()));
       await page.goto(url, { waitUntil: "networkidle" });

@@ -1,29 +1,15 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync, readFileSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { gitIn, rkb, writeFile, type Sandbox } from "../helpers.ts";
 import { SECRET_SAMPLES } from "../reliability/secret-corpus.ts";
 import { activeMarkup, HOSTILE, hostileKb } from "../site/hostile-kb.ts";
-import { HIDDEN, HIDDEN_PROJECT, PUBLIC, siteKb, startServe } from "../site/site-kb.ts";
+import { filesUnder, HIDDEN, HIDDEN_PROJECT, PUBLIC, siteKb, startServe } from "../site/site-kb.ts";
 
 // The QA attacks on `rkb site build` (issue 24): a left-out lesson must not show through any byte
 // the build writes (file names included), whatever Markdown form links to it; a folder note that
 // does not parse must not open its folder to a wider audience; ids, folder names and use records
 // a hand or a teammate wrote may be anything and still stay inert and inside --out.
-
-/** Every file under a folder (its path and its bytes as Latin-1 text, so binary files are searched too). */
-function filesUnder(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (at: string) => {
-    for (const name of readdirSync(at)) {
-      const path = join(at, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else out.set(relative(dir, path), readFileSync(path).toString("latin1"));
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 /** Where any of the traces shows: in a file's bytes or in its name. */
 function leaks(files: Map<string, string>, traces: string[]): string[] {
