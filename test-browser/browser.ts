@@ -2,6 +2,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { rkb, type Sandbox } from "../test/helpers.ts";
+import { startServe } from "../test/site/site-kb.ts";
 
 // A real headless Chromium (Debian's `chromium`; RKB_CHROMIUM names another) driven by
 // playwright-core. The flags keep it off the network it would otherwise try (updates, sync, QUIC):
@@ -51,4 +53,35 @@ export function serveFolder(dir: string): { url: string; stop: () => void } {
     },
   });
   return { url: `http://127.0.0.1:${server.port}/`, stop: () => server.stop(true) };
+}
+
+/** A knowledge base shown both ways: `rkb serve` on it, its `--sink web` build on a static server, and a browser. */
+export interface Viewing {
+  serve: Awaited<ReturnType<typeof startServe>>;
+  site: ReturnType<typeof serveFolder>;
+  /** The built site's folder. */
+  out: string;
+  browser: BrowserContext;
+  close(): Promise<void>;
+}
+
+export async function viewing(box: Sandbox): Promise<Viewing> {
+  const serve = await startServe(box);
+  const out = join(box.dir, "public");
+  const built = await rkb(["site", "build", "--out", out, "--sink", "web"], { env: box.env });
+  if (built.exit !== 0) throw new Error(built.stderr);
+  const site = serveFolder(out);
+  const browser = await openBrowser(box.dir);
+  return {
+    serve,
+    site,
+    out,
+    browser,
+    async close() {
+      await browser.close();
+      site.stop();
+      serve.proc.kill("SIGINT");
+      await serve.proc.exited;
+    },
+  };
 }

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { rkb, type Sandbox } from "../test/helpers.ts";
-import { HIDDEN, PUBLIC, siteKb, startServe } from "../test/site/site-kb.ts";
-import { openBrowser, serveFolder, watchedPage } from "./browser.ts";
+import { HIDDEN, PUBLIC, siteKb } from "../test/site/site-kb.ts";
+import { type Viewing, viewing, watchedPage } from "./browser.ts";
 
 // The pages in a real headless Chromium, from `rkb serve` (everything, for the owner) and from a
 // `rkb site build --sink web` folder served as a static host would. Run with `npm run test:browser`
@@ -11,8 +10,9 @@ import { openBrowser, serveFolder, watchedPage } from "./browser.ts";
 
 let box: Sandbox;
 let browser: BrowserContext;
-let serve: Awaited<ReturnType<typeof startServe>>;
-let site: ReturnType<typeof serveFolder>;
+let serve: Viewing["serve"];
+let site: Viewing["site"];
+let view: Viewing | undefined;
 
 const PAGES = [
   "index.html",
@@ -28,19 +28,12 @@ const PAGES = [
 
 beforeAll(async () => {
   box = await siteKb("rkb-browser");
-  serve = await startServe(box);
-  const out = join(box.dir, "public");
-  const built = await rkb(["site", "build", "--out", out, "--sink", "web"], { env: box.env });
-  if (built.exit !== 0) throw new Error(built.stderr);
-  site = serveFolder(out);
-  browser = await openBrowser(box.dir);
+  view = await viewing(box);
+  ({ serve, site, browser } = view);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  site?.stop();
-  serve?.proc.kill("SIGINT");
-  await serve?.proc.exited;
+  await view?.close();
 });
 
 async function open(url: string, width = 1280): Promise<{ page: Page; errors: string[] }> {

@@ -3,6 +3,7 @@ import { loadKbConfig } from "../lesson/config.ts";
 import { requireReadableKb } from "../lesson/layout.ts";
 import { usageError } from "../base/errors.ts";
 import { kbRoot, tildify } from "../machine/settings.ts";
+import { counted } from "../output/words.ts";
 import { defineCommand } from "./_shared.ts";
 
 // `rkb site build --out DIR [--sink NAME]`: the viewer's pages as a static site holding only what
@@ -36,7 +37,7 @@ export default defineCommand({
     const model = loadSiteModel(root, ctx.env, audience);
     const built = buildSite(model, root, resolve(ctx.cwd, input.out));
     const data = { out: built.out, sink, lessons: model.lessons.length, files: built.files, bytes: built.bytes };
-    const human = `wrote ${built.files} files (${model.lessons.length} lessons allowed by [sinks.${sink}]) to ${tildify(built.out)}\n`;
+    const human = `wrote ${counted(built.files, "file")} (${counted(model.lessons.length, "lesson")} allowed by [sinks.${sink}]) to ${tildify(built.out)}\n`;
     return { data, human };
   },
 });

@@ -11,7 +11,7 @@ import { RkbError } from "../base/errors.ts";
 /** The file's value, JSONC allowed (comments, trailing commas); a clear error naming the file and line. */
 export function parseJsonc(text: string, file: string): unknown {
   const errors: ParseError[] = [];
-  const value = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const value = parse(withoutBom(text), errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length) {
     const e = errors[0]!;
     const line = text.slice(0, e.offset).split("\n").length;
@@ -27,8 +27,19 @@ export function valueAt(doc: unknown, path: JSONPath): unknown {
   return node;
 }
 
-/** `text` with the value at `path` set (undefined: removed; index -1: appended to the array). */
+// A byte-order mark (some Windows editors write one) is no JSON: it is kept as it was, outside the edit.
+const BOM = "\uFEFF";
+const withoutBom = (text: string) => (text.startsWith(BOM) ? text.slice(1) : text);
+
+/**
+ * `text` with the value at `path` set (undefined: removed; index -1: appended to the array). A new
+ * property goes first in its object, before the user's first one, so that no line of theirs
+ * changes (appending would put a comma on their last line, after which uninstall could not tell
+ * their trailing comma or comment from rkb's); a new array element goes last, since positions in an
+ * array can matter (Codex keys its trust of a hook by its group's index).
+ */
 export function setAt(text: string, path: JSONPath, value: unknown): string {
+  if (text.startsWith(BOM)) return BOM + setAt(text.slice(1), path, value);
   if (value === undefined) return removeAt(text, path);
   const base = text.trim() ? text : "{}\n";
   const unit = /^( +|\t)\S/m.exec(base)?.[1] ?? "  ";
@@ -53,6 +64,13 @@ export function setAt(text: string, path: JSONPath, value: unknown): string {
   const children = parent.children ?? [];
   const last = children.at(-1);
   const entry = (indent: string) => (parent.type === "object" ? `${JSON.stringify(key)}: ${pretty(val, indent)}` : pretty(val, indent));
+  const first = children[0];
+  if (first && parent.type === "object") {
+    const indent = lineIndent(base, first.offset);
+    const sameLine = base.lastIndexOf("\n", first.offset - 1) < parent.offset;
+    // On the first property's line (or after the brace when the object is on one line), then the user's.
+    return splice(base, first.offset, 0, `${entry(indent)},${sameLine ? " " : eol + indent}`);
+  }
   if (last) {
     const indent = lineIndent(base, last.offset);
     const end = last.offset + last.length;
@@ -72,6 +90,7 @@ export function setAt(text: string, path: JSONPath, value: unknown): string {
 
 /** `text` without the property or array element at `path`, and the comma that joined it to a neighbour. */
 function removeAt(text: string, path: JSONPath): string {
+  if (text.startsWith(BOM)) return BOM + removeAt(text.slice(1), path);
   const root = parseTree(text);
   const node = root && findNodeAtLocation(root, path);
   if (!node) return text;

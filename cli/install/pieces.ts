@@ -2,7 +2,7 @@
 // (each carries rkb's marker, so uninstall and doctor touch only those), and entries rkb owns inside a
 // user's settings file (an MCP server, rkb's hooks), edited in place with every other byte kept. One
 // install checks every piece before it writes any, so a refusal leaves nothing half installed.
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { writeAtomic } from "../base/fsutil.ts";
 import { RkbError } from "../base/errors.ts";
 import { tildify } from "../machine/settings.ts";
@@ -46,6 +46,24 @@ export interface PieceReport {
 
 const read = (path: string) => (existsSync(path) ? readFileSync(path, "utf8") : undefined);
 
+/**
+ * Where an edit of a user's settings file is written: the file itself, or the file a link points
+ * to (a dotfiles folder), so the link stays a link. A write replaces the file by rename, so a link
+ * written through its own path would become a plain file.
+ */
+const target = (path: string) => (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() ? realpathSync(path) : path);
+
+/** A user's settings file made read-only is theirs to open: rkb refuses rather than write around it. */
+function refuseReadOnly(p: OwnedEntry, harness: string, uninstall: boolean): void {
+  const st = statSync(p.path, { throwIfNoEntry: false });
+  if (!st || st.mode & 0o222) return;
+  throw new RkbError(
+    "refused",
+    `${tildify(p.path)} is read-only; rkb leaves it as it is${uninstall ? ", with its " : " and does not add "}${p.label}`,
+    `make it writable (chmod u+w ${tildify(p.path)}), then run \`rkb install ${harness}${uninstall ? " --uninstall" : ""}\` again`,
+  );
+}
+
 export const ownedFile = (path: string) => read(path)?.includes(MARKER) === true;
 
 export function installPieces(pieces: Piece[], harness: string): PieceReport[] {
@@ -68,15 +86,20 @@ export function installPieces(pieces: Piece[], harness: string): PieceReport[] {
   const planned = pieces.map((p) => {
     const text = read(p.path);
     const next = p.kind === "file" ? p.text : p.set(text ?? "");
+    if (p.kind === "entry" && text !== next) refuseReadOnly(p, harness, false);
     return { piece: p, next, same: text === next };
   });
   return planned.map(({ piece, next, same }) => {
-    if (!same) writeAtomic(piece.path, next);
+    if (!same) writeAtomic(piece.kind === "entry" ? target(piece.path) : piece.path, next);
     return { path: piece.path, ...(piece.kind === "entry" ? { entry: piece.label } : {}), action: same ? "unchanged" : "written" };
   });
 }
 
-export function uninstallPieces(pieces: Piece[]): PieceReport[] {
+export function uninstallPieces(pieces: Piece[], harness: string): PieceReport[] {
+  for (const p of pieces) {
+    const text = p.kind === "entry" ? read(p.path) : undefined;
+    if (p.kind === "entry" && text !== undefined && ["current", "differs"].includes(p.state(text))) refuseReadOnly(p, harness, true);
+  }
   return pieces.map((p) => {
     const text = read(p.path);
     const entry = p.kind === "entry" ? { entry: p.label } : {};
@@ -91,7 +114,7 @@ export function uninstallPieces(pieces: Piece[]): PieceReport[] {
     if (state === "foreign") return { path: p.path, ...entry, action: "kept" };
     const next = p.remove(text);
     if (next === undefined) rmSync(p.path);
-    else writeAtomic(p.path, next);
+    else writeAtomic(target(p.path), next);
     return { path: p.path, ...entry, action: "removed" };
   });
 }

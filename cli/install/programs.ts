@@ -33,7 +33,7 @@ export function installProgram(program: Program, env: NodeJS.ProcessEnv, home: s
 
 export function uninstallProgram(program: Program, env: NodeJS.ProcessEnv, home: string, marker: string): PieceReport[] {
   // The paths do not depend on the binary; any name serves to list them.
-  const reports = uninstallPieces(programPieces(program, env, home, "rkb", marker));
+  const reports = uninstallPieces(programPieces(program, env, home, "rkb", marker), program);
   // The folders left empty go too, the program's own folder included: rkb made them for its files,
   // or they held nothing anyway.
   const top = programDir(program, env, home);

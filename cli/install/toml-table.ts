@@ -42,18 +42,30 @@ export function editTable(text: string, path: string[], block: string | undefine
   const before = parseToml(text, file);
   const span = tableSpan(text, path);
   const lines = text.split("\n");
+  // The table is written in the file's own line ends (CRLF stays CRLF), and a file that did not end
+  // in a line end does not get one: uninstall then gives back exactly what was there.
+  const cr = text.includes("\r\n") ? "\r" : "";
+  const blank = (line: string | undefined) => line === "" || line === "\r";
   let next: string;
   if (span) {
-    const replacement = block === undefined ? [] : block.replace(/\n$/, "").split("\n");
+    const replacement =
+      block === undefined
+        ? []
+        : block
+            .replace(/\n$/, "")
+            .split("\n")
+            .map((l) => l + cr);
     const out = [...lines.slice(0, span.start), ...replacement, ...lines.slice(span.end)];
     // Removing the table leaves one blank line where two met.
-    if (block === undefined && span.start > 0 && out[span.start - 1] === "" && (out[span.start] ?? "") === "") out.splice(span.start - 1, 1);
+    if (block === undefined && span.start > 0 && blank(out[span.start - 1]) && blank(out[span.start] ?? "")) out.splice(span.start - 1, 1);
     next = out.join("\n");
   } else if (block === undefined) {
     return text;
   } else {
-    const body = text.replace(/\n*$/, "");
-    next = body ? `${body}\n\n${block}` : block;
+    const body = text.replace(/(\r?\n)*$/, "");
+    const eol = `${cr}\n`;
+    const table = block.replace(/\n$/, "").replaceAll("\n", eol) + (!body || /\n$/.test(text) ? eol : "");
+    next = body ? `${body}${eol}${eol}${table}` : table;
   }
   const after = parsed(next);
   const meant = block === undefined ? undefined : parseToml(block, file);
@@ -63,7 +75,7 @@ export function editTable(text: string, path: string[], block: string | undefine
     const name = `[${path.join(".")}]`;
     throw new RkbError(
       "refused",
-      `${file} defines ${name} in a way rkb cannot edit line by line (dotted keys or an inline table)`,
+      `${file} writes ${name}, or a table holding it, as dotted keys or an inline table, which rkb cannot edit line by line`,
       `write it as a ${name} table of its own, or remove it, then run rkb install again`,
     );
   }

@@ -94,7 +94,12 @@ export function replayRuns(root: string): ReplayRun[] {
       files: Number(rec.files) || 0,
       failures: rec.failures,
       covered: rec.covered,
-      lessons: typeof rec.lessons === "object" && rec.lessons ? rec.lessons : {},
+      // Counts only: a damaged entry (not a number) is left out, so no sum becomes text or NaN.
+      lessons: Object.fromEntries(
+        Object.entries(typeof rec.lessons === "object" && rec.lessons ? rec.lessons : {}).filter(
+          (e): e is [string, number] => typeof e[1] === "number" && Number.isFinite(e[1]) && e[1] >= 0,
+        ),
+      ),
     });
   }
   return runs.sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
@@ -147,10 +152,12 @@ export function readUsage(root: string): Map<string, UsageCounts> {
     const { event } = rec;
     const c = counts.get(rec.id) ?? { worked: 0, failed: 0, injected: 0, inferred: 0, irrelevant: 0 };
     c[event]++;
+    counts.set(rec.id, c);
+    // A record from another machine may be damaged: only a time written as text is a time.
+    if (typeof rec.time !== "string") continue;
     if (event === "worked" && (!c.lastWorked || rec.time > c.lastWorked)) c.lastWorked = rec.time;
     if (event === "failed" && (!c.lastFailed || rec.time > c.lastFailed)) c.lastFailed = rec.time;
-    if (typeof rec.time === "string" && (!c.lastSeen || rec.time > c.lastSeen)) c.lastSeen = rec.time;
-    counts.set(rec.id, c);
+    if (!c.lastSeen || rec.time > c.lastSeen) c.lastSeen = rec.time;
   }
   return counts;
 }

@@ -5,6 +5,8 @@ import { findSessionFiles } from "../sessions/extract.ts";
 import { capMiddle } from "../sessions/entries.ts";
 import type { DraftPitfall } from "../sessions/signals.ts";
 import { SignatureStore } from "../sessions/signatures.ts";
+import { tildify } from "../machine/settings.ts";
+import { maskSecrets } from "../text/secrets.ts";
 
 // The failures of an archive of sessions, by signature: how often and in how many sessions each
 // was seen, and the occurrence a lesson would be written from. Every file is read whole through
@@ -72,7 +74,8 @@ export async function gatherCandidates(opts: { paths: string[]; cwd: string; env
     sessions: 0,
     notSessions: 0,
     skippedLines: 0,
-    problems: found.problems,
+    // The paths as the report may show them: the home folder as `~`.
+    problems: found.problems.map((p) => ({ ...p, path: tildify(p.path) })),
     candidates: [],
   };
   const bySignature = new Map<string, Tally>();
@@ -83,7 +86,8 @@ export async function gatherCandidates(opts: { paths: string[]; cwd: string; env
       const batch = { signatures: new SignatureStore(), newSignatures: [], spans: new Set<string>() };
       read = await capture({ sessionFile: file.path, env: opts.env, dryRun: true, whole: true, reason: "propose", batch });
     } catch (e) {
-      set.problems.push({ path: file.path, message: e instanceof Error ? e.message : String(e) });
+      const message = e instanceof Error ? e.message : String(e);
+      set.problems.push({ path: tildify(file.path), message: message.replaceAll(file.path, tildify(file.path)) });
       continue;
     }
     set.skippedLines += read.skippedLines.length;
@@ -92,11 +96,20 @@ export async function gatherCandidates(opts: { paths: string[]; cwd: string; env
       continue;
     }
     set.sessions++;
-    const session = read.sessionId ?? `file-${sha256Hex(relative(opts.cwd, file.path)).slice(0, 16)}`;
+    const session = read.sessionId !== undefined ? sessionKey(read.sessionId) : `file-${sha256Hex(relative(opts.cwd, file.path)).slice(0, 16)}`;
     addSession(bySignature, read, session);
   }
   set.candidates = counted(bySignature);
   return set;
+}
+
+/**
+ * The key a session is counted and named by: its id, unless the id holds a secret (a session file
+ * may say anything), then a hash of it, so that the lesson, its record and the shard file never
+ * hold the secret and two such sessions still count as two.
+ */
+function sessionKey(id: string): string {
+  return maskSecrets(id) === id ? id : `session-${sha256Hex(id).slice(0, 16)}`;
 }
 
 /** A candidate being counted: sessions and harnesses as sets, so a signature met in every session costs a set entry each. */

@@ -1,5 +1,5 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { shown } from "../base/fsutil.ts";
 import { RkbError } from "../base/errors.ts";
 import type { SiteModel } from "./model.ts";
@@ -19,9 +19,11 @@ export interface BuiltSite {
 
 export function buildSite(model: SiteModel, root: string, outDir: string): BuiltSite {
   const out = resolve(outDir);
-  const kb = resolve(root);
-  const rel = relative(out, kb);
-  if (rel === "" || !rel.startsWith("..") || !relative(kb, out).startsWith("..")) {
+  // Compared as the file system sees them: a path through a link into the knowledge base is inside it.
+  const kb = realPath(root);
+  const real = realPath(out);
+  const rel = relative(real, kb);
+  if (rel === "" || !rel.startsWith("..") || !relative(kb, real).startsWith("..")) {
     throw new RkbError(
       "refused",
       `${shown(outDir)} is the knowledge base, inside it, or holds it`,
@@ -46,6 +48,14 @@ export function buildSite(model: SiteModel, root: string, outDir: string): Built
   // GitHub Pages would otherwise run the folder through Jekyll.
   writeFileSync(join(out, ".nojekyll"), "");
   return { out, files, bytes };
+}
+
+/** The path with every link in the part that exists resolved (what is below it does not exist yet). */
+function realPath(path: string): string {
+  const absolute = resolve(path);
+  if (existsSync(absolute)) return realpathSync(absolute);
+  const parent = dirname(absolute);
+  return parent === absolute ? absolute : join(realPath(parent), basename(absolute));
 }
 
 /** An empty folder, or one rkb built before (emptied): the only folders a build writes into. */

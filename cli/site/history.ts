@@ -22,7 +22,9 @@ const RECORD = "\x1e";
 const FIELD = "\x1f";
 
 export function readHistory(root: string, env: NodeJS.ProcessEnv): KbHistory {
-  const r = git(root, ["log", "-M", "--name-status", `--format=${RECORD}%h${FIELD}%cd${FIELD}%s`, "--date=format-local:%Y-%m-%dT%H:%M:%SZ"], {
+  // -z: paths as they are (git would quote one with a `"` or a non-ASCII letter, and the page of
+  // such a lesson showed no history).
+  const r = git(root, ["log", "-M", "-z", "--name-status", `--format=${RECORD}%h${FIELD}%cd${FIELD}%s`, "--date=format-local:%Y-%m-%dT%H:%M:%SZ"], {
     env: { ...env, TZ: "UTC" },
   });
   const history: KbHistory = { byPath: new Map(), changes: [] };
@@ -32,12 +34,22 @@ export function readHistory(root: string, env: NodeJS.ProcessEnv): KbHistory {
   const now = (path: string) => current.get(path) ?? path;
   for (const record of r.stdout.split(RECORD)) {
     if (!record.trim()) continue;
-    const [head, ...lines] = record.split("\n");
-    const [commit, date, subject = ""] = head!.split(FIELD) as [string, string, string?];
+    // `<head>\0\n<status>\0<path>\0` per file; a rename or copy names two paths.
+    const end = record.indexOf("\0");
+    const head = end < 0 ? record.trim() : record.slice(0, end);
+    const fields =
+      end < 0
+        ? []
+        : record
+            .slice(end + 1)
+            .replace(/^\n/, "")
+            .split("\0");
+    const [commit, date, subject = ""] = head.split(FIELD) as [string, string, string?];
     const entry = { commit, date, subject };
-    for (const line of lines) {
-      if (!line) continue;
-      const [status, ...paths] = line.split("\t");
+    for (let i = 0; i < fields.length; ) {
+      const status = fields[i++]!;
+      if (!status) continue;
+      const paths = /^[RC]/.test(status) ? [fields[i++]!, fields[i++]!] : [fields[i++]!];
       const path = paths.at(-1)!;
       const at = now(path);
       const list = history.byPath.get(at) ?? [];

@@ -20,6 +20,15 @@ export const urls = {
   searchIndex: "assets/search-index.bin",
 };
 
+/**
+ * A link from a page `up` levels down to a file of the site, each part percent-encoded: a folder's
+ * name is whatever is on disk (quotes, `#`, markup), and the link must neither end the attribute
+ * nor point elsewhere. The result holds no `"`, `<`, `>` or `&`.
+ */
+export function href(up: string, url: string): string {
+  return up + url.split("/").map(encodeURIComponent).join("/");
+}
+
 /** The path from a page to the site root: `""` at the top, `../` one folder down. */
 export function upFrom(url: string): string {
   return "../".repeat(url.split("/").length - 1);

@@ -1,5 +1,6 @@
 import MarkdownIt from "markdown-it";
 import { resolveLink } from "../lesson/links.ts";
+import { href as siteHref } from "./layout.ts";
 
 // Lesson text through markdown-it: text from sessions must never run as script in a page. Raw HTML
 // is escaped (`html: false`), and markdown-it refuses `javascript:`, `vbscript:`, `file:` and
@@ -58,7 +59,7 @@ function siteUrl(from: string, href: string, find: (path: string) => string | un
   const url = find(path);
   if (url === undefined) return undefined;
   const anchor = href.indexOf("#");
-  return up + url + (anchor >= 0 ? href.slice(anchor) : "");
+  return siteHref(up, url) + (anchor >= 0 ? href.slice(anchor) : "");
 }
 
 /** The lesson body as HTML for a page `up` levels below the site root (`../`). */

@@ -1,15 +1,19 @@
 import { posix } from "node:path";
 import { loadKbConfig, type KbConfig } from "../lesson/config.ts";
 import { effectiveLabels } from "../plan/labels.ts";
-import { contentHash, isMap, parseLesson, serializeLesson, type Lesson } from "../lesson/lesson.ts";
+import { contentHash, isMap, type Lesson } from "../lesson/lesson.ts";
+import { LESSON_ID } from "../lesson/schema.ts";
 import { resolveLink } from "../lesson/links.ts";
 import { reviewCandidates, type ReviewCandidate } from "../kb/review.ts";
-import { loadKb, type Broken } from "../kb/store.ts";
+import { loadKb, type Broken, type Kb } from "../kb/store.ts";
+import { RkbError } from "../base/errors.ts";
+import { secretLeaks, secretMessage } from "../lint/leak.ts";
 import { readUsage, replayRuns, usageRecords, type ReplayRun, type UsageCounts, type UsageRecord } from "../kb/usage.ts";
 import { buildIndex, type IndexedLesson, type SearchIndex } from "../kb/index.ts";
 import { searchIndexSimilarity } from "../search/similarity.ts";
 import { listItems, type InboxItem } from "../inbox/inbox.ts";
 import { readHistory, type FileCommit, type KbHistory } from "./history.ts";
+import { withoutHiddenLinks } from "./published.ts";
 import { admits, type Audience } from "./sink.ts";
 
 // Everything the pages show, read once: the lessons the audience may see (a sink's share, or all
@@ -59,7 +63,15 @@ const MAX_SIMILAR = 5;
 export function loadSiteModel(root: string, env: NodeJS.ProcessEnv, audience: Audience): SiteModel {
   const config = loadKbConfig(root);
   const kb = loadKb(root);
-  const kept = kb.lessons.filter((l) => admits(audience, labelsOf(kb.notes, l)));
+  if (audience.kind === "sink") refuseUnreadableNotes(kb);
+  // A lesson's page and links are named by its id: one that is no lesson id (a hand-written
+  // `id: "../x"` or one with quotes) gets no page and stays out; the owner sees it among the
+  // files that do not parse.
+  const badIds: Broken[] = kb.lessons
+    .filter((l) => !LESSON_ID.test(l.id))
+    .map((l) => ({ path: l.path, line: l.keyLines.id ?? 2, message: `the id \`${l.id}\` is not 10 lowercase hex characters`, kind: "lesson", text: l.raw }));
+  const kept = kb.lessons.filter((l) => LESSON_ID.test(l.id) && admits(audience, labelsOf(kb.notes, l)));
+  if (audience.kind === "sink") refuseSecretsIn(kept, config);
   kept.sort((a, b) => (a.path < b.path ? -1 : 1));
   const paths = new Set(kept.map((l) => l.path));
   const admitted = kept.map((l) => withoutHiddenLinks(l, paths));
@@ -110,30 +122,42 @@ export function loadSiteModel(root: string, env: NodeJS.ProcessEnv, audience: Au
     replays: replayRuns(root).map((run) => ({ ...run, lessons: Object.fromEntries(Object.entries(run.lessons).filter(([id]) => ids.has(id))) })),
     changes: history.changes.filter((c) => ids.has(c.id)),
     review: reviewCandidates(indexed, counts, config),
-    ...(owner ? { inbox: listItems(env), unreadable: kb.broken.filter((b) => b.kind === "lesson") } : {}),
+    ...(owner ? { inbox: listItems(env), unreadable: [...kb.broken.filter((b) => b.kind === "lesson"), ...badIds] } : {}),
   };
 }
 
 /**
- * The lesson with each link to a file the site does not publish (a left-out lesson, a note, any
- * other file of the knowledge base) replaced by the link's text: not only on its page, also in
- * the search index, which would otherwise hold the target's path.
+ * A published site reads each lesson's labels from the folder notes above it; a note that does not
+ * parse would leave its lessons at the default (internal) whatever it says (`confidential`), so a
+ * build over a folder holding lessons under such a note is refused.
  */
-function withoutHiddenLinks(lesson: Lesson, published: Set<string>): Lesson {
-  const ownAssets = `${lesson.path.slice(0, -3)}.assets/`;
-  const hidden = new Set<string>();
-  for (const link of lesson.scan.links) {
-    const path = resolveLink(lesson.path, link.target);
-    if (path === undefined || (typeof path === "string" && (published.has(path) || path.startsWith(ownAssets)))) continue;
-    hidden.add(link.target);
+function refuseUnreadableNotes(kb: Kb): void {
+  for (const note of kb.broken) {
+    if (note.kind !== "note") continue;
+    const folder = posix.dirname(note.path);
+    if (!kb.lessons.some((l) => l.path.startsWith(`${folder}/`))) continue;
+    throw new RkbError(
+      "invalid_lesson",
+      `${note.path}:${note.line}: ${note.message}; its labels decide who may see the lessons under ${folder}/`,
+      "fix the folder note (`rkb lint` lists every problem), then build the site again",
+    );
   }
-  if (!hidden.size) return lesson;
-  let body = lesson.body;
-  for (const target of hidden) {
-    const escaped = target.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    body = body.replace(new RegExp(`!?\\[([^[\\]\\n]*)\\]\\(\\s*<?${escaped}>?(?:\\s+"[^"\\n]*")?\\s*\\)`, "g"), "$1");
+}
+
+/**
+ * A lesson committed past the pre-commit hook may hold a secret; `rkb sync` would not push it, and
+ * a published site does not publish it: the build is refused, naming the file and line.
+ */
+function refuseSecretsIn(lessons: Lesson[], config: KbConfig): void {
+  for (const lesson of lessons) {
+    const leak = secretLeaks(lesson.raw, config.leak.allow)[0];
+    if (!leak) continue;
+    throw new RkbError(
+      "invalid_lesson",
+      `${lesson.path}:${leak.line}: ${secretMessage(leak)}`,
+      "take the secret out of the lesson (`rkb lint` lists every leak), then build the site again",
+    );
   }
-  return parseLesson(serializeLesson(lesson.frontmatter, body), lesson.path);
 }
 
 function labelsOf(notes: Parameters<typeof effectiveLabels>[0], lesson: Lesson): Record<string, string> {

@@ -1,5 +1,6 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { RkbError } from "../base/errors.ts";
 import { inboxDir } from "../inbox/inbox.ts";
 import { kbSignature } from "../kb/signature.ts";
 import { loadSiteModel, type SiteModel } from "./model.ts";
@@ -38,7 +39,16 @@ export function startViewer(root: string, env: NodeJS.ProcessEnv, port: number):
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port,
-    fetch(request) {
+    // Bun's development error page would show the stack and rkb's source to any visitor.
+    development: false,
+    error: errorPage,
+    fetch(request, self): Response {
+      // A page of another site that got its name to point here (DNS rebinding) sends its own
+      // host: only the viewer's own names are answered, so no other site can read the pages.
+      const host = request.headers.get("host");
+      if (!host) return new Response("no Host header\n", { status: 400 });
+      if (!ownHost(host, self.port) || !ownHost(new URL(request.url).host, self.port))
+        return new Response(`this viewer answers only http://127.0.0.1:${self.port}/\n`, { status: 421 });
       if (request.method !== "GET" && request.method !== "HEAD")
         return new Response("read-only: GET and HEAD only\n", { status: 405, headers: { Allow: "GET, HEAD" } });
       const path = sitePath(request.url);
@@ -51,6 +61,21 @@ export function startViewer(root: string, env: NodeJS.ProcessEnv, port: number):
     },
   });
   return { url: `http://127.0.0.1:${server.port}/`, stop: () => server.stop(true) };
+}
+
+/** Whether a request's host is one of the viewer's own names: 127.0.0.1 or localhost (on its port, or with none). */
+function ownHost(host: string, port: number | undefined): boolean {
+  const name = host.toLowerCase();
+  return ["127.0.0.1", "localhost"].some((own) => name === own || name === `${own}:${port}`);
+}
+
+/** What a visitor sees when the knowledge base cannot be read (a broken kb.toml): the problem and its fix, never a stack. */
+function errorPage(error: Error): Response {
+  const text =
+    error instanceof RkbError
+      ? `rkb serve cannot show the knowledge base: ${error.message}\nfix: ${error.fix}\n`
+      : `rkb serve met an error: ${error.message}\nfix: this is a bug in rkb; run \`rkb site build --out <folder>\` with RKB_DEBUG=1 to see where\n`;
+  return new Response(text, { status: 500, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
 }
 
 /**

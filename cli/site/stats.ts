@@ -19,6 +19,8 @@ const DAY_MS = 86_400_000;
 
 /** The Monday (UTC) of the week a time falls in. */
 export function weekOf(time: string): string | undefined {
+  // A use record's time comes from a file: anything but text is no time.
+  if (typeof time !== "string") return undefined;
   const t = Date.parse(time);
   if (!Number.isFinite(t)) return undefined;
   const d = new Date(t);

@@ -32,12 +32,15 @@ export function branchTip(root: string, env: NodeJS.ProcessEnv, branch: string):
 export function requireOtherBranch(root: string, env: NodeJS.ProcessEnv, branch: string): void {
   if (!git(root, ["check-ref-format", "--branch", branch], { env }).ok)
     throw new RkbError("usage", `\`${branch}\` is not a branch name git accepts`, "name the branch like rkb/proposals (letters, digits, `-`, `_`, `/`)");
-  const head = git(root, ["symbolic-ref", "--quiet", "HEAD"], { env }).stdout.trim();
-  if (head === `refs/heads/${branch}`)
+  // Any worktree of the repository counts: moving a branch checked out in another one would leave
+  // that worktree's files and index behind its HEAD (git itself refuses `git branch -f` there).
+  const worktrees = git(root, ["worktree", "list", "--porcelain"], { env }).stdout.split("\n\n");
+  const holder = worktrees.find((w) => w.split("\n").includes(`branch refs/heads/${branch}`));
+  if (holder)
     throw new RkbError(
       "refused",
-      `${branch} is the branch checked out in ${root}; rkb writes proposals only on another branch`,
-      "check out your main branch there (`git switch main`), or pass --branch with another name",
+      `${branch} is the branch checked out in ${holder.split("\n")[0]!.replace(/^worktree /, "")}; rkb writes proposals only on a branch no worktree has checked out`,
+      "check out another branch there (`git switch main`), or pass --branch with another name",
     );
 }
 

@@ -1,25 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { rkb, writeFile } from "../helpers.ts";
-import { HIDDEN, HIDDEN_PROJECT, PUBLIC, siteKb } from "../site/site-kb.ts";
+import { filesUnder, HIDDEN, HIDDEN_PROJECT, PUBLIC, siteKb } from "../site/site-kb.ts";
 
 // `rkb site build`: only what the sink allows, in every file it writes; a folder it may not empty
 // is refused; `rkb eval --replay --record` keeps the counts the coverage plot reads.
-
-/** Every file under a folder, with its bytes read as text (binary files too: the search index holds words and JSON). */
-function filesUnder(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (at: string) => {
-    for (const name of readdirSync(at)) {
-      const path = join(at, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else out.set(relative(dir, path), readFileSync(path).toString("latin1"));
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 /** What a left-out lesson must never show through: its id, title, a word of its text, its project folder and alias. */
 function traces(hidden: { id: string; title: string; word: string }[], extra: string[] = []): string[] {

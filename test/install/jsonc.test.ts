@@ -13,14 +13,15 @@ const USER = `{
 const ENTRY = { type: "local", command: ["/opt/rkb", "mcp"] };
 
 describe("setAt", () => {
-  test("adds an entry after the last sibling, leaving the sibling's line and its comment as they were", () => {
+  test("adds a property before the first sibling, so that every line of the user's stays as it was (their comment included)", () => {
     const out = setAt(USER, ["mcp", "rkb"], ENTRY);
     expect(out).toBe(
       USER.replace(
-        `"command": ["other"] } // mine\n`,
-        `"command": ["other"] }, // mine\n    "rkb": {\n      "type": "local",\n      "command": [\n        "/opt/rkb",\n        "mcp"\n      ]\n    }\n`,
+        `    "other": {`,
+        `    "rkb": {\n      "type": "local",\n      "command": [\n        "/opt/rkb",\n        "mcp"\n      ]\n    },\n    "other": {`,
       ),
     );
+    expect(setAt(out, ["mcp", "rkb"], undefined)).toBe(USER);
     expect(parseJsonc(out, "f")).toMatchObject({ model: "x/y", mcp: { other: { command: ["other"] }, rkb: ENTRY } });
   });
 

@@ -22,6 +22,16 @@ import { tokenize } from "../../cli/text/tokenize.ts";
 import { defang } from "../../cli/output/frame.ts";
 import { isLessonForm, noteText, planImport } from "../../cli/plan/import.ts";
 import { loadKb } from "../../cli/kb/store.ts";
+import { renderLesson } from "../../cli/site/markdown.ts";
+import { unlinkHidden } from "../../cli/site/published.ts";
+import { encodeSiteIndex } from "../../cli/site/search-index.ts";
+import { buildIndex } from "../../cli/kb/index.ts";
+import { editTable } from "../../cli/install/toml-table.ts";
+import { parseJsonc, setAt } from "../../cli/install/jsonc.ts";
+import { proposedLesson } from "../../cli/proposals/lesson.ts";
+import { proposalReport } from "../../cli/proposals/report.ts";
+import type { Candidate, FixedFailure } from "../../cli/proposals/candidates.ts";
+import type { ProposeResult } from "../../cli/proposals/propose.ts";
 import { factLesson, kbFromFixture, rkb, sandbox } from "../helpers.ts";
 import { brokenFrontmatter, lessonLinking, lessonWithDataUri, MiB, run, RUNS, sessionWithLongLines, svg } from "./adversarial.ts";
 
@@ -172,6 +182,41 @@ describe("the work inside grows linearly (4× the input, under 8× the time)", (
     );
   }, 30_000);
 
+  test("a lesson linking 4× as many left-out lessons: the site unlinking them", () => {
+    expectLinear(
+      "unlinkHidden",
+      (links) => {
+        const body = Array.from({ length: links }, (_, i) => `See [lesson ${i}](../topic-${i}/hidden-${i}.md "t") and [ref ${i}][r${i}].`).join("\n");
+        const refs = Array.from({ length: links }, (_, i) => `[r${i}]: ../topic-${i}/other-${i}.md`).join("\n");
+        const text = `# Links\n\n${body}\n\n${refs}\n`;
+        return () => unlinkHidden(text, () => true);
+      },
+      2_000,
+    );
+  }, 30_000);
+
+  test("the site's search index of 4× as many lessons", () => {
+    const lessons = (n: number) =>
+      Array.from({ length: n }, (_, i) =>
+        parseLesson(
+          factLesson(`Fact ${i} about tool${i} and option${i * 7}`).replace("type: fact", `id: ${(0x1000000000 + i).toString(16)}\ntype: fact`),
+          `general/t${i % 50}/f-${i}.md`,
+        ),
+      );
+    expectLinear(
+      "encodeSiteIndex",
+      (n) => {
+        const all = lessons(n);
+        return () => {
+          const index = buildIndex({ root: "/nowhere", files: all.map((l) => l.path), lessons: all, notes: [], broken: [] });
+          const docs = all.map((l) => ({ id: l.id, title: l.title, path: l.path, type: l.type, status: l.status, summary: l.title }));
+          return encodeSiteIndex(index, docs, new Float64Array(0));
+        };
+      },
+      1_000,
+    );
+  }, 60_000);
+
   test("runs of one character through every text path", () => {
     const opts = leakOptions({ usernames: ["alice"], paths: [], allow: [] }, { USER: "bob", HOME: "/home/bob" });
     const paths: Record<string, (s: string) => unknown> = {
@@ -206,6 +251,15 @@ describe("the work inside grows linearly (4× the input, under 8× the time)", (
       defang,
       importNote: (s) => noteText({ source: "notes/a.md", text: s }),
       importLessonForm: (s) => isLessonForm(`---\n${s}`),
+      siteMarkdown: (s) => renderLesson(s, "general/a/b.md", { lessonUrl: () => undefined, assetUrl: () => undefined }, "../"),
+      siteUnlink: (s) => unlinkHidden(s, () => true),
+      tomlEdit: (s) => refused(() => editTable(s, ["mcp_servers", "rkb"], '[mcp_servers.rkb]\ncommand = "rkb"\n', "config.toml")),
+      tomlEditValue: (s) =>
+        refused(() => editTable(`a = ${JSON.stringify(s)}\n`, ["mcp_servers", "rkb"], '[mcp_servers.rkb]\ncommand = "rkb"\n', "config.toml")),
+      jsoncParse: (s) => refused(() => parseJsonc(s, "opencode.json")),
+      jsoncSet: (s) => refused(() => setAt(`{\n  "a": ${JSON.stringify(s)} // ${s.replaceAll("\n", " ")}\n}\n`, ["mcp", "rkb"], { command: ["rkb", "mcp"] })),
+      proposedLesson: (s) => proposedLesson(candidateOf(s)),
+      proposalReport: (s) => proposalReport(reportOf(s)),
     };
     const slow: string[] = [];
     for (const [name, fn] of Object.entries(paths)) {
@@ -227,3 +281,81 @@ describe("the work inside grows linearly (4× the input, under 8× the time)", (
     expect(slow).toEqual([]);
   }, 120_000);
 });
+
+/** Runs `fn`, whose refusal of broken input is expected: only the time counts. */
+function refused(fn: () => unknown): void {
+  try {
+    fn();
+  } catch {
+    // a refusal with a clear error is the right answer to broken input
+  }
+}
+
+/** A fixed failure whose every text (command, output, key line, fix step) is `s`. */
+function candidateOf(s: string): Candidate & { fixed: FixedFailure } {
+  return {
+    signature: "sig",
+    program: "make",
+    keyLine: s,
+    occurrences: 2,
+    sessions: ["s1", "s2"],
+    harnesses: ["pi"],
+    firstSeen: "2026-11-02T10:00:00Z",
+    lastSeen: "2026-11-03T10:00:00Z",
+    fixed: {
+      draft: {
+        program: "make",
+        failed: { command: `make ${s}`, exitCode: 2, keyLines: [s, s], line: 3, time: "2026-11-02T10:00:00Z" },
+        attempts: 1,
+        worked: { command: `make ${s}`, line: 9, time: "2026-11-02T10:01:00Z" },
+        fix: [{ kind: "command", command: s, ok: true, line: 5 }],
+        fixDropped: 0,
+      },
+      session: "s1",
+      harness: "pi",
+      command: `make ${s}`,
+      error: s,
+      order: "2026-11-02T10:00:00Z\ts1\t0000000003",
+    },
+  };
+}
+
+/** A run's result whose proposal, left-out entry and problem all say `s`. */
+function reportOf(s: string): ProposeResult {
+  return {
+    branch: "rkb/proposals",
+    base: "a".repeat(40),
+    tip: "b".repeat(40),
+    proposals: [
+      {
+        id: "0c93ce514e",
+        path: "general/make/x.md",
+        title: s,
+        signature: "sig",
+        occurrences: 2,
+        sessions: 2,
+        harnesses: ["pi"],
+        first_seen: "2026-11-02T10:00:00Z",
+        last_seen: "2026-11-03T10:00:00Z",
+        today: { silent: true, reason: s },
+        failed: s,
+        key_line: s,
+        worked: s,
+        fix_steps: 2,
+        last_steps: [s, s],
+        commit: "c".repeat(40),
+      },
+    ],
+    left_out: [{ signature: "sig2", title: s, reason: "invalid", detail: s }],
+    unfixed: 0,
+    too_few: 0,
+    waiting: 0,
+    declined: 0,
+    files: 2,
+    sessions: 2,
+    not_sessions: 0,
+    skipped_lines: 0,
+    problems: [{ path: s, message: s }],
+    min_sessions: 2,
+  };
+}

@@ -1,4 +1,5 @@
-import { join } from "node:path";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
 import { BIN, rkb, sandbox, writeFile, type Sandbox } from "../helpers.ts";
 
 // The knowledge base the site tests (test/cli/site.test.ts, test-browser/) read: public, internal
@@ -158,4 +159,18 @@ export async function startServe(box: Sandbox): Promise<{ url: string; proc: Bun
   }
   reader.releaseLock();
   return { url: /http:\/\/127\.0\.0\.1:\d+\//.exec(text)![0], proc };
+}
+
+/** Every file under a folder, with its bytes read as text (binary files too: the search index holds words and JSON). */
+export function filesUnder(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (at: string) => {
+    for (const name of readdirSync(at)) {
+      const path = join(at, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else out.set(relative(dir, path), readFileSync(path).toString("latin1"));
+    }
+  };
+  walk(dir);
+  return out;
 }

@@ -1,7 +1,7 @@
 import { folderTree } from "../../kb/overview.ts";
 import { isCurrent } from "../../lesson/schema.ts";
 import { command, day, esc, table } from "../html.ts";
-import { page, upFrom, urls } from "../layout.ts";
+import { href, page, upFrom, urls } from "../layout.ts";
 import type { SiteModel } from "../model.ts";
 import { rankBars } from "../plots.ts";
 import { topLessons } from "../stats.ts";
@@ -16,7 +16,7 @@ export function homePage(model: SiteModel): string {
   const current = model.lessons.filter((l) => isCurrent(l.lesson.status));
   const places = folderTree(current.map((l) => l.lesson)).filter((row) => row.kind !== "topic");
   const placeRows = places.map((row) => [
-    row.lessons ? `<a href="${up}${urls.folder(row.folder)}">${esc(row.folder)}</a>` : esc(row.folder),
+    row.lessons ? `<a href="${href(up, urls.folder(row.folder))}">${esc(row.folder)}</a>` : esc(row.folder),
     esc(row.kind),
     String(row.lessons),
   ]);

@@ -1,4 +1,5 @@
 import { rkbSubject } from "../../kb/history.ts";
+import { maskSecrets } from "../../text/secrets.ts";
 import type { YamlValue } from "../../lesson/yaml.ts";
 import { command, day, esc, table } from "../html.ts";
 import { page, upFrom, urls } from "../layout.ts";
@@ -99,7 +100,8 @@ export function linkTargets(model: SiteModel, from: string) {
 function shownSubject(model: SiteModel, subject: string): string {
   if (model.audience.kind === "owner") return subject;
   const change = rkbSubject(subject);
-  if (change?.id && model.byId.has(change.id)) return subject;
+  // Masked: a commit made past rkb (by hand, --no-verify) may hold a secret rkb would have refused.
+  if (change?.id && model.byId.has(change.id)) return maskSecrets(subject);
   return change ? `${change.kind} (message not published)` : "(message not published)";
 }
 

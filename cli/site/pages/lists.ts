@@ -1,7 +1,7 @@
 import { folderTree, lessonsUnder, type FolderCount } from "../../kb/overview.ts";
 import { age, preview } from "../../inbox/inbox.ts";
 import { command, esc, table } from "../html.ts";
-import { page, upFrom, urls } from "../layout.ts";
+import { href, page, upFrom, urls } from "../layout.ts";
 import type { SiteModel } from "../model.ts";
 
 // The folder tree, one folder's page, the search page, review and (for the owner) the inbox.
@@ -26,7 +26,7 @@ const folderCache = new WeakMap<SiteModel, FolderCount[]>();
 function treeList(rows: FolderCount[], up: string, baseDepth: number): string {
   const items = rows.map((f) => {
     const depth = f.folder.split("/").length - baseDepth;
-    return `<li class="d${Math.min(depth, 3)}"><a href="${up}${urls.folder(f.folder)}">${esc(f.folder.split("/").pop()!)}</a> <span class="meta">${f.kind} · ${f.lessons}</span></li>`;
+    return `<li class="d${Math.min(depth, 3)}"><a href="${href(up, urls.folder(f.folder))}">${esc(f.folder.split("/").pop()!)}</a> <span class="meta">${f.kind} · ${f.lessons}</span></li>`;
   });
   return `<ul class="tree">${items.join("")}</ul>`;
 }
@@ -58,7 +58,7 @@ export function folderPage(model: SiteModel, folder: FolderCount): string {
   }
   const parts = folder.folder.split("/");
   const trail = parts
-    .map((p, i) => (i < parts.length - 1 ? `<a href="${up}${urls.folder(parts.slice(0, i + 1).join("/"))}">${esc(p)}</a>` : esc(p)))
+    .map((p, i) => (i < parts.length - 1 ? `<a href="${href(up, urls.folder(parts.slice(0, i + 1).join("/")))}">${esc(p)}</a>` : esc(p)))
     .join(" / ");
   const body = `<p class="meta"><a href="${up}${urls.tree}">Folders</a> / ${trail}</p>
 <h1>${esc(folder.folder)}</h1>

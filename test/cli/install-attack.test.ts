@@ -1,0 +1,153 @@
+import { describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { rkb, sandbox } from "../helpers.ts";
+
+// The QA attacks on `rkb install codex|opencode` (issue 25): the user's settings file as people
+// keep it (comments, trailing commas, CRLF, a byte-order mark, no final newline, a symlink into a
+// dotfiles folder, a read-only file, a broken one) is given back byte for byte by uninstall, kept
+// byte for byte but for rkb's entry by install, or refused with an error naming the file and
+// leaving it as it was.
+
+const installed = async (env: Record<string, string>, program: string) => {
+  const run = await rkb(["install", program, "--format", "json"], { env });
+  return { run, actions: run.exit === 0 ? run.json().installs[0].files.map((f: any) => f.action) : [] };
+};
+
+describe("rkb install opencode: the user's opencode.jsonc", () => {
+  const cases: [string, string, string][] = [
+    ["a comment after the last entry", "opencode.jsonc", '{\n  "model": "x/y" // my model\n}\n'],
+    ["a trailing comma", "opencode.jsonc", '{\n  "model": "x/y",\n}\n'],
+    ["a trailing comma in mcp", "opencode.jsonc", '{\n  "mcp": {\n    "other": { "type": "local", "command": ["other"] },\n  },\n}\n'],
+    ["a comment after another server", "opencode.jsonc", '{\n  "mcp": {\n    "other": { "type": "local", "command": ["other"] } // mine\n  }\n}\n'],
+    ["CRLF line ends", "opencode.json", '{\r\n  "model": "x/y"\r\n}\r\n'],
+    ["a byte-order mark", "opencode.json", '\uFEFF{\n  "model": "x/y"\n}\n'],
+    ["no final newline", "opencode.json", '{\n  "model": "x/y"\n}'],
+    ["one line", "opencode.json", '{"model":"x/y","mcp":{"other":{"type":"local","command":["other"]}}}'],
+  ];
+  test.each(cases)("%s: install adds only mcp.rkb, a second install changes nothing, uninstall gives the file back byte for byte", async (_, name, text) => {
+    const { env } = sandbox("rkb-install-attack");
+    const dir = join(env.XDG_CONFIG_HOME!, "opencode");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, name);
+    writeFileSync(file, text);
+    const first = await installed(env, "opencode");
+    expect({ exit: first.run.exit, stderr: first.run.stderr }).toEqual({ exit: 0, stderr: "" });
+    const after = readFileSync(file, "utf8");
+    // Every line of the user's is still there as it was (a file on one line is split where rkb's entry goes).
+    if (/\n./.test(text)) for (const line of text.split("\n").filter((l) => l.trim())) expect(after.split("\n")).toContain(line);
+    if (text.includes("\r\n")) expect(after.replaceAll("\r\n", "")).not.toContain("\n");
+    const mtime = statSync(file).mtimeMs;
+    expect((await installed(env, "opencode")).actions[0]).toBe("unchanged");
+    expect(statSync(file).mtimeMs).toBe(mtime);
+    expect((await rkb(["install", "opencode", "--uninstall"], { env })).exit).toBe(0);
+    expect(JSON.stringify(readFileSync(file, "utf8"))).toBe(JSON.stringify(text));
+  });
+
+  test("a broken file is refused with its name and line, and nothing of rkb's is written", async () => {
+    const { env } = sandbox("rkb-install-attack");
+    const dir = join(env.XDG_CONFIG_HOME!, "opencode");
+    mkdirSync(dir, { recursive: true });
+    const text = '{\n  "model": "x/y",\n  "mcp": {\n}\n';
+    writeFileSync(join(dir, "opencode.jsonc"), text);
+    const run = await rkb(["install", "opencode"], { env });
+    expect(run.exit).toBe(1);
+    expect(run.stderr).toMatch(/opencode\.jsonc:\d+ is not valid JSON/);
+    expect(readFileSync(join(dir, "opencode.jsonc"), "utf8")).toBe(text);
+    expect(existsSync(join(dir, "plugins"))).toBe(false);
+  });
+});
+
+describe("rkb install codex: the user's config.toml", () => {
+  const cases: [string, string][] = [
+    ["CRLF line ends", 'model = "o3"\r\n\r\n[mcp_servers.other]\r\ncommand = "other"\r\n'],
+    ["no final newline", 'model = "o3"'],
+    ["a byte-order mark", '\uFEFFmodel = "o3"\n'],
+    ["inline tables and comments", '# mine\nmodel = "o3" # the model\n\n[profiles.fast]\nmodel = "o4-mini"\nshell_environment_policy = { inherit = "core" }\n'],
+  ];
+  test.each(cases)("%s: install adds only [mcp_servers.rkb], a second install changes nothing, uninstall gives it back byte for byte", async (_, text) => {
+    const { env, home } = sandbox("rkb-install-attack");
+    mkdirSync(join(home, ".codex"));
+    const file = join(home, ".codex", "config.toml");
+    writeFileSync(file, text);
+    const first = await installed(env, "codex");
+    expect({ exit: first.run.exit, stderr: first.run.stderr }).toEqual({ exit: 0, stderr: "" });
+    const after = readFileSync(file, "utf8");
+    expect(after.startsWith(text.replace(/\r?\n$/, ""))).toBe(true);
+    if (text.includes("\r\n")) expect(after.replaceAll("\r\n", "")).not.toContain("\n");
+    expect((await installed(env, "codex")).actions).toEqual(Array(6).fill("unchanged"));
+    expect((await rkb(["install", "codex", "--uninstall"], { env })).exit).toBe(0);
+    expect(JSON.stringify(readFileSync(file, "utf8"))).toBe(JSON.stringify(text));
+  });
+
+  test("servers written as one inline table are refused with words that say so, and the file is left as it was", async () => {
+    const { env, home } = sandbox("rkb-install-attack");
+    mkdirSync(join(home, ".codex"));
+    const text = 'mcp_servers = { other = { command = "other" } }\n';
+    writeFileSync(join(home, ".codex", "config.toml"), text);
+    const run = await rkb(["install", "codex"], { env });
+    expect(run.exit).toBe(1);
+    expect(run.stderr).toContain("config.toml");
+    expect(run.stderr).toContain("[mcp_servers.rkb]");
+    expect(readFileSync(join(home, ".codex", "config.toml"), "utf8")).toBe(text);
+    expect(existsSync(join(home, ".codex", "hooks.json"))).toBe(false);
+  });
+});
+
+describe("rkb install: settings files a user keeps elsewhere or protects", () => {
+  test("a config.toml linked from a dotfiles folder stays a link; the entry goes into the file it points to, and uninstall gives that file back", async () => {
+    const { env, home } = sandbox("rkb-install-attack");
+    mkdirSync(join(home, "dotfiles"));
+    mkdirSync(join(home, ".codex"));
+    const text = '# my dotfiles\nmodel = "o3"\n';
+    writeFileSync(join(home, "dotfiles", "codex.toml"), text);
+    symlinkSync("../dotfiles/codex.toml", join(home, ".codex", "config.toml"));
+    expect((await rkb(["install", "codex"], { env })).exit).toBe(0);
+    expect(lstatSync(join(home, ".codex", "config.toml")).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(home, "dotfiles", "codex.toml"), "utf8")).toContain("[mcp_servers.rkb]");
+    expect((await rkb(["install", "codex", "--uninstall"], { env })).exit).toBe(0);
+    expect(lstatSync(join(home, ".codex", "config.toml")).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(home, "dotfiles", "codex.toml"), "utf8")).toBe(text);
+  });
+
+  test("a read-only opencode.json is refused with words that say so, and nothing of rkb's is written", async () => {
+    const { env } = sandbox("rkb-install-attack");
+    const dir = join(env.XDG_CONFIG_HOME!, "opencode");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, "opencode.json");
+    const text = '{\n  "model": "x/y"\n}\n';
+    writeFileSync(file, text);
+    chmodSync(file, 0o444);
+    const run = await rkb(["install", "opencode", "--format", "json"], { env });
+    expect(run.exit).toBe(1);
+    expect(run.json().error.message).toContain("read-only");
+    expect(run.json().error.fix).toContain("chmod");
+    expect(readFileSync(file, "utf8")).toBe(text);
+    expect(statSync(file).mode & 0o777).toBe(0o444);
+    expect(existsSync(join(dir, "plugins"))).toBe(false);
+    // Made writable, it installs; read-only again, uninstall refuses the same way and keeps it.
+    chmodSync(file, 0o644);
+    expect((await rkb(["install", "opencode"], { env })).exit).toBe(0);
+    chmodSync(file, 0o444);
+    const out = await rkb(["install", "opencode", "--uninstall", "--format", "json"], { env });
+    expect(out.exit).toBe(1);
+    expect(out.json().error.message).toContain("read-only");
+    expect(readFileSync(file, "utf8")).toContain('"rkb"');
+  });
+
+  test("the user edited rkb's server: doctor says so, install makes it rkb's again, uninstall takes it out and keeps the rest", async () => {
+    const { env, home } = sandbox("rkb-install-attack");
+    mkdirSync(join(home, ".codex"));
+    const file = join(home, ".codex", "config.toml");
+    const text = 'model = "o3"\n';
+    writeFileSync(file, text);
+    expect((await rkb(["install", "codex"], { env })).exit).toBe(0);
+    writeFileSync(file, readFileSync(file, "utf8").replace('args = ["mcp"]', 'args = ["mcp"]\nstartup_timeout_sec = 30'));
+    const doctor = (await rkb(["doctor", "--format", "json"], { env })).json().checks.find((c: any) => c.check === "install: codex");
+    expect(doctor.status).toBe("warn");
+    expect(doctor.detail).toContain("[mcp_servers.rkb]");
+    expect(doctor.fix).toContain("rkb install codex");
+    expect((await rkb(["install", "codex", "--uninstall"], { env })).exit).toBe(0);
+    expect(readFileSync(file, "utf8")).toBe(text);
+  });
+});
