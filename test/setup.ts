@@ -6,8 +6,9 @@ import { afterAll } from "bun:test";
 import { removeSandboxes } from "./helpers.ts";
 
 // A hook in this preload file runs once, after every test file: the sandboxes go then (hundreds of
-// folders; on a loaded machine that takes longer than a test's default 5 s).
-afterAll(removeSandboxes, { timeout: 120_000 });
+// folders, some holding installed agents; on a loaded 2-core machine that took 145 s once, so the
+// hook gets ten minutes: it is cleanup, not a measure).
+afterAll(removeSandboxes, { timeout: 600_000 });
 
 const root = join(import.meta.dir, "..");
 const bin = join(root, "dist", "rkb");
