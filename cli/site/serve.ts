@@ -96,9 +96,10 @@ export function sitePath(requestUrl: string): string | undefined {
   return parts.join("/");
 }
 
-/** What the pages depend on beyond the lesson files: use records, replays, the inbox, git's HEAD. */
+/** What the pages depend on beyond the lesson files: kb.toml, use records, replays, the inbox, git's HEAD. */
 function freshness(root: string, env: NodeJS.ProcessEnv): string {
-  const parts = [kbSignature(root)];
+  const config = statSync(join(root, "kb.toml"), { throwIfNoEntry: false });
+  const parts = [kbSignature(root), config ? `kb.toml:${config.size}:${config.mtimeMs}` : "kb.toml:none"];
   for (const dir of [join(root, ".rkb", "usage"), join(root, ".rkb", "replays"), inboxDir(env), join(root, ".git")]) {
     let names: string[];
     try {

@@ -167,4 +167,23 @@ describe("rkb serve: the knowledge base changes and breaks under it", () => {
       await proc.exited;
     }
   }, 30_000);
+
+  test("a change to kb.toml alone is seen on the next request", async () => {
+    const box = await siteKb("rkb-serve-attack");
+    const { url, proc } = await startServe(box);
+    try {
+      const toml = join(box.kb, "kb.toml");
+      const good = readFileSync(toml, "utf8");
+      expect((await get(url, "/")).status).toBe(200);
+      writeFileSync(toml, `${good}\n[[[\n`);
+      await Bun.sleep(1100);
+      expect((await get(url, "/")).status).toBe(500);
+      writeFileSync(toml, good);
+      await Bun.sleep(1100);
+      expect((await get(url, "/")).status).toBe(200);
+    } finally {
+      proc.kill("SIGINT");
+      await proc.exited;
+    }
+  }, 30_000);
 });
