@@ -235,9 +235,22 @@ export function findSignals(
 
 const oneLine = (command: string) => command.replace(/\s+/g, " ").trim();
 
-/** A file change as a fix step; its path and diff were masked with the event (capture), the diff as one text before its lines were cut (edits.ts). */
+/**
+ * A file change as a fix step; its path and diff were masked with the event (capture), the diff as
+ * one text before its lines were cut (edits.ts). The diff is read from the change when the step is
+ * (a draft, a cursor): most steps are dropped unread, and reading a diff is what masks it.
+ */
 function changeStep(change: FileChange, line: number, entryId?: string): FixStep {
-  return { kind: "change", verb: change.verb, path: change.path, diff: change.diff, line, entryId };
+  return {
+    kind: "change",
+    verb: change.verb,
+    path: change.path,
+    get diff() {
+      return change.diff;
+    },
+    line,
+    entryId,
+  };
 }
 
 /** True when the findings are worth an inbox item: anything beyond failures nobody fixed. */
