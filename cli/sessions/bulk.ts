@@ -27,8 +27,19 @@ const KEPT_END = 2048;
 const MARK = `\u0000rkb-cut:${randomHex(8)}:`;
 const MARK_AS_WRITTEN = MARK.replace("\u0000", "\\u0000");
 
-/** What JSON refuses in a string as written: a control character, or an escape it does not know. */
-const NOT_JSON = /[\x00-\x1f]|\\(?:[^"\\/bfnrtu]|u(?![0-9a-fA-F]{4}))/;
+/**
+ * What JSON may refuse in a string as written: a control character, or a backslash before what no
+ * escape is. Read at every backslash, so the second of an escaped backslash may pass for one
+ * (`\\x`): then `validJsonString` decides.
+ */
+const MAYBE_NOT_JSON = /[\x00-\x1f]|\\(?:[^"\\/bfnrtu]|u(?![0-9a-fA-F]{4}))/;
+const ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/g;
+
+/** True when the characters between a string's quotes are what JSON accepts there. */
+function validJsonString(body: string): boolean {
+  // Escapes taken out from the left, as JSON reads them: what is left may hold no backslash.
+  return !MAYBE_NOT_JSON.test(body) || !/[\x00-\x1f\\]/.test(body.replace(ESCAPE, ""));
+}
 
 /** The line parsed, its long strings left out where `unread` says the format never reads them. */
 export function parseLine(text: string, unread: Unread | undefined): unknown {
@@ -121,7 +132,7 @@ function restore(obj: object, unread: [object, string | number][], strings: Cut[
     if (typeof value === "string") {
       if (!value.startsWith(MARK)) return;
       const cut = strings[Number(value.slice(MARK.length, value.indexOf(":", MARK.length)))]!;
-      if (NOT_JSON.test(text.slice(cut.open + 1, cut.close))) throw new SyntaxError("not JSON");
+      if (!validJsonString(text.slice(cut.open + 1, cut.close))) throw new SyntaxError("not JSON");
     } else if (value !== null && typeof value === "object") for (const v of Object.values(value)) check(v);
   };
   const walk = (node: any): void => {
