@@ -1,5 +1,4 @@
-import { writeSync } from "node:fs";
-import { isatty } from "node:tty";
+import { fstatSync, writeSync } from "node:fs";
 import { resolve } from "node:path";
 import { defineCommand, reportFile } from "./_shared.ts";
 import { usageError } from "../base/errors.ts";
@@ -42,7 +41,7 @@ export default defineCommand({
     }
     const dryRun = Boolean(input.dry_run);
     const report = input.report ? reportFile(resolve(cwd, input.report)) : undefined;
-    const summary = await extract({ paths, cwd, env, dryRun, since, onProgress: progressPrinter() });
+    const summary = await extract({ paths, cwd, env, dryRun, since, onProgress: await progressPrinter() });
     if (report) report.write(markdownReport(summary, { dryRun, home: env.HOME }));
     const nothingRead = summary.sessions === 0;
     // A dry run writes nothing: it says how many items it would write, not that it wrote them.
@@ -52,9 +51,11 @@ export default defineCommand({
   },
 });
 
-function progressPrinter(): (p: { done: number; total: number; bytes: number; totalBytes: number }) => void {
-  // fd 2 directly: process.stderr would build a Node stream for a few short lines.
-  const tty = isatty(2);
+async function progressPrinter(): Promise<(p: { done: number; total: number; bytes: number; totalBytes: number }) => void> {
+  // fd 2 directly: process.stderr would build a Node stream for a few short lines. node:tty is
+  // loaded only for a character device (a pipe or a file is no terminal): loading it costs more
+  // than reading a small folder of sessions.
+  const tty = fstatSync(2).isCharacterDevice() && (await import("node:tty")).isatty(2);
   const say = (text: string) => writeSync(2, text);
   let lastTenth = -1;
   return ({ done, total, bytes }) => {

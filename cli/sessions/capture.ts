@@ -8,6 +8,7 @@ import { storeFile } from "./opencode.ts";
 import { DRAFTS_HEADING, renderDraft } from "../inbox/draft.ts";
 import { renderExcerpt } from "../inbox/excerpt.ts";
 import { addItem, expireItems, type InboxMeta } from "../inbox/inbox.ts";
+import type { FileChange } from "./edits.ts";
 import { readSession, type SessionEvent, type SessionRead, type SkippedLine } from "./reader.ts";
 import { maskAll, maskSecrets } from "../text/secrets.ts";
 import { pathMasker, tildePath } from "../text/paths.ts";
@@ -215,12 +216,27 @@ function maskEvents(events: SessionEvent[], paths: Mask, opts: { agent: boolean 
       case "command":
         return { ...e, command: masked[i++]!, output: masked[i++]! };
       case "tool":
-        // The diff's secrets were masked when it was read (sessions/edits.ts), before its lines were cut.
-        return e.change ? { ...e, change: { ...e.change, path: masked[i++]!, diff: e.change.diff.map(paths) } } : e;
+        return e.change ? { ...e, change: withPaths(e.change, masked[i++]!, paths) } : e;
       default:
         return e;
     }
   });
+}
+
+/**
+ * The change with its masked path, its diff's paths masked when the diff is first read: its
+ * secrets are masked then too, before its lines are cut (sessions/edits.ts), and only the edits
+ * that become fix steps are ever read.
+ */
+function withPaths(change: FileChange, path: string, paths: Mask): FileChange {
+  let diff: string[] | undefined;
+  return {
+    verb: change.verb,
+    path,
+    get diff() {
+      return (diff ??= change.diff.map(paths));
+    },
+  };
 }
 
 function maskDraft(d: DraftPitfall, paths: Mask): DraftPitfall {

@@ -1,5 +1,19 @@
 import { stripInjected } from "./clean.ts";
-import { asBlocks, clip, type Entry, type Header, joinText, type LineFormat, type RawEvent, resultEvent, shellCall, toolCall } from "./entries.ts";
+import {
+  asBlocks,
+  clip,
+  type Entry,
+  type Header,
+  joinText,
+  keepsNothing,
+  type LineFormat,
+  otherBlocks,
+  type RawEvent,
+  resultEvent,
+  shellCall,
+  TEXT_BLOCKS,
+  toolCall,
+} from "./entries.ts";
 
 // Claude Code transcripts (~/.claude/projects/<dir>/<session>.jsonl): entries chained by
 // uuid/parentUuid. A compaction starts a new chain (`compact_boundary`, parentUuid null) that
@@ -26,7 +40,29 @@ export const claudeFormat: LineFormat = {
     return named ? "claude-code" : undefined;
   },
   entry: readClaudeEntry,
+  unread: unreadOfClaude,
 };
+
+const ASSISTANT_BLOCKS = new Set(["text", "tool_use"]);
+
+/**
+ * What readClaudeEntry never reads whole: the copy of a result Claude Code keeps for itself
+ * (`toolUseResult`), a quiet tool result's content (only its end, for an exit code), the other
+ * blocks of a message of results, and the blocks of a message that are neither text nor a tool
+ * call (thinking, images).
+ */
+function unreadOfClaude(obj: any): [object, string | number][] {
+  const out: [object, string | number][] = "toolUseResult" in obj ? [[obj, "toolUseResult"]] : [];
+  const m = obj.message;
+  if ((obj.type !== "user" && obj.type !== "assistant") || !m || typeof m !== "object") return out;
+  if (obj.type === "assistant") return [...out, ...otherBlocks(m.content, ASSISTANT_BLOCKS)];
+  if (!asBlocks(m.content).some((b) => b.type === "tool_result")) return [...out, ...otherBlocks(m.content, TEXT_BLOCKS)];
+  for (const b of m.content as unknown[]) {
+    const r = b as any;
+    if (r?.type === "tool_result" && r.is_error !== true && keepsNothing(false, joinText(r.content))) out.push([r, "content"]);
+  }
+  return [...out, ...otherBlocks(m.content, new Set(["tool_result"]))];
+}
 
 function readClaudeEntry(obj: any, line: number, entries: Entry[], header: Header): string | undefined {
   const type: string = obj.type;

@@ -27,18 +27,20 @@ export function fileChange(toolName: string, args: unknown): FileChange | undefi
     if (path === undefined || typeof a.content !== "string") return undefined;
     // A written file can be large: only the lines that can be kept are split off.
     const { lines: head, more } = firstLines(a.content, MASKED_LINES);
-    return {
-      verb: "wrote",
+    return changeOf(
+      "wrote",
       path,
-      diff: cap(
-        head.map((l) => "+" + l),
-        more,
-      ),
-    };
+      head.map((l) => "+" + l),
+      more,
+    );
   }
   if (name === "notebookedit") {
     if (path === undefined) return undefined;
-    return { verb: "edited", path, diff: cap(lines(str(a.new_source) ?? "").map((l) => "+" + l)) };
+    return changeOf(
+      "edited",
+      path,
+      lines(str(a.new_source) ?? "").map((l) => "+" + l),
+    );
   }
   if (name !== "edit" && name !== "multiedit") return undefined;
   if (typeof a.input === "string") return patchChange(a.input);
@@ -59,7 +61,7 @@ export function fileChange(toolName: string, args: unknown): FileChange | undefi
       if (d !== undefined) diffs.push(...lines(d).filter((l) => /^[-+]/.test(l)));
     }
   }
-  return { verb: "edited", path, diff: cap([...pairs.flatMap(([before, after]) => replacement(before, after)), ...diffs]) };
+  return changeOf("edited", path, [...pairs.flatMap(([before, after]) => replacement(before, after)), ...diffs]);
 }
 
 /** `-`/`+` lines for one replacement, without the lines it leaves as they were at either end. */
@@ -88,7 +90,7 @@ function patchChange(input: string): FileChange | undefined {
     else if (/^[-+]|^(?:PUT|CUT|REM|MV)\b/.test(line)) diff.push(line);
   }
   if (!paths.length) return undefined;
-  return { verb: "edited", path: [...new Set(paths)].join(", "), diff: cap(diff) };
+  return changeOf("edited", [...new Set(paths)].join(", "), diff);
 }
 
 /** Lines masked before any is cut: enough past the kept ones for a private key to reach its END. */
@@ -96,17 +98,33 @@ const MASKED_LINES = 64;
 const MASKED_LINE_CHARS = 2048;
 
 /**
- * The diff as kept: masked first, as one text, so a cut line or a key over several lines keeps no
- * part of a secret; only the lines that can be kept are masked, and more of them only when a
- * private key begins there (its END may lie further on). `more`: lines not in `diff` at all.
+ * The change, its diff as kept: masked first, as one text, so a cut line or a key over several
+ * lines keeps no part of a secret; only the lines that can be kept are masked, and more of them
+ * only when a private key begins there (its END may lie further on). `more`: lines not in `diff`
+ * at all. The lines that can be kept are picked now (bounded, so memory follows the number of
+ * edits, not their size) and masked and cut when the diff is first read: most edits never become
+ * a fix step, and masking them was most of what reading an edit cost. Nothing reads the lines
+ * unmasked: they are reachable only through `diff`.
  */
-function cap(diff: string[], more = 0): string[] {
+function changeOf(verb: FileChange["verb"], path: string, diff: string[], more = 0): FileChange {
   const head = diff.slice(0, MAX_DIFF_LINES);
-  const span = head.some((l) => l.includes("-----BEGIN")) ? diff.slice(0, MASKED_LINES) : head;
-  const kept = maskSecrets(span.map((l) => l.slice(0, MASKED_LINE_CHARS)).join("\n"))
+  const span = (head.some((l) => l.includes("-----BEGIN")) ? diff.slice(0, MASKED_LINES) : head).map((l) => l.slice(0, MASKED_LINE_CHARS));
+  const rest = diff.length - span.length + more;
+  let kept: string[] | undefined;
+  return {
+    verb,
+    path,
+    get diff() {
+      return (kept ??= cap(span, rest));
+    },
+  };
+}
+
+function cap(span: string[], rest: number): string[] {
+  const kept = maskSecrets(span.join("\n"))
     .split("\n")
     .map((l) => (l.length > LINE_CHARS ? l.slice(0, LINE_CHARS - 1) + "…" : l));
-  const total = kept.length + (diff.length - span.length) + more;
+  const total = kept.length + rest;
   if (total <= MAX_DIFF_LINES) return kept;
   return [...kept.slice(0, MAX_DIFF_LINES - 1), `… ${total - (MAX_DIFF_LINES - 1)} more lines`];
 }

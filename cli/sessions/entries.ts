@@ -1,4 +1,5 @@
 import { stripHarnessTrailer } from "../shell/result.ts";
+import type { Unread } from "./bulk.ts";
 import { stripInjected } from "./clean.ts";
 import { fileChange, type FileChange } from "./edits.ts";
 
@@ -49,6 +50,8 @@ export interface LineFormat {
   claims(obj: any, firstType: string): SessionFormat | undefined;
   /** Adds the line's entry (any JSON object once the format is known); returns why the line was skipped, if it was. */
   entry(obj: any, line: number, entries: Entry[], header: Header): string | undefined;
+  /** Where an entry holds strings `entry` never reads whole (bulk.ts): a long one there is not parsed. */
+  unread?: Unread;
 }
 
 /** Failed output kept per command: enough for any excerpt, small enough to stay flat. */
@@ -79,14 +82,24 @@ export function resultEvent(
   given?: { exitCode?: number; stopped?: Stopped },
 ): RawEvent {
   const base = { kind: "result" as const, callId, name, ...(given?.stopped ? { stopped: given.stopped } : {}) };
-  if (!isError && !given?.exitCode) {
-    const tail = stripHarnessTrailer(raw.slice(-TRAILER_CHARS));
-    if (!tail.exitCode) return { ...base, failed: false, exitCode: given?.exitCode ?? tail.exitCode, output: "" };
-  }
+  const quiet = quietEnd(isError, raw, given?.exitCode);
+  if (quiet) return { ...base, failed: false, exitCode: quiet.exitCode, output: "" };
   const stripped = stripHarnessTrailer(stripInjected(raw));
   const exitCode = given?.exitCode ?? stripped.exitCode;
   const failed = isError || (exitCode !== undefined && exitCode !== 0);
   return { ...base, failed, exitCode, output: failed ? capMiddle(stripped.text, MAX_OUTPUT_CHARS) : "" };
+}
+
+/** For a result that keeps no output (no error, no non-zero exit code at its end): the exit code it states, if any. */
+function quietEnd(isError: boolean, raw: string, given: number | undefined): { exitCode?: number } | undefined {
+  if (isError || given) return undefined;
+  const tail = stripHarnessTrailer(raw.slice(-TRAILER_CHARS));
+  return tail.exitCode ? undefined : { exitCode: given ?? tail.exitCode };
+}
+
+/** True when a result (its text as resultEvent gets it) keeps no output: only its end is read. */
+export function keepsNothing(isError: boolean, raw: string): boolean {
+  return quietEnd(isError, raw, undefined) !== undefined;
 }
 
 /** Output as kept for a failed command (pi's `!` commands carry theirs apart from any tool result). */
@@ -99,11 +112,24 @@ export function asBlocks(content: unknown): any[] {
   return Array.isArray(content) ? content.filter((b) => b && typeof b === "object") : [];
 }
 
+/** The blocks whose text joinText reads. */
+export const TEXT_BLOCKS = new Set(["text", "input_text", "output_text"]);
+
 export function joinText(content: unknown): string {
   return asBlocks(content)
-    .filter((b) => (b.type === "text" || b.type === "input_text" || b.type === "output_text") && typeof b.text === "string")
+    .filter((b) => TEXT_BLOCKS.has(b.type) && typeof b.text === "string")
     .map((b) => b.text as string)
     .join("\n");
+}
+
+/** The places (bulk.ts) of the blocks of a message whose type is not one of `read`: their strings are never read. */
+export function otherBlocks(content: unknown, read: Set<string>): [object, number][] {
+  if (!Array.isArray(content)) return [];
+  const out: [object, number][] = [];
+  content.forEach((b, i) => {
+    if (b && typeof b === "object" && !read.has(b.type)) out.push([content, i]);
+  });
+  return out;
 }
 
 /** The text's start and end, at most `max` characters, with a line saying how much of the middle was cut (error lines come last). */

@@ -1,5 +1,19 @@
 import { stripInjected } from "./clean.ts";
-import { asBlocks, clip, type Entry, type Header, joinText, keptOutput, type LineFormat, resultEvent, shellCall, toolCall } from "./entries.ts";
+import {
+  asBlocks,
+  clip,
+  type Entry,
+  type Header,
+  joinText,
+  keepsNothing,
+  keptOutput,
+  type LineFormat,
+  otherBlocks,
+  resultEvent,
+  shellCall,
+  TEXT_BLOCKS,
+  toolCall,
+} from "./entries.ts";
 
 // pi and omp session files: a `session` header (older pi: no `version`, entries without ids), then
 // entries chained by id/parentId; omp files open with a `title` line. Messages hold the user's
@@ -31,7 +45,23 @@ export const piFormat: LineFormat = {
     return undefined;
   },
   entry: readPiEntry,
+  unread: unreadOfPi,
 };
+
+/**
+ * What readPiEntry never reads whole: a quiet result's content (only its end, for an exit code),
+ * and the blocks of a message that are neither text nor a tool call (thinking, images).
+ */
+function unreadOfPi(obj: any): [object, string | number][] {
+  const m = obj.message;
+  if (obj.type !== "message" || !m || typeof m !== "object") return [];
+  if (m.role === "toolResult") return keepsNothing(m.isError === true, joinText(m.content)) ? [[m, "content"]] : [];
+  if (m.role !== "user" && m.role !== "assistant") return [];
+  const read = m.role === "user" ? TEXT_BLOCKS : ASSISTANT_BLOCKS;
+  return otherBlocks(m.content, read);
+}
+
+const ASSISTANT_BLOCKS = new Set(["text", "toolCall"]);
 
 function readPiEntry(obj: any, line: number, entries: Entry[], header: Header): string | undefined {
   const type: string = obj.type;

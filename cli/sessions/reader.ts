@@ -3,6 +3,7 @@ import { codexFormat } from "./codex.ts";
 import { geminiFormat, readGeminiJson } from "./gemini.ts";
 import type { FileChange } from "./edits.ts";
 import type { Entry, Header, LineFormat, RawEvent, SessionFormat, Stopped } from "./entries.ts";
+import { parseLine } from "./bulk.ts";
 import { scanLines } from "./lines.ts";
 import { readOpencode, splitSource } from "./opencode.ts";
 import { piFormat } from "./pi.ts";
@@ -156,7 +157,8 @@ export async function readSession(path: string, opts: ReadOptions = {}): Promise
     }
     let obj: any;
     try {
-      obj = JSON.parse(text);
+      // Once the format is known, its long lines are parsed without the strings it never reads whole.
+      obj = parseLine(text, format?.unread);
     } catch {
       return skip(terminated ? "not valid JSON" : "truncated last line (no newline, not valid JSON)");
     }

@@ -107,13 +107,34 @@ export function findSignals(
   events: SessionEvent[],
   opts: { openFailures?: Record<string, OpenFailure>; seenElsewhere?: (signature: string) => boolean; agentActed?: boolean } = {},
 ): Findings {
+  return withRepeats(collectSignals(events, opts), opts.seenElsewhere);
+}
+
+/**
+ * What one session says on its own: everything but the failures met in other sessions, which
+ * depend on the sessions read before it (withRepeats adds them). Apart so that sessions can be
+ * read on all cores and compared in order (pool.ts).
+ */
+export interface Collected {
+  hits: SignalHit[];
+  /** For each failure, the place in `hits` of its `failed` hit (a repeat goes right after it). */
+  failedAt: number[];
+  failures: FailureSeen[];
+  drafts: DraftPitfall[];
+  draftsLeftOut: Findings["draftsLeftOut"];
+  openFailures: Record<string, OpenFailure>;
+  /** The score of everything but repeats. */
+  score: number;
+}
+
+export function collectSignals(events: SessionEvent[], opts: { openFailures?: Record<string, OpenFailure>; agentActed?: boolean } = {}): Collected {
   // A Map, not an object: a program may be called `constructor` or `__proto__`.
   const open = new Map<string, OpenFailure>();
   for (const [key, f] of Object.entries(opts.openFailures ?? {})) open.set(key, { ...f, fix: [...(f.fix ?? [])] });
   const hits: SignalHit[] = [];
   const drafts: DraftPitfall[] = [];
   const failures: FailureSeen[] = [];
-  const repeated = new Set<string>();
+  const failedAt: number[] = [];
   /** Files the agent changed, for telling its own work in progress apart. */
   const changed = new Set<string>();
   let agentActed = opts.agentActed ?? false;
@@ -132,14 +153,6 @@ export function findSignals(
     }
   };
 
-  // What a command line runs, read once per distinct line: sessions run the same commands again and again.
-  const lines = new Map<string, { run: ReturnType<typeof invocation>; readOnly: boolean; filtered: boolean }>();
-  const readLine = (command: string) => {
-    let read = lines.get(command);
-    if (!read) lines.set(command, (read = { run: invocation(command, 0, true), readOnly: isReadOnly(command), filtered: filteredSuccess(command) }));
-    return read;
-  };
-
   for (const e of events) {
     if (e.kind === "agent" || e.kind === "tool" || (e.kind === "command" && e.by !== "user")) agentActed = true;
     if (e.kind === "tool" && e.ok && e.change) {
@@ -156,7 +169,7 @@ export function findSignals(
       const key = taskOf(run);
       if (!readOnly) addStep({ kind: "command", command: e.command, exitCode: e.exitCode, ok: e.ok, line: e.line, entryId: e.entryId }, key);
       if (!e.ok) {
-        hits.push({ kind: "failed", line: e.line, entryId: e.entryId, program: prog });
+        const failedHit = hits.push({ kind: "failed", line: e.line, entryId: e.entryId, program: prog }) - 1;
         const failure = failureOf(e.command, e.output, e.exitCode, run);
         // A probe (no match, a missing path, stopped, a wait that ran out) teaches nothing, here or elsewhere.
         if (probeKind(failure, e.stopped)) continue;
@@ -177,11 +190,7 @@ export function findSignals(
         });
         const { signature } = failure;
         failures.push({ program: prog, signature, keyLine: keyLines[0] ?? "", line: e.line, time: e.time, command: e.command, output: e.output });
-        if (!repeated.has(signature) && opts.seenElsewhere?.(signature)) {
-          repeated.add(signature);
-          hits.push({ kind: "repeat", line: e.line, entryId: e.entryId, program: prog });
-          score += 2;
-        }
+        failedAt.push(failedHit);
       } else if (open.has(key) && !filtered) {
         const f = open.get(key)!;
         open.delete(key);
@@ -215,29 +224,88 @@ export function findSignals(
     }
   }
 
-  const counts: SignalCounts = { failed: 0, fixed: 0, correction: 0, remember: 0, repeat: 0 };
-  for (const h of hits) counts[h.kind]++;
-  const labels = [...new Set(hits.filter((h) => h.kind !== "failed").map((h) => (h.program ? `${h.kind} ${h.program}` : h.kind)))].sort();
   // The best drafts are kept (ties: the earlier), in session order.
   const ranked = drafts.map((d, i) => ({ d, i, rank: draftRank(d) })).sort((a, b) => b.rank - a.rank || a.i - b.i);
   const kept = new Set(ranked.slice(0, MAX_DRAFTS).map((r) => r.i));
   return {
-    counts,
     hits,
+    failedAt,
+    failures,
     drafts: drafts.filter((_, i) => kept.has(i)),
     draftsLeftOut: drafts.filter((_, i) => !kept.has(i)).map((d) => ({ program: d.program, line: d.failed.line })),
-    failures,
     openFailures: Object.fromEntries(open),
+    score,
+  };
+}
+
+/**
+ * The findings once the failures met in other sessions are known: each signature's first failure
+ * in this session that `seenElsewhere` knows is a repeat, right after its failed hit, in order.
+ */
+export function withRepeats(c: Collected, seenElsewhere?: (signature: string) => boolean): Findings {
+  let hits = c.hits;
+  let score = c.score;
+  if (seenElsewhere && c.failures.length) {
+    const repeatAfter = new Set<number>();
+    const repeated = new Set<string>();
+    c.failures.forEach((f, i) => {
+      if (repeated.has(f.signature) || !seenElsewhere(f.signature)) return;
+      repeated.add(f.signature);
+      repeatAfter.add(c.failedAt[i]!);
+      score += 2;
+    });
+    if (repeatAfter.size)
+      hits = c.hits.flatMap((h, i) => (repeatAfter.has(i) ? [h, { kind: "repeat" as const, line: h.line, entryId: h.entryId, program: h.program }] : [h]));
+  }
+  const counts: SignalCounts = { failed: 0, fixed: 0, correction: 0, remember: 0, repeat: 0 };
+  for (const h of hits) counts[h.kind]++;
+  const labels = [...new Set(hits.filter((h) => h.kind !== "failed").map((h) => (h.program ? `${h.kind} ${h.program}` : h.kind)))].sort();
+  return {
+    counts,
+    hits,
+    drafts: c.drafts,
+    draftsLeftOut: c.draftsLeftOut,
+    failures: c.failures,
+    openFailures: c.openFailures,
     labels,
     priority: Math.min(3, Math.max(1, score)),
   };
 }
 
+/**
+ * What a command line runs, read once per distinct line and kept for the run: sessions, and the
+ * sessions of one archive, run the same commands again and again. Bounded: cleared when full.
+ */
+const linesRead = new Map<string, { run: ReturnType<typeof invocation>; readOnly: boolean; filtered: boolean }>();
+const LINES_KEPT = 4096;
+
+function readLine(command: string) {
+  let read = linesRead.get(command);
+  if (!read) {
+    if (linesRead.size >= LINES_KEPT) linesRead.clear();
+    linesRead.set(command, (read = { run: invocation(command, 0, true), readOnly: isReadOnly(command), filtered: filteredSuccess(command) }));
+  }
+  return read;
+}
+
 const oneLine = (command: string) => command.replace(/\s+/g, " ").trim();
 
-/** A file change as a fix step; its path and diff were masked with the event (capture), the diff as one text before its lines were cut (edits.ts). */
+/**
+ * A file change as a fix step; its path and diff were masked with the event (capture), the diff as
+ * one text before its lines were cut (edits.ts). The diff is read from the change when the step is
+ * (a draft, a cursor): most steps are dropped unread, and reading a diff is what masks it.
+ */
 function changeStep(change: FileChange, line: number, entryId?: string): FixStep {
-  return { kind: "change", verb: change.verb, path: change.path, diff: change.diff, line, entryId };
+  return {
+    kind: "change",
+    verb: change.verb,
+    path: change.path,
+    get diff() {
+      return change.diff;
+    },
+    line,
+    entryId,
+  };
 }
 
 /** True when the findings are worth an inbox item: anything beyond failures nobody fixed. */
