@@ -158,7 +158,7 @@ export function findSignals(
       if (!e.ok) {
         hits.push({ kind: "failed", line: e.line, entryId: e.entryId, program: prog });
         const failure = failureOf(e.command, e.output, e.exitCode, run);
-        // A probe (no match, a missing path, stopped, a wait that ran out) teaches nothing, here or elsewhere.
+        // A probe (no match, a missing path, stopped or blocked, a wait that ran out) teaches nothing, here or elsewhere.
         if (probeKind(failure, e.stopped)) continue;
         const keyLines = draftKeyLines(failure.outputLines, MAX_KEY_LINES);
         open.set(key, {
