@@ -1,6 +1,6 @@
 import { failureOf } from "../shell/failure.ts";
 import { invocation, isReadOnly } from "../shell/program.ts";
-import { prepares, taskOf } from "../shell/task.ts";
+import { isChecker, prepares, taskOf } from "../shell/task.ts";
 import type { FileChange } from "./edits.ts";
 import { filteredSuccess, onlyMissing, probeKind } from "./probes.ts";
 import type { SessionEvent } from "./reader.ts";
@@ -48,6 +48,8 @@ export interface OpenFailure {
   fixDropped?: number;
   /** The files its output points at as a checker does (teach.ts). */
   diagnostics?: string[];
+  /** The command builds, type-checks, lints or tests code (shell/task.ts isChecker). */
+  checker?: boolean;
   /** Its output only says a path is missing. */
   pathOnly?: boolean;
 }
@@ -161,6 +163,7 @@ export function findSignals(
         // A probe (no match, a missing path, stopped or blocked, a wait that ran out) teaches nothing, here or elsewhere.
         if (probeKind(failure, e.stopped)) continue;
         const keyLines = draftKeyLines(failure.outputLines, MAX_KEY_LINES);
+        const checker = isChecker(run);
         open.set(key, {
           program: prog,
           command: e.command,
@@ -172,7 +175,8 @@ export function findSignals(
           attempts: (open.get(key)?.attempts ?? 0) + 1,
           fix: [],
           fixDropped: 0,
-          diagnostics: diagnosticFiles(e.output),
+          diagnostics: diagnosticFiles(e.output, checker),
+          checker,
           pathOnly: onlyMissing(keyLines.join("\n")),
         });
         const { signature } = failure;
@@ -189,7 +193,7 @@ export function findSignals(
         // Nothing done in between: the same command again explains nothing, and another path
         // after "no such file" was a guess that missed.
         if (!fix.length && (oneLine(f.command) === oneLine(e.command) || f.pathOnly)) continue;
-        if (inProgress(f.diagnostics ?? [], changed, fix, (command) => prepares(readLine(command).run))) continue;
+        if (inProgress(f.checker ?? false, f.diagnostics ?? [], changed, fix, (command) => prepares(readLine(command).run))) continue;
         drafts.push({
           program: prog,
           failed: { command: f.command, exitCode: f.exitCode, keyLines: f.keyLines, entryId: f.entryId, line: f.line, time: f.time },

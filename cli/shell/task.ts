@@ -145,3 +145,79 @@ function firstOperand(args: string[]): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Programs that build, type-check, lint or test code: compilers, type checkers, linters, formatters
+ * and test runners. What they report about the agent's own files is its work in progress.
+ */
+const CHECKERS = new Set([
+  "tsc",
+  "vue-tsc",
+  "eslint",
+  "biome",
+  "prettier",
+  "stylelint",
+  "jest",
+  "vitest",
+  "mocha",
+  "ava",
+  "playwright",
+  "pytest",
+  "mypy",
+  "pyright",
+  "ruff",
+  "flake8",
+  "pylint",
+  "black",
+  "isort",
+  "rspec",
+  "rubocop",
+  "phpunit",
+  "phpstan",
+  "psalm",
+  "golangci-lint",
+  "staticcheck",
+  "gofmt",
+  "shellcheck",
+  "hadolint",
+  "swiftlint",
+  "swiftformat",
+  "xcodebuild",
+  "javac",
+  "kotlinc",
+  "gcc",
+  "g++",
+  "cc",
+  "c++",
+  "clang",
+  "clang++",
+  "rustc",
+  "swiftc",
+  "ghc",
+  "elixirc",
+  "make",
+  "ninja",
+  "cmake",
+  "ctest",
+  "tflint",
+  "yamllint",
+]);
+/** Subcommands, targets and script names that build, check or test (`build`, `test:unit`, `testDebugUnitTest`, `typecheck`). */
+const CHECK_WORK =
+  /^(?:build|compile|check|test|tests|spec|lint|typecheck|type-check|tsc|vet|clippy|fmt|format|verify|validate|assemble|package)(?:$|[:_-]|[A-Z])|^checkstyle/;
+/** A build tool's subcommands that run or ship the program rather than build or check it. */
+const RUNS_PROGRAM = new Set(["run", "exec", "start", "serve", "dev", "watch", "publish", "deploy", "release", "new", "init", "doc", "docs", "bench"]);
+
+/**
+ * True when a command builds, type-checks, lints or tests code (`tsc`, `cargo build`, `npm run lint`,
+ * `php artisan test`, `terraform validate`), not when it runs a program or prepares (`node x.mjs`,
+ * `cargo run`, `npm install`).
+ */
+export function isChecker(run: Invocation): boolean {
+  const { program: name, args } = run;
+  if (CHECKERS.has(name)) return true;
+  if (prepares(run)) return false;
+  const operands = args.filter((a) => !a.startsWith("-")).slice(0, 3);
+  if (BUILD_TOOLS.has(name)) return operands[0] === undefined || !RUNS_PROGRAM.has(operands[0]);
+  return args.includes("--test") || operands.some((w) => CHECK_WORK.test(w));
+}
