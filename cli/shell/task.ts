@@ -35,6 +35,12 @@ const PREPARING: Record<string, string> = {
   login: "login",
   init: "init",
   restore: "restore",
+  // Build tools' housekeeping: `go mod tidy`, `mix deps.get`, `mix local.hex --force`.
+  mod: "update",
+  "deps.get": "install",
+  "deps.update": "update",
+  "local.hex": "install",
+  "local.rebar": "install",
 };
 
 /** Programs driven by subcommands, where one subcommand can prepare for another (`make install` is a target, not that). */
@@ -70,6 +76,7 @@ const SUBCOMMAND_TOOLS = new Set([
   "rustup",
   "helm",
   "terraform",
+  "mix",
 ]);
 /** Global options that take the next word (`git -C dir pull`, `npm --prefix x install`). */
 const VALUED_GLOBALS = new Set([
@@ -103,6 +110,13 @@ export function prepares({ program: name, args }: Invocation): boolean {
   return preparing(name, args) !== undefined;
 }
 
+/** A subcommand or a target is a word; a path, a file or a pattern is an argument to the same task. */
+const SUBCOMMAND = /^[a-z][a-z0-9:_-]*$/;
+/**
+ * A build tool's checks that its build and test runs do not do (`go vet`, `cargo clippy`, `gradle
+ * checkstyleMain`, `mix format`): each is a task of its own, so a passing `go test` answers no `go vet`.
+ */
+const LINT_TASK = /^(?:vet|clippy|fmt|format|lint|credo|dialyzer|checkstyle\w*|spotless\w*|ktlint\w*|detekt\w*|pmd\w*|spotbugs\w*)$/i;
 /** Build tools whose subcommands overlap (`cargo test` builds too): their real work is one task. */
 const BUILD_TOOLS = new Set(["cargo", "go", "dotnet", "swift", "zig", "mix", "stack", "cabal", "gradle", "gradlew", "mvn", "sbt", "bazel"]);
 /** Package managers that run a project's scripts: `npm run check` and `npm run build` are two tasks. */
@@ -122,13 +136,17 @@ export function taskOf({ program: name, args }: Invocation): string {
   if (!name) return name;
   const family = preparing(name, args);
   if (family) return `${name} ${family}`;
-  if (BUILD_TOOLS.has(name)) return name;
   const first = firstOperand(args);
-  if (INTERPRETERS.has(name)) return first === undefined ? `${name} ${args.find((a) => a.startsWith("-")) ?? ""}`.trim() : `${name} ${first}`;
+  if (BUILD_TOOLS.has(name)) return first !== undefined && LINT_TASK.test(first) ? `${name} ${first}` : name;
+  if (INTERPRETERS.has(name)) {
+    if (first === undefined) return `${name} ${args.find((a) => a.startsWith("-")) ?? ""}`.trim();
+    // A script that takes subcommands (`php artisan test`, `python manage.py migrate`): the subcommand is the task.
+    const sub = firstOperand(args.slice(args.indexOf(first) + 1));
+    return sub !== undefined && SUBCOMMAND.test(sub) ? `${name} ${first} ${sub}` : `${name} ${first}`;
+  }
   if (SCRIPT_RUNNERS.has(name) && (first === "run" || first === "run-script"))
     return `${name} run ${firstOperand(args.slice(args.indexOf(first) + 1)) ?? ""}`.trim();
-  // A subcommand or a target is a word; a path, a file or a pattern is an argument to the same task.
-  return first !== undefined && /^[a-z][a-z0-9:_-]*$/.test(first) ? `${name} ${SCRIPT_RUNNERS.has(name) ? "run " : ""}${first}` : name;
+  return first !== undefined && SUBCOMMAND.test(first) ? `${name} ${SCRIPT_RUNNERS.has(name) ? "run " : ""}${first}` : name;
 }
 
 /**
