@@ -1,6 +1,6 @@
 import { failureOf } from "../shell/failure.ts";
 import { invocation, isReadOnly } from "../shell/program.ts";
-import { isChecker, prepares, taskOf } from "../shell/task.ts";
+import { isChecker, prepares, renamedTask, renames, taskOf } from "../shell/task.ts";
 import type { FileChange } from "./edits.ts";
 import { filteredSuccess, onlyMissing, probeKind } from "./probes.ts";
 import type { SessionEvent } from "./reader.ts";
@@ -157,6 +157,8 @@ export function findSignals(
       // Open failures are kept per task: `cargo add serde` after a failed `cargo build` is a step of its fix.
       const key = taskOf(run);
       if (!readOnly) addStep({ kind: "command", command: e.command, exitCode: e.exitCode, ok: e.ok, line: e.line, entryId: e.entryId }, key);
+      // A renamed file keeps its task: `node x.js` fails, `git mv x.js x.mjs`, `node x.mjs` is its success.
+      if (e.ok) for (const [from, to] of renames(e.command)) retask(open, from, to);
       if (!e.ok) {
         hits.push({ kind: "failed", line: e.line, entryId: e.entryId, program: prog });
         const failure = failureOf(e.command, e.output, e.exitCode, run);
@@ -238,6 +240,16 @@ export function findSignals(
 }
 
 const oneLine = (command: string) => command.replace(/\s+/g, " ").trim();
+
+/** Open failures whose task named a renamed file, under the task with its new name. */
+function retask(open: Map<string, OpenFailure>, from: string, to: string): void {
+  for (const [key, f] of [...open]) {
+    const next = renamedTask(key, from, to);
+    if (next === key || open.has(next)) continue;
+    open.delete(key);
+    open.set(next, f);
+  }
+}
 
 /** A file change as a fix step; its path and diff were masked with the event (capture), the diff as one text before its lines were cut (edits.ts). */
 function changeStep(change: FileChange, line: number, entryId?: string): FixStep {

@@ -1,4 +1,5 @@
 import type { Invocation } from "./program.ts";
+import { parseShell } from "./shell.ts";
 
 // Whether a success answers a failure: the task a command does, so that `npm ci` after a failed
 // `npm test` is a step of the fix, `pytest` after a failed `python -m pytest` is the success, and
@@ -238,4 +239,26 @@ export function isChecker(run: Invocation): boolean {
   const operands = args.filter((a) => !a.startsWith("-")).slice(0, 3);
   if (BUILD_TOOLS.has(name)) return operands[0] === undefined || !RUNS_PROGRAM.has(operands[0]);
   return args.includes("--test") || operands.some((w) => CHECK_WORK.test(w));
+}
+
+/** The files a command renames (`mv a b`, `git mv a b`), as [from, to]. */
+export function renames(command: string): [string, string][] {
+  const out: [string, string][] = [];
+  for (const stage of parseShell(command).flat()) {
+    const w = stage.words;
+    const at = w[0] === "mv" ? 1 : w[0] === "git" && w[1] === "mv" ? 2 : -1;
+    if (at < 0) continue;
+    const paths = w.slice(at).filter((a) => !a.startsWith("-"));
+    if (paths.length === 2) out.push([paths[0]!, paths[1]!]);
+  }
+  return out;
+}
+
+/** The task after a rename: the renamed file's new name where the task named the old one. */
+export function renamedTask(task: string, from: string, to: string): string {
+  const plain = (p: string) => p.replace(/^(?:\.\/)+/, "");
+  return task
+    .split(" ")
+    .map((w) => (plain(w) === plain(from) ? to : w))
+    .join(" ");
 }
