@@ -144,10 +144,11 @@ const LEAD_IN = /^(?:(?:ok(?:ay)?|hm+|well|so+|also|and|but|oh|ah|ugh|yeah|yes|l
 
 /** A clause that opens with these corrects: "no, …", "not the …", "actually …", "don't …", "wait, …". */
 const CORRECTION_OPENS =
-  /^(?:no\b(?![ -](?:problem|worries|thanks|idea|rush|pressure)|\s*\?)|nope\b|nah\b|not\b(?! (?:sure|everything|all|always|every|quite|really|yet|much|bad)\b)|wrong\b|actually\b|instead\b|don't\b|do not\b|stop (?:doing|using|adding|changing|making|it|that|this)\b|(?:wait|hold on)[,!]|(?:that|this|it)(?:'s| is| was) (?:wrong|not (?:it|right|correct|what|how|the|a|an|my)|incorrect|horrible|terrible|broken)\b|(?:that|this|it) (?:isn't|is not|wasn't|doesn't|does not|don't) (?:look |seem |sound |work )?right)/;
+  /^(?:no\b(?![ -](?:problem|worries|thanks|idea|rush|pressure)|\s*\?)|nope\b|nah\b|not\b(?! (?:sure|everything|all|always|every|quite|really|yet|much|bad)\b)|wrong\b|actually\b|instead\b|don't\b|do not\b|stop (?:doing|using|adding|changing|making|it|that|this)\b|(?:wait|hold on)[,!]|(?:that|this|it)(?:'s| is| was) (?:wrong|not (?:it|right|correct|what|how|the|a|an|my)|incorrect|horrible|terrible)\b|(?:that|this|it) (?:isn't|is not|wasn't|doesn't|does not|don't) (?:look |seem |sound |work )?right)/;
 /** Anywhere in a clause: "… instead of …", "it is actually …", "you haven't read …", "why would we …?". */
 const CORRECTION_ANYWHERE = [
   /\binstead\b/,
+  /\brather than\b/,
   /\bactually\b/,
   /\b(?:you|u) (?:haven't|have not|didn't|did not|forgot|missed|ignored|misread|misunderstood|broke)\b/,
   /\byou (?:fucked|messed|screwed) (?:\S+ ){0,4}up\b/,
@@ -159,9 +160,9 @@ const CORRECTION_ANYWHERE = [
 ];
 /** "… and not X?": the question names the thing to use. */
 const AND_NOT = /\band not \S/;
-/** Pointed questions that name the right thing: "why do you …", "can't we …", "isn't that …". */
+/** Pointed questions that name the right thing: "why do you …", "why not …", "can't we …", "shouldn't the …", "isn't that …". */
 const POINTED_QUESTION =
-  /^(?:why (?:do|did|would|are|were) (?:you|we)\b(?! (?:think|suppose|believe|say)\b)|(?:can't|cannot|couldn't|shouldn't|wouldn't) (?:we|you|it|that|this)\b|(?:isn't|aren't|wasn't|doesn't) (?:that|it|this|there|the)\b)/;
+  /^(?:why (?:do|did|would|are|were) (?:you|we)\b(?! (?:think|suppose|believe|say)\b)|why not \S|(?:can't|cannot|couldn't) (?:we|you|it|that|this)\b|(?:shouldn't|wouldn't) \S|(?:isn't|aren't|wasn't|doesn't) (?:that|it|this|there|the)\b)/;
 /** A clause that says all is well is no correction ("nothing actually failed, all good"). */
 const ALL_WELL = /\b(?:all good|looks? (?:good|great|fine)|works(?: now| fine| great)?$|perfect|thanks|thank you|great|nice|awesome)\b/;
 
@@ -192,8 +193,9 @@ export function userSignals(text: string, opts: { agentActed?: boolean } = {}): 
       // The sentence and each of its clauses, each without its lead-in words.
       const clauses = [s, ...s.split(/[,;:]\s+|\s+-+\s+/)].map((c) => c.replace(LEAD_IN, "").trim());
       const question = s.endsWith("?");
-      if (!found.correction && agentActed && isCorrection(s, clauses)) found.correction = sentence;
       const rule = REMEMBER.some((r) => clauses.some((c) => r.test(c))) || (MAKE_SURE.test(s) && EVERY_TIME.test(s));
+      // A standing rule's own "never …", "…, not even X", "no X" are the rule, not a correction of it.
+      if (!found.correction && agentActed && isCorrection(s, rule ? clauses.slice(0, 1) : clauses)) found.correction = sentence;
       if (!found.remember && !question && rule && !FOR_NOW.test(s)) found.remember = sentence;
     }
     if (found.correction && found.remember) break;

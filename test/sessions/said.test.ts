@@ -38,6 +38,10 @@ describe("corrections", () => {
     "isn't that already in the session manager?",
     "why are we calling save() and not flush() here?",
     "thatÄ's not the entry point. see main.ts",
+    "why not just run it through turbo so the deps build first?",
+    "shouldn't the parser use a streaming reader rather than reading it whole?",
+    "wouldn't a plain map be simpler here?",
+    "use the queue rather than a cron job",
   ])("correction: %p", (text) => {
     expect(userSignals(text).correction).toBeDefined();
   });
@@ -59,6 +63,8 @@ describe("corrections", () => {
     "if i change it, not everything updates",
     "why do you think it fails?",
     "it should be able to read both",
+    "it's broken on main too, leave it",
+    "non-blocking reads would be nice",
     // not English: nothing, and nothing breaks
     "nein, nicht so. Benutze bitte den Release-Branch.",
     "これで大丈夫です、ありがとう",
@@ -69,6 +75,14 @@ describe("corrections", () => {
   test("the first message of a session corrects nothing: the agent has done nothing yet", () => {
     expect(userSignals("Don't use the ORM, write the SQL.", { agentActed: false }).correction).toBeUndefined();
     expect(userSignals("Don't use the ORM, write the SQL.", { agentActed: true }).correction).toBe("Don't use the ORM, write the SQL.");
+  });
+
+  test("a standing rule's own negations are the rule, not a correction", () => {
+    expect(userSignals("never run db:reset against anything but development, not even staging")).toEqual({
+      remember: "never run db:reset against anything but development, not even staging",
+    });
+    expect(userSignals("from now on, always pin exact versions, no ranges").correction).toBeUndefined();
+    expect(userSignals("no, always use pnpm here").correction).toBe("no, always use pnpm here");
   });
 
   test("the correction is the sentence that corrects, not the whole message", () => {
