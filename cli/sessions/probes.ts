@@ -75,6 +75,21 @@ function searchesLast(command: string): boolean {
   return word !== undefined && SEARCHERS.has(word.replace(/^.*\//, ""));
 }
 
+/** Programs that only pass time or print. */
+const IDLE = new Set(["sleep", "echo", "printf", "true", ":"]);
+
+/**
+ * A command that only passes time (`sleep 5 && echo done`): stopping it ends the pause and says
+ * nothing of the agent's approach. A loop waiting for something is not that: stopping it says the
+ * thing will not come.
+ */
+export function onlyPasses(command: string): boolean {
+  const programs = parseShell(command)
+    .flat()
+    .map((stage) => stage.words[0] ?? "");
+  return programs.includes("sleep") && programs.every((p) => IDLE.has(p));
+}
+
 /** A loop that waits for something: `until …; do sleep …`, `while …`, `for … sleep`, or `timeout N` around a wait. */
 function isWaitLoop(command: string): boolean {
   const words = shellWords(command, 0);

@@ -210,6 +210,15 @@ export function userSignals(text: string, opts: { agentActed?: boolean } = {}): 
   return found;
 }
 
+/** The first sentence the user typed (what a correction quotes when no marker names one). */
+export function typedSentence(text: string): string | undefined {
+  for (const paragraph of typedParagraphs(text)) {
+    const first = sentencesOf(paragraph)[0];
+    if (first) return first;
+  }
+  return undefined;
+}
+
 function isCorrection(sentence: string, clauses: string[]): boolean {
   const question = isQuestion(sentence);
   const opens = clauses.some((c) => CORRECTION_OPENS.test(c) || OPENS_OTHER.test(c));

@@ -2,9 +2,9 @@ import { failureOf } from "../shell/failure.ts";
 import { invocation, isReadOnly } from "../shell/program.ts";
 import { isChecker, prepares, renamedTask, renames, taskOf } from "../shell/task.ts";
 import type { FileChange } from "./edits.ts";
-import { filteredSuccess, onlyMissing, probeKind } from "./probes.ts";
+import { filteredSuccess, onlyMissing, onlyPasses, probeKind } from "./probes.ts";
 import type { SessionEvent } from "./reader.ts";
-import { userSignals } from "./said.ts";
+import { typedSentence, userSignals } from "./said.ts";
 import { changedPaths, diagnosticFiles, draftKeyLines, draftRank, inProgress } from "./teach.ts";
 
 // What a session says worth a lesson, found by rules alone (no model): failed commands, fixes
@@ -119,6 +119,8 @@ export function findSignals(
   /** Files the agent changed, for telling its own work in progress apart. */
   const changed = new Set<string>();
   let agentActed = opts.agentActed ?? false;
+  /** The user stopped or refused the last command: their next words say what to do instead. */
+  let userStopped = false;
   let score = 0;
 
   // Each step goes to every open failure but the one of its own task, which it opens or closes.
@@ -149,6 +151,8 @@ export function findSignals(
       addStep(changeStep(e.change, e.line, e.entryId));
     }
     if (e.kind === "command") {
+      // The user stopped or refused this command (a pause they stop says nothing).
+      userStopped = (e.stopped === "rejected" || e.stopped === "aborted") && !onlyPasses(e.command);
       // A refused command never ran: its reason is what the user said, read below.
       if (e.stopped === "rejected") continue;
       const { run, readOnly, filtered } = readLine(e.command);
@@ -163,7 +167,9 @@ export function findSignals(
         hits.push({ kind: "failed", line: e.line, entryId: e.entryId, program: prog });
         const failure = failureOf(e.command, e.output, e.exitCode, run);
         // A probe (no match, a missing path, stopped or blocked, a wait that ran out) teaches nothing, here or elsewhere.
-        if (probeKind(failure, e.stopped)) continue;
+        const probe = probeKind(failure, e.stopped);
+        if (probe === "stopped" && !onlyPasses(e.command)) userStopped = true;
+        if (probe) continue;
         const keyLines = draftKeyLines(failure.outputLines, MAX_KEY_LINES);
         const checker = isChecker(run);
         open.set(key, {
@@ -208,8 +214,11 @@ export function findSignals(
         score += f.attempts >= 3 ? 2 : 1;
       }
     } else if (e.kind === "user") {
-      // A reason given for refusing a tool call corrects the agent as it stands.
-      const said = e.via === "rejection" ? { correction: e.text } : userSignals(e.text, { agentActed });
+      // A reason given for refusing a tool call corrects the agent as it stands; so do the first
+      // words after the user stopped or refused one (unless they only say to go on).
+      const afterStop = userStopped && e.via !== "queued";
+      userStopped = false;
+      const said = e.via === "rejection" ? { correction: e.text } : afterStop ? afterStopSignals(e.text, agentActed) : userSignals(e.text, { agentActed });
       if (said.correction) {
         hits.push({ kind: "correction", line: e.line, entryId: e.entryId, text: said.correction });
         score += 2;
@@ -249,6 +258,18 @@ function retask(open: Map<string, OpenFailure>, from: string, to: string): void 
     open.delete(key);
     open.set(next, f);
   }
+}
+
+/** Words that only tell the agent to go on after a stop. */
+const GO_ON =
+  /^(?:(?:ok(?:ay)?|yes|yeah|sure|sorry|oops|please|pls)[,.!]?\s*)*(?:continue|go on|go ahead|carry on|keep going|resume|proceed|try again|retry)?\b[\s.!]*$/i;
+
+/** What the user said right after stopping or refusing a command: a correction, whatever its words, unless it only says to go on. */
+function afterStopSignals(text: string, agentActed: boolean): ReturnType<typeof userSignals> {
+  const said = userSignals(text, { agentActed });
+  if (said.correction || GO_ON.test(text.trim())) return said;
+  const first = typedSentence(text);
+  return first ? { ...said, correction: first } : said;
 }
 
 /** A file change as a fix step; its path and diff were masked with the event (capture), the diff as one text before its lines were cut (edits.ts). */
