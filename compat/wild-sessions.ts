@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { inflateSync } from "node:zlib";
 
-// Scores capture on the labelled real transcripts in ../shared/fixtures/wild-sessions, by the rules
+// Scores capture on a folder of labelled transcripts (../shared/fixtures/wild-sessions by default,
+// test/fixtures/holdout-sessions for the held-out set), by the rules
 // of that folder's README, through the compiled binary only (any build, old or new, can be scored):
 // `rkb extract --format json` in a throwaway HOME, then every byte rkb wrote is searched for the
 // fakes and for home paths, and every `rkb add --from` command `rkb inbox` prints is run.

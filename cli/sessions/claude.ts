@@ -29,6 +29,8 @@ const CONVERSATION = new Set(["user", "assistant", "system"]);
 /** Claude Code's answer for a refused tool call; with a reason, the user's words follow `the user said:`. */
 const REFUSED = "The user doesn't want to proceed with this tool use.";
 const REASON = "To tell you how to proceed, the user said:\n";
+/** Claude Code's result for a call the user interrupted while it ran. */
+const INTERRUPTED = "[Request interrupted by user";
 /** The summary Claude Code writes as the first user message after a compaction (older files lack the flag). */
 const CONTINUED = "This session is being continued from a previous conversation";
 
@@ -125,9 +127,11 @@ function readUser(obj: any, m: any, entry: Entry): void {
   if (text && !text.startsWith(CONTINUED)) entry.raw.push({ kind: "user", text });
 }
 
-/** A tool result; a refused call is stopped, and the reason the user gave is their words. */
+/** A tool result; a refused or interrupted call is stopped, and the reason the user gave is their words. */
 function resultOf(r: any): RawEvent[] {
   const text = joinText(r.content);
+  // The interrupt line is the harness's (stripInjected takes it out), so it is read here.
+  if (r.is_error === true && text.startsWith(INTERRUPTED)) return [resultEvent(r.tool_use_id, undefined, true, text, { stopped: "aborted" })];
   if (r.is_error !== true || !text.startsWith(REFUSED)) return [resultEvent(r.tool_use_id, undefined, r.is_error === true, text)];
   const refused: RawEvent = { kind: "result", callId: r.tool_use_id, failed: true, output: "", stopped: "rejected" };
   const at = text.indexOf(REASON);

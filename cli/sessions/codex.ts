@@ -80,6 +80,9 @@ function byHarness(p: any): boolean {
 function callOf(id: string, p: any): RawEvent {
   const name = p.type === "local_shell_call" ? "local_shell" : (str(p.name) ?? "?");
   const args = p.type === "local_shell_call" ? p.action : p.type === "custom_tool_call" ? { input: p.input } : parseArgs(p.arguments);
+  // Older releases apply a patch through the shell tool: `{"command": ["apply_patch", "*** Begin Patch…"]}`.
+  if (SHELL_TOOLS.has(name) && Array.isArray(args?.command) && args.command[0] === "apply_patch" && typeof args.command[1] === "string")
+    return toolCall(id, "edit", { input: args.command[1] });
   if (SHELL_TOOLS.has(name)) return shellCall(id, name, commandOf(args));
   // apply_patch carries the patch as its input, as omp's patch mode does.
   if (name === "apply_patch") return toolCall(id, "edit", { input: str(args?.input) ?? str(args?.patch) ?? (typeof args === "string" ? args : undefined) });

@@ -1,14 +1,15 @@
 import type { Failure } from "../shell/failure.ts";
 import type { Stopped } from "./entries.ts";
-import { isReadOnly } from "../shell/program.ts";
+import { invocation, isReadOnly } from "../shell/program.ts";
 import { parseShell } from "../shell/shell.ts";
 
 // Failed commands that teach nothing, told apart by what the command and its output show: a
 // search that found nothing, a test of a path or a program, a check that answered "no" (an empty
-// output with exit 1), a command the user stopped or refused, a wait loop that ran out of time.
-// None of these becomes a draft pitfall; the failure is still counted.
+// output with exit 1, or a `--check` run listing what differs), a command the user stopped or
+// refused, one a harness hook blocked, a wait loop or a command that ran out of time. None of
+// these becomes a draft pitfall; the failure is still counted.
 
-export type ProbeKind = "search" | "path test" | "check" | "stopped" | "wait loop";
+export type ProbeKind = "search" | "path test" | "check" | "stopped" | "blocked" | "timed out" | "wait loop";
 
 /** Programs that search: exit 1 with nothing printed means "no match". */
 const SEARCHERS = new Set(["grep", "egrep", "fgrep", "rg", "ag", "ack", "ugrep", "pgrep", "findstr", "select-string"]);
@@ -17,9 +18,16 @@ const PATH_TESTS = new Set(["test", "[", "[[", "ls", "stat", "which", "whereis",
 /** What a tool prints when a path it was asked about is not there. */
 const MISSING =
   /no such file or directory|cannot access|does not exist|doesn't exist|not found|no matches found|did not match any file|cannot find the (?:file|path)/i;
-/** Harness lines for a command stopped by the user or by a time limit. */
-const STOPPED_OUTPUT =
-  /^(?:command aborted|\[request interrupted by user[^\]]*\]|command (?:was )?(?:timed out|killed)\b[^\n]*|command timed out after [^\n]*)$/i;
+/** Harness lines for a command the user stopped, first or last in its output (pi puts it after what the command printed). */
+const STOPPED_LINE = /^(?:command aborted|\[request interrupted by user[^\]]*\]|command (?:was )?killed\b.*)$/i;
+/** Harness lines for a command a time limit stopped. */
+const TIMED_OUT_LINE = /^command (?:was )?timed out\b.*$/i;
+/** What a harness says when one of its hooks refused to run the command (Claude Code's PreToolUse hooks). */
+const BLOCKED_LINE = /^(?:\S+ operation blocked by hook\b|pretooluse:\S+ hook (?:error|blocked)\b|(?:command )?blocked by (?:a |the )?(?:\S+ )?hook\b)/i;
+/** Options that ask a tool whether the code already is as it should be (formatted, unchanged): a non-zero exit is its answer. */
+const CHECK_FLAGS = new Set(["--check", "-check", "--exit-code", "--list-different", "--check-formatted", "--diff-exit-code"]);
+/** …unless the tool did not know the option: then the flag itself was the mistake. */
+const UNKNOWN_OPTION = /unknown (?:option|flag|argument)|unrecognized (?:option|argument)|unexpected argument|invalid option|no such option|usage:/i;
 /** `timeout N …` killed it (124), or a signal did (SIGINT 130, SIGKILL 137, SIGTERM 143). */
 const TIMEOUT_CODES = new Set([124, 130, 137, 143]);
 
@@ -28,13 +36,24 @@ export function probeKind(failure: Pick<Failure, "command" | "program" | "exitCo
   if (stopped) return stopped === "timeout" ? "wait loop" : "stopped";
   const { command, program, exitCode } = failure;
   const output = failure.output.trim();
-  if (STOPPED_OUTPUT.test(output)) return "stopped";
+  const nl = output.indexOf("\n");
+  const first = nl === -1 ? output : output.slice(0, nl).trim();
+  const last = output.slice(output.lastIndexOf("\n") + 1).trim();
+  if (STOPPED_LINE.test(first) || STOPPED_LINE.test(last)) return "stopped";
+  if (BLOCKED_LINE.test(first)) return "blocked";
   if (isWaitLoop(command) && (exitCode === undefined || TIMEOUT_CODES.has(exitCode) || output === "")) return "wait loop";
+  if (TIMED_OUT_LINE.test(first) || TIMED_OUT_LINE.test(last)) return "timed out";
   const empty = output === "" || output === "(no output)";
   if (empty && exitCode === 1) return searchesLast(command) || SEARCHERS.has(program) ? "search" : "check";
   if (SEARCHERS.has(program) && (empty || MISSING.test(output))) return "search";
   if (isReadOnly(command) && (empty || onlyMissing(output))) return PATH_TESTS.has(program) ? "path test" : "check";
+  if (asksToCheck(command) && !UNKNOWN_OPTION.test(output)) return "check";
   return undefined;
+}
+
+/** The command's program was given a check option (`terraform fmt -check`, `prettier --check .`, `cargo fmt --check`). */
+function asksToCheck(command: string): boolean {
+  return invocation(command, 0, true).args.some((a) => CHECK_FLAGS.has(a));
 }
 
 /** A success that only says a filter found lines (`make 2>&1 | grep -v warning`): the pipeline's exit status is the filter's. */
@@ -54,6 +73,21 @@ function searchesLast(command: string): boolean {
   const last = parseShell(command).at(-1)?.at(-1);
   const word = last?.words.find((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
   return word !== undefined && SEARCHERS.has(word.replace(/^.*\//, ""));
+}
+
+/** Programs that only pass time or print. */
+const IDLE = new Set(["sleep", "echo", "printf", "true", ":"]);
+
+/**
+ * A command that only passes time (`sleep 5 && echo done`): stopping it ends the pause and says
+ * nothing of the agent's approach. A loop waiting for something is not that: stopping it says the
+ * thing will not come.
+ */
+export function onlyPasses(command: string): boolean {
+  const programs = parseShell(command)
+    .flat()
+    .map((stage) => stage.words[0] ?? "");
+  return programs.includes("sleep") && programs.every((p) => IDLE.has(p));
 }
 
 /** A loop that waits for something: `until …; do sleep …`, `while …`, `for … sleep`, or `timeout N` around a wait. */

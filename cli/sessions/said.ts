@@ -1,9 +1,11 @@
 import { boundedDistance } from "../text/distance.ts";
+import { FOR_NOW_OTHER, INSTEAD_OTHER, OPENS_OTHER, REMEMBER_OTHER, WHY_NOT_OTHER } from "./said-languages.ts";
 
 // What a user message says to keep: a correction (the agent did, said or assumed something wrong,
 // and the user says or makes plain what is right) or a request to remember (a standing rule for
 // future work). Read from what the user typed: blocks, output and documents pasted into a message
-// are left out first. Rules only, English only: a message in another language matches nothing.
+// are left out first. Rules only: English, and the same constructs in a few other languages
+// (said-languages.ts); a message in any other language matches nothing.
 
 export interface Said {
   correction?: string;
@@ -76,10 +78,10 @@ export function typedParagraphs(text: string): string[] {
 /** Words ending in a full stop that do not end a sentence. */
 const ABBREVIATION = /(?:^|\s)(?:e\.g|i\.e|cf|vs|etc|approx|incl|esp|viz)\.$/i;
 
-/** The sentences of a paragraph: split after . ! ? ; (lower case or not: people type fast). */
+/** The sentences of a paragraph: split after . ! ? ; (lower case or not: people type fast) and 。！？. */
 function sentencesOf(paragraph: string): string[] {
   const out: string[] = [];
-  for (const piece of paragraph.split(/(?<=[.!?;])\s+(?=\S)/)) {
+  for (const piece of paragraph.split(/(?<=[.!?;])\s+(?=\S)|(?<=[。！？])/)) {
     const last = out.at(-1);
     if (last !== undefined && ABBREVIATION.test(last)) out[out.length - 1] = `${last} ${piece}`;
     else out.push(piece.trim());
@@ -144,10 +146,12 @@ const LEAD_IN = /^(?:(?:ok(?:ay)?|hm+|well|so+|also|and|but|oh|ah|ugh|yeah|yes|l
 
 /** A clause that opens with these corrects: "no, …", "not the …", "actually …", "don't …", "wait, …". */
 const CORRECTION_OPENS =
-  /^(?:no\b(?![ -](?:problem|worries|thanks|idea|rush|pressure)|\s*\?)|nope\b|nah\b|not\b(?! (?:sure|everything|all|always|every|quite|really|yet|much|bad)\b)|wrong\b|actually\b|instead\b|don't\b|do not\b|stop (?:doing|using|adding|changing|making|it|that|this)\b|(?:wait|hold on)[,!]|(?:that|this|it)(?:'s| is| was) (?:wrong|not (?:it|right|correct|what|how|the|a|an|my)|incorrect|horrible|terrible|broken)\b|(?:that|this|it) (?:isn't|is not|wasn't|doesn't|does not|don't) (?:look |seem |sound |work )?right)/;
+  /^(?:no\b(?![ -](?:problem|worries|thanks|idea|rush|pressure)|\s*\?)|nope\b|nah\b|not\b(?! (?:sure|everything|all|always|every|quite|really|yet|much|bad)\b)|wrong\b|actually\b|instead\b|don't\b|do not\b|stop (?:doing|using|adding|changing|making|it|that|this)\b|(?:wait|hold on)[,!]|(?:that|this|it)(?:'s| is| was) (?:wrong|not (?:it|right|correct|what|how|the|a|an|my)|incorrect|horrible|terrible)\b|(?:that|this|it) (?:isn't|is not|wasn't|doesn't|does not|don't) (?:look |seem |sound |work )?right)/;
 /** Anywhere in a clause: "… instead of …", "it is actually …", "you haven't read …", "why would we …?". */
 const CORRECTION_ANYWHERE = [
   /\binstead\b/,
+  /\brather than\b/,
+  INSTEAD_OTHER,
   /\bactually\b/,
   /\b(?:you|u) (?:haven't|have not|didn't|did not|forgot|missed|ignored|misread|misunderstood|broke)\b/,
   /\byou (?:fucked|messed|screwed) (?:\S+ ){0,4}up\b/,
@@ -159,9 +163,9 @@ const CORRECTION_ANYWHERE = [
 ];
 /** "… and not X?": the question names the thing to use. */
 const AND_NOT = /\band not \S/;
-/** Pointed questions that name the right thing: "why do you …", "can't we …", "isn't that …". */
+/** Pointed questions that name the right thing: "why do you …", "why not …", "can't we …", "shouldn't the …", "isn't that …". */
 const POINTED_QUESTION =
-  /^(?:why (?:do|did|would|are|were) (?:you|we)\b(?! (?:think|suppose|believe|say)\b)|(?:can't|cannot|couldn't|shouldn't|wouldn't) (?:we|you|it|that|this)\b|(?:isn't|aren't|wasn't|doesn't) (?:that|it|this|there|the)\b)/;
+  /^(?:why (?:do|did|would|are|were) (?:you|we)\b(?! (?:think|suppose|believe|say)\b)|why not \S|(?:can't|cannot|couldn't) (?:we|you|it|that|this)\b|(?:shouldn't|wouldn't) \S|(?:isn't|aren't|wasn't|doesn't) (?:that|it|this|there|the)\b)/;
 /** A clause that says all is well is no correction ("nothing actually failed, all good"). */
 const ALL_WELL = /\b(?:all good|looks? (?:good|great|fine)|works(?: now| fine| great)?$|perfect|thanks|thank you|great|nice|awesome)\b/;
 
@@ -172,12 +176,16 @@ const REMEMBER = [
   /^(?:always|never) (?!mind\b)\w/,
   /\bmust (?:always|never)\b|\b(?:you|we) should (?:always|never)\b/,
   /\bkeep in mind\b|\bnote that\b|\bdon't forget (?:to|that)\b/,
+  ...REMEMBER_OTHER,
 ];
 /** "make sure … whenever …": a rule for every time something happens. */
 const MAKE_SURE = /\bmake sure\b/;
 const EVERY_TIME = /\b(?:whenever|every time|each time|when)\b/;
 /** …unless it is meant for now only ("keep in mind … for this task"). */
 const FOR_NOW = /\bfor (?:this|the) (?:task|session|change|one)\b|\bfor now\b|\bthis time\b|\bright now\b|\btoday\b/;
+const forNow = (s: string) => FOR_NOW.test(s) || FOR_NOW_OTHER.test(s);
+/** A question, in any script. */
+const isQuestion = (s: string) => /[?？]$/.test(s);
 
 /**
  * The first sentence of a message that corrects the agent, and the first that asks to remember.
@@ -190,21 +198,32 @@ export function userSignals(text: string, opts: { agentActed?: boolean } = {}): 
     for (const sentence of sentencesOf(paragraph)) {
       const s = normalise(sentence);
       // The sentence and each of its clauses, each without its lead-in words.
-      const clauses = [s, ...s.split(/[,;:]\s+|\s+-+\s+/)].map((c) => c.replace(LEAD_IN, "").trim());
-      const question = s.endsWith("?");
-      if (!found.correction && agentActed && isCorrection(s, clauses)) found.correction = sentence;
+      const clauses = [s, ...s.split(/[,;:]\s+|、\s*|\s+-+\s+/)].map((c) => c.replace(LEAD_IN, "").trim());
+      const question = isQuestion(s);
       const rule = REMEMBER.some((r) => clauses.some((c) => r.test(c))) || (MAKE_SURE.test(s) && EVERY_TIME.test(s));
-      if (!found.remember && !question && rule && !FOR_NOW.test(s)) found.remember = sentence;
+      // A standing rule's own "never …", "…, not even X", "no X" are the rule, not a correction of it.
+      if (!found.correction && agentActed && isCorrection(s, rule ? clauses.slice(0, 1) : clauses)) found.correction = sentence;
+      if (!found.remember && !question && rule && !forNow(s)) found.remember = sentence;
     }
     if (found.correction && found.remember) break;
   }
   return found;
 }
 
+/** The first sentence the user typed (what a correction quotes when no marker names one). */
+export function typedSentence(text: string): string | undefined {
+  for (const paragraph of typedParagraphs(text)) {
+    const first = sentencesOf(paragraph)[0];
+    if (first) return first;
+  }
+  return undefined;
+}
+
 function isCorrection(sentence: string, clauses: string[]): boolean {
-  const opens = clauses.some((c) => CORRECTION_OPENS.test(c));
-  const pointed = sentence.endsWith("?") && clauses.some((c) => POINTED_QUESTION.test(c));
-  const anywhere = CORRECTION_ANYWHERE.some((r) => r.test(sentence)) || (sentence.endsWith("?") && AND_NOT.test(sentence));
+  const question = isQuestion(sentence);
+  const opens = clauses.some((c) => CORRECTION_OPENS.test(c) || OPENS_OTHER.test(c));
+  const pointed = question && clauses.some((c) => POINTED_QUESTION.test(c) || WHY_NOT_OTHER.test(c));
+  const anywhere = CORRECTION_ANYWHERE.some((r) => r.test(sentence)) || (question && AND_NOT.test(sentence));
   if (!opens && !pointed && !anywhere) return false;
   // "no, …" stands on its own; the rest give way to a clause that says things are fine.
   return /^no\b/.test(clauses[0]!) || !ALL_WELL.test(sentence);

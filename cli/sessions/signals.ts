@@ -1,10 +1,10 @@
 import { failureOf } from "../shell/failure.ts";
 import { invocation, isReadOnly } from "../shell/program.ts";
-import { prepares, taskOf } from "../shell/task.ts";
+import { isChecker, prepares, renamedTask, renames, taskOf } from "../shell/task.ts";
 import type { FileChange } from "./edits.ts";
-import { filteredSuccess, onlyMissing, probeKind } from "./probes.ts";
+import { filteredSuccess, onlyMissing, onlyPasses, probeKind } from "./probes.ts";
 import type { SessionEvent } from "./reader.ts";
-import { userSignals } from "./said.ts";
+import { typedSentence, userSignals } from "./said.ts";
 import { changedPaths, diagnosticFiles, draftKeyLines, draftRank, inProgress } from "./teach.ts";
 
 // What a session says worth a lesson, found by rules alone (no model): failed commands, fixes
@@ -48,6 +48,8 @@ export interface OpenFailure {
   fixDropped?: number;
   /** The files its output points at as a checker does (teach.ts). */
   diagnostics?: string[];
+  /** The command builds, type-checks, lints or tests code (shell/task.ts isChecker). */
+  checker?: boolean;
   /** Its output only says a path is missing. */
   pathOnly?: boolean;
 }
@@ -138,6 +140,8 @@ export function collectSignals(events: SessionEvent[], opts: { openFailures?: Re
   /** Files the agent changed, for telling its own work in progress apart. */
   const changed = new Set<string>();
   let agentActed = opts.agentActed ?? false;
+  /** The user stopped or refused the last command: their next words say what to do instead. */
+  let userStopped = false;
   let score = 0;
 
   // Each step goes to every open failure but the one of its own task, which it opens or closes.
@@ -160,6 +164,8 @@ export function collectSignals(events: SessionEvent[], opts: { openFailures?: Re
       addStep(changeStep(e.change, e.line, e.entryId));
     }
     if (e.kind === "command") {
+      // The user stopped or refused this command (a pause they stop says nothing).
+      userStopped = (e.stopped === "rejected" || e.stopped === "aborted") && !onlyPasses(e.command);
       // A refused command never ran: its reason is what the user said, read below.
       if (e.stopped === "rejected") continue;
       const { run, readOnly, filtered } = readLine(e.command);
@@ -168,12 +174,17 @@ export function collectSignals(events: SessionEvent[], opts: { openFailures?: Re
       // Open failures are kept per task: `cargo add serde` after a failed `cargo build` is a step of its fix.
       const key = taskOf(run);
       if (!readOnly) addStep({ kind: "command", command: e.command, exitCode: e.exitCode, ok: e.ok, line: e.line, entryId: e.entryId }, key);
+      // A renamed file keeps its task: `node x.js` fails, `git mv x.js x.mjs`, `node x.mjs` is its success.
+      if (e.ok) for (const [from, to] of renames(e.command)) retask(open, from, to);
       if (!e.ok) {
         const failedHit = hits.push({ kind: "failed", line: e.line, entryId: e.entryId, program: prog }) - 1;
         const failure = failureOf(e.command, e.output, e.exitCode, run);
-        // A probe (no match, a missing path, stopped, a wait that ran out) teaches nothing, here or elsewhere.
-        if (probeKind(failure, e.stopped)) continue;
+        // A probe (no match, a missing path, stopped or blocked, a wait that ran out) teaches nothing, here or elsewhere.
+        const probe = probeKind(failure, e.stopped);
+        if (probe === "stopped" && !onlyPasses(e.command)) userStopped = true;
+        if (probe) continue;
         const keyLines = draftKeyLines(failure.outputLines, MAX_KEY_LINES);
+        const checker = isChecker(run);
         open.set(key, {
           program: prog,
           command: e.command,
@@ -185,7 +196,8 @@ export function collectSignals(events: SessionEvent[], opts: { openFailures?: Re
           attempts: (open.get(key)?.attempts ?? 0) + 1,
           fix: [],
           fixDropped: 0,
-          diagnostics: diagnosticFiles(e.output),
+          diagnostics: diagnosticFiles(e.output, checker),
+          checker,
           pathOnly: onlyMissing(keyLines.join("\n")),
         });
         const { signature } = failure;
@@ -198,7 +210,7 @@ export function collectSignals(events: SessionEvent[], opts: { openFailures?: Re
         // Nothing done in between: the same command again explains nothing, and another path
         // after "no such file" was a guess that missed.
         if (!fix.length && (oneLine(f.command) === oneLine(e.command) || f.pathOnly)) continue;
-        if (inProgress(f.diagnostics ?? [], changed, fix, (command) => prepares(readLine(command).run))) continue;
+        if (inProgress(f.checker ?? false, f.diagnostics ?? [], changed, fix, (command) => prepares(readLine(command).run))) continue;
         drafts.push({
           program: prog,
           failed: { command: f.command, exitCode: f.exitCode, keyLines: f.keyLines, entryId: f.entryId, line: f.line, time: f.time },
@@ -211,8 +223,11 @@ export function collectSignals(events: SessionEvent[], opts: { openFailures?: Re
         score += f.attempts >= 3 ? 2 : 1;
       }
     } else if (e.kind === "user") {
-      // A reason given for refusing a tool call corrects the agent as it stands.
-      const said = e.via === "rejection" ? { correction: e.text } : userSignals(e.text, { agentActed });
+      // A reason given for refusing a tool call corrects the agent as it stands; so do the first
+      // words after the user stopped or refused one (unless they only say to go on).
+      const afterStop = userStopped && e.via !== "queued";
+      userStopped = false;
+      const said = e.via === "rejection" ? { correction: e.text } : afterStop ? afterStopSignals(e.text, agentActed) : userSignals(e.text, { agentActed });
       if (said.correction) {
         hits.push({ kind: "correction", line: e.line, entryId: e.entryId, text: said.correction });
         score += 2;
@@ -289,6 +304,28 @@ function readLine(command: string) {
 }
 
 const oneLine = (command: string) => command.replace(/\s+/g, " ").trim();
+
+/** Open failures whose task named a renamed file, under the task with its new name. */
+function retask(open: Map<string, OpenFailure>, from: string, to: string): void {
+  for (const [key, f] of [...open]) {
+    const next = renamedTask(key, from, to);
+    if (next === key || open.has(next)) continue;
+    open.delete(key);
+    open.set(next, f);
+  }
+}
+
+/** Words that only tell the agent to go on after a stop. */
+const GO_ON =
+  /^(?:(?:ok(?:ay)?|yes|yeah|sure|sorry|oops|please|pls)[,.!]?\s*)*(?:continue|go on|go ahead|carry on|keep going|resume|proceed|try again|retry)?\b[\s.!]*$/i;
+
+/** What the user said right after stopping or refusing a command: a correction, whatever its words, unless it only says to go on. */
+function afterStopSignals(text: string, agentActed: boolean): ReturnType<typeof userSignals> {
+  const said = userSignals(text, { agentActed });
+  if (said.correction || GO_ON.test(text.trim())) return said;
+  const first = typedSentence(text);
+  return first ? { ...said, correction: first } : said;
+}
 
 /**
  * A file change as a fix step; its path and diff were masked with the event (capture), the diff as

@@ -2,11 +2,25 @@ import type { FileChange } from "./edits.ts";
 
 // What a draft pitfall is worth: the key lines it quotes (the error lines, each once, none of the
 // source lines a checker quotes around them, none too long to read), whether it only shows the
-// agent fixing code it was writing (a checker's diagnostics in files the agent changed, fixed by
-// changing them), and a rank for keeping the best few of a session.
+// agent fixing code it was writing (a checker's diagnostics in a file the agent changed, fixed by
+// changing it), and a rank for keeping the best few of a session.
 
-/** A checker's diagnostic: a line that opens with a file location (`src/a.ts(3,9): …`, `a.py:12:4: …`). */
-const DIAGNOSTIC = /^(?:\.{0,2}\/)?((?:[\w@.~+-]+\/)*[\w@.+-]+\.[A-Za-z]\w{0,5})(?::\d+(?::\d+)?\b|\(\d+(?:,\d+)?\))/;
+/** A diagnostic line: one that opens with a file location (`src/a.ts(3,9): …`, `a.py:12:4: …`). */
+const LEADING_LOCATION = /^(?:\.{0,2}\/)?((?:[\w@.~+-]+\/)*[\w@.+-]+\.[A-Za-z]\w{0,5})(?::\d+(?::\d+)?\b|\(\d+(?:,\d+)?\))/;
+/**
+ * A file location as checkers print it, in one word: `src/a.ts:3:9`, `a.ts(3,9)`, `Foo.java:[31,16]`,
+ * after `-->`, `at`, `❯`, `(`, a quote or `file://`. The path has an extension; its parts are words.
+ */
+const LOCATION = /^(?:file:\/\/)?((?:\.{1,2}\/|\/|~\/)?(?:[\w@.~+-]+\/){0,40}[\w@.+-]+\.[A-Za-z]\w{0,5})(?::\[?\d+|\(\d+(?:,\d+)?\))/;
+/** Characters that open a location's word (`(src/a.js:3:1)`, `"a.py:3"`, `[a.ts:1]`). */
+const LOCATION_LEAD = /^[(["'`<]+/;
+/** `File "a.py", line 3` (Python), `on main.tf line 41` (Terraform): the line number after the path. */
+const NAMED_LINE = /(?:^|\s)(?:File "([^"\n]{1,200})", line \d|on (\S{1,200}) line \d)/;
+/** A path alone on its line, its diagnostics on the lines below (`line:col  error …`: ESLint's stylish format). */
+const PATH_ALONE = /^(?:\S+:\s+)?((?:\.{0,2}\/|~\/)?(?:[\w@.~+-]+\/){0,40}[\w@.+-]+\.[A-Za-z]\w{0,5})$/;
+const UNDER_PATH = /^(?:\S+:\s+)?\s*\d+:\d+\s+(?:error|warning|✖|×)/i;
+/** Longer words are no location (a minified line, a blob). */
+const LOCATION_WORD_CHARS = 300;
 /** A source line quoted with its line number or under a gutter (`  12 │ code`, `> 205 | code`, `  |     ^^^`). */
 const QUOTED_SOURCE = /^\s*>?\s*\d*\s*[│|┃]/;
 /** A tool's prefix with nothing after it (`npm ERR!`, `error:`). */
@@ -24,12 +38,31 @@ export function draftKeyLines(lines: string[], max: number): string[] {
   });
 }
 
-/** The files a failure's output points at as a checker does, from the start of a line. */
-export function diagnosticFiles(output: string): string[] {
+/**
+ * The files a failure's output points at. From a checker (a build, type check, lint or test run),
+ * every location it prints, in any of the usual forms (see LOCATION, NAMED_LINE, PATH_ALONE); from
+ * anything else, only lines that open with a location, as a checker's diagnostics do: a program's
+ * own crash names its code too, but the cause may be what the program talked to.
+ */
+export function diagnosticFiles(output: string, checker: boolean): string[] {
   const files = new Set<string>();
-  for (const line of output.split("\n")) {
-    const m = DIAGNOSTIC.exec(line.trimStart());
-    if (m) files.add(m[1]!);
+  const lines = output.split("\n");
+  for (const [i, line] of lines.entries()) {
+    if (!checker) {
+      const m = LEADING_LOCATION.exec(line.trimStart());
+      if (m) files.add(m[1]!);
+      continue;
+    }
+    for (const word of line.split(/\s+/)) {
+      if (!word || word.length > LOCATION_WORD_CHARS) continue;
+      const m = LOCATION.exec(word.replace(LOCATION_LEAD, ""));
+      if (m) files.add(m[1]!);
+    }
+    if (line.length > 2 * LOCATION_WORD_CHARS) continue;
+    const named = line.includes(" line ") ? NAMED_LINE.exec(line) : null;
+    if (named) files.add((named[1] ?? named[2])!);
+    const alone = PATH_ALONE.exec(line.trim());
+    if (alone && UNDER_PATH.test(lines[i + 1] ?? "")) files.add(alone[1]!);
   }
   return [...files];
 }
@@ -42,15 +75,17 @@ function sameFile(a: string, b: string): boolean {
 }
 
 /**
- * The agent fixing code it is writing: the failure's diagnostics all point into files the agent
- * changed in this session, the fix changes one of them, and nothing in the fix prepares anything
- * (an install or a setting would be a lesson of its own).
+ * The agent fixing code it is writing: the failure's diagnostics point into files the agent changed
+ * in this session — all of them; from a checker, whose report also names files it only passed
+ * through (a test calling the code), one is enough — the fix changes such a file, and nothing in the
+ * fix prepares anything (an install or a setting would be a lesson of its own).
  */
-export function inProgress(diagnostics: string[], changed: Set<string>, fix: FixStepLike[], prepares: (command: string) => boolean): boolean {
+export function inProgress(checker: boolean, diagnostics: string[], changed: Set<string>, fix: FixStepLike[], prepares: (command: string) => boolean): boolean {
   if (!diagnostics.length) return false;
   const paths = [...changed];
-  if (!diagnostics.every((d) => paths.some((p) => sameFile(d, p)))) return false;
-  const touched = fix.some((s) => s.kind === "change" && s.path !== undefined && changedPathsOf(s.path).some((p) => diagnostics.some((d) => sameFile(d, p))));
+  const own = diagnostics.filter((d) => paths.some((p) => sameFile(d, p)));
+  if (!own.length || (!checker && own.length < diagnostics.length)) return false;
+  const touched = fix.some((s) => s.kind === "change" && s.path !== undefined && changedPathsOf(s.path).some((p) => own.some((d) => sameFile(d, p))));
   return touched && !fix.some((s) => s.kind === "command" && s.ok && s.command !== undefined && prepares(s.command));
 }
 

@@ -1,4 +1,5 @@
 import type { Invocation } from "./program.ts";
+import { parseShell } from "./shell.ts";
 
 // Whether a success answers a failure: the task a command does, so that `npm ci` after a failed
 // `npm test` is a step of the fix, `pytest` after a failed `python -m pytest` is the success, and
@@ -35,6 +36,12 @@ const PREPARING: Record<string, string> = {
   login: "login",
   init: "init",
   restore: "restore",
+  // Build tools' housekeeping: `go mod tidy`, `mix deps.get`, `mix local.hex --force`.
+  mod: "update",
+  "deps.get": "install",
+  "deps.update": "update",
+  "local.hex": "install",
+  "local.rebar": "install",
 };
 
 /** Programs driven by subcommands, where one subcommand can prepare for another (`make install` is a target, not that). */
@@ -70,6 +77,7 @@ const SUBCOMMAND_TOOLS = new Set([
   "rustup",
   "helm",
   "terraform",
+  "mix",
 ]);
 /** Global options that take the next word (`git -C dir pull`, `npm --prefix x install`). */
 const VALUED_GLOBALS = new Set([
@@ -103,6 +111,13 @@ export function prepares({ program: name, args }: Invocation): boolean {
   return preparing(name, args) !== undefined;
 }
 
+/** A subcommand or a target is a word; a path, a file or a pattern is an argument to the same task. */
+const SUBCOMMAND = /^[a-z][a-z0-9:_-]*$/;
+/**
+ * A build tool's checks that its build and test runs do not do (`go vet`, `cargo clippy`, `gradle
+ * checkstyleMain`, `mix format`): each is a task of its own, so a passing `go test` answers no `go vet`.
+ */
+const LINT_TASK = /^(?:vet|clippy|fmt|format|lint|credo|dialyzer|checkstyle\w*|spotless\w*|ktlint\w*|detekt\w*|pmd\w*|spotbugs\w*)$/i;
 /** Build tools whose subcommands overlap (`cargo test` builds too): their real work is one task. */
 const BUILD_TOOLS = new Set(["cargo", "go", "dotnet", "swift", "zig", "mix", "stack", "cabal", "gradle", "gradlew", "mvn", "sbt", "bazel"]);
 /** Package managers that run a project's scripts: `npm run check` and `npm run build` are two tasks. */
@@ -122,13 +137,17 @@ export function taskOf({ program: name, args }: Invocation): string {
   if (!name) return name;
   const family = preparing(name, args);
   if (family) return `${name} ${family}`;
-  if (BUILD_TOOLS.has(name)) return name;
   const first = firstOperand(args);
-  if (INTERPRETERS.has(name)) return first === undefined ? `${name} ${args.find((a) => a.startsWith("-")) ?? ""}`.trim() : `${name} ${first}`;
+  if (BUILD_TOOLS.has(name)) return first !== undefined && LINT_TASK.test(first) ? `${name} ${first}` : name;
+  if (INTERPRETERS.has(name)) {
+    if (first === undefined) return `${name} ${args.find((a) => a.startsWith("-")) ?? ""}`.trim();
+    // A script that takes subcommands (`php artisan test`, `python manage.py migrate`): the subcommand is the task.
+    const sub = firstOperand(args.slice(args.indexOf(first) + 1));
+    return sub !== undefined && SUBCOMMAND.test(sub) ? `${name} ${first} ${sub}` : `${name} ${first}`;
+  }
   if (SCRIPT_RUNNERS.has(name) && (first === "run" || first === "run-script"))
     return `${name} run ${firstOperand(args.slice(args.indexOf(first) + 1)) ?? ""}`.trim();
-  // A subcommand or a target is a word; a path, a file or a pattern is an argument to the same task.
-  return first !== undefined && /^[a-z][a-z0-9:_-]*$/.test(first) ? `${name} ${SCRIPT_RUNNERS.has(name) ? "run " : ""}${first}` : name;
+  return first !== undefined && SUBCOMMAND.test(first) ? `${name} ${SCRIPT_RUNNERS.has(name) ? "run " : ""}${first}` : name;
 }
 
 /**
@@ -144,4 +163,102 @@ function firstOperand(args: string[]): string | undefined {
     else if (!a.startsWith("-")) return a;
   }
   return undefined;
+}
+
+/**
+ * Programs that build, type-check, lint or test code: compilers, type checkers, linters, formatters
+ * and test runners. What they report about the agent's own files is its work in progress.
+ */
+const CHECKERS = new Set([
+  "tsc",
+  "vue-tsc",
+  "eslint",
+  "biome",
+  "prettier",
+  "stylelint",
+  "jest",
+  "vitest",
+  "mocha",
+  "ava",
+  "playwright",
+  "pytest",
+  "mypy",
+  "pyright",
+  "ruff",
+  "flake8",
+  "pylint",
+  "black",
+  "isort",
+  "rspec",
+  "rubocop",
+  "phpunit",
+  "phpstan",
+  "psalm",
+  "golangci-lint",
+  "staticcheck",
+  "gofmt",
+  "shellcheck",
+  "hadolint",
+  "swiftlint",
+  "swiftformat",
+  "xcodebuild",
+  "javac",
+  "kotlinc",
+  "gcc",
+  "g++",
+  "cc",
+  "c++",
+  "clang",
+  "clang++",
+  "rustc",
+  "swiftc",
+  "ghc",
+  "elixirc",
+  "make",
+  "ninja",
+  "cmake",
+  "ctest",
+  "tflint",
+  "yamllint",
+]);
+/** Subcommands, targets and script names that build, check or test (`build`, `test:unit`, `testDebugUnitTest`, `typecheck`). */
+const CHECK_WORK =
+  /^(?:build|compile|check|test|tests|spec|lint|typecheck|type-check|tsc|vet|clippy|fmt|format|verify|validate|assemble|package)(?:$|[:_-]|[A-Z])|^checkstyle/;
+/** A build tool's subcommands that run or ship the program rather than build or check it. */
+const RUNS_PROGRAM = new Set(["run", "exec", "start", "serve", "dev", "watch", "publish", "deploy", "release", "new", "init", "doc", "docs", "bench"]);
+
+/**
+ * True when a command builds, type-checks, lints or tests code (`tsc`, `cargo build`, `npm run lint`,
+ * `php artisan test`, `terraform validate`), not when it runs a program or prepares (`node x.mjs`,
+ * `cargo run`, `npm install`).
+ */
+export function isChecker(run: Invocation): boolean {
+  const { program: name, args } = run;
+  if (CHECKERS.has(name)) return true;
+  if (prepares(run)) return false;
+  const operands = args.filter((a) => !a.startsWith("-")).slice(0, 3);
+  if (BUILD_TOOLS.has(name)) return operands[0] === undefined || !RUNS_PROGRAM.has(operands[0]);
+  return args.includes("--test") || operands.some((w) => CHECK_WORK.test(w));
+}
+
+/** The files a command renames (`mv a b`, `git mv a b`), as [from, to]. */
+export function renames(command: string): [string, string][] {
+  const out: [string, string][] = [];
+  for (const stage of parseShell(command).flat()) {
+    const w = stage.words;
+    const at = w[0] === "mv" ? 1 : w[0] === "git" && w[1] === "mv" ? 2 : -1;
+    if (at < 0) continue;
+    const paths = w.slice(at).filter((a) => !a.startsWith("-"));
+    if (paths.length === 2) out.push([paths[0]!, paths[1]!]);
+  }
+  return out;
+}
+
+/** The task after a rename: the renamed file's new name where the task named the old one. */
+export function renamedTask(task: string, from: string, to: string): string {
+  const plain = (p: string) => p.replace(/^(?:\.\/)+/, "");
+  return task
+    .split(" ")
+    .map((w) => (plain(w) === plain(from) ? to : w))
+    .join(" ");
 }

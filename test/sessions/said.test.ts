@@ -38,6 +38,22 @@ describe("corrections", () => {
     "isn't that already in the session manager?",
     "why are we calling save() and not flush() here?",
     "thatÄ's not the entry point. see main.ts",
+    "why not just run it through turbo so the deps build first?",
+    "shouldn't the parser use a streaming reader rather than reading it whole?",
+    "wouldn't a plain map be simpler here?",
+    "use the queue rather than a cron job",
+    // the same constructs in other languages
+    "nein, nicht so. Benutze bitte den Release-Branch.",
+    "Die Tests gehören nicht nach src/, sondern nach test/.",
+    "Warum nicht einfach die Standardbibliothek?",
+    "non, garde l'ancienne API",
+    "Pourquoi pas un dictionnaire au lieu de la liste ?",
+    "¿por qué no usas un Map en lugar del objeto?",
+    "mejor usa la cola en vez de un bucle",
+    "usa il logger invece di print",
+    "いや、そのファイルは消さないでください",
+    "リストではなく辞書を使ってください",
+    "用队列而不是轮询",
   ])("correction: %p", (text) => {
     expect(userSignals(text).correction).toBeDefined();
   });
@@ -59,9 +75,12 @@ describe("corrections", () => {
     "if i change it, not everything updates",
     "why do you think it fails?",
     "it should be able to read both",
-    // not English: nothing, and nothing breaks
-    "nein, nicht so. Benutze bitte den Release-Branch.",
+    "it's broken on main too, leave it",
+    "non-blocking reads would be nice",
+    // other languages: what is no correction stays none
+    "Sieht gut aus, danke!",
     "これで大丈夫です、ありがとう",
+    "parfait, merci",
   ])("nothing: %p", (text) => {
     expect(userSignals(text).correction).toBeUndefined();
   });
@@ -69,6 +88,14 @@ describe("corrections", () => {
   test("the first message of a session corrects nothing: the agent has done nothing yet", () => {
     expect(userSignals("Don't use the ORM, write the SQL.", { agentActed: false }).correction).toBeUndefined();
     expect(userSignals("Don't use the ORM, write the SQL.", { agentActed: true }).correction).toBe("Don't use the ORM, write the SQL.");
+  });
+
+  test("a standing rule's own negations are the rule, not a correction", () => {
+    expect(userSignals("never run db:reset against anything but development, not even staging")).toEqual({
+      remember: "never run db:reset against anything but development, not even staging",
+    });
+    expect(userSignals("from now on, always pin exact versions, no ranges").correction).toBeUndefined();
+    expect(userSignals("no, always use pnpm here").correction).toBe("no, always use pnpm here");
   });
 
   test("the correction is the sentence that corrects, not the whole message", () => {
@@ -93,6 +120,12 @@ describe("requests to remember", () => {
     "Keep in mind the CI has no network",
     "Note that builds need -j4 here.",
     "don't forget to bump the version",
+    "Merk dir bitte: immer erst die Tests laufen lassen.",
+    "Ab jetzt bitte nie mehr direkt auf main pushen.",
+    "Désormais, lance toujours ruff avant de committer.",
+    "recuerda: de ahora en adelante, siempre ejecuta cargo fmt",
+    "d'ora in poi usa sempre il logger",
+    "今後は必ずシードを固定してください。",
   ])("remember: %p", (text) => {
     expect(userSignals(text).remember).toBeDefined();
   });
@@ -106,6 +139,9 @@ describe("requests to remember", () => {
     "I always forget the flag",
     "the member list is empty",
     "never mind, I'll start it myself",
+    "Behalte für diese Aufgabe im Hinterkopf, dass die API langsam ist.",
+    "Pour cette tâche, garde en tête que l'API est lente.",
+    "recuerda el archivo config.ts por ahora",
   ])("nothing: %p", (text) => {
     expect(userSignals(text).remember).toBeUndefined();
   });

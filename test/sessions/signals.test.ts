@@ -91,6 +91,21 @@ describe("findSignals", () => {
     expect(f.hits.find((h) => h.kind === "correction")?.text).toBe("keep dist, only remove build");
   });
 
+  test.each([
+    ["cargo test", "aborted", "that runs the network tests too, use cargo test --lib", "that runs the network tests too, use cargo test --lib"],
+    ["cargo test", "rejected", "the db lives behind the bastion. skip the db check", "the db lives behind the bastion."],
+    ["while ! nc -z localhost 5432; do sleep 1; done", "aborted", "that will never come up here", "that will never come up here"],
+    ["cargo test", "aborted", "ok, continue", undefined],
+    ["sleep 5 && echo done", "aborted", "the header color is #336699", undefined],
+  ] as const)("after the user stopped %p (%s), %p corrects: %p", (command, stopped, text, correction) => {
+    const f = findSignals([
+      { kind: "agent", text: "running the tests", ...at(1) },
+      { kind: "command", command, ok: false, output: "", stopped, ...at(2) },
+      { kind: "user", text, ...at(3) },
+    ]);
+    expect(f.hits.find((h) => h.kind === "correction")?.text).toBe(correction);
+  });
+
   test("the same command working again with nothing in between explains nothing: no draft", () => {
     const f = findSignals([cmd(1, "npm test", false, "Error: flaky socket"), cmd(2, "npm  test", true)]);
     expect(f.drafts).toEqual([]);
