@@ -1,16 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadKb } from "../../cli/kb/store.ts";
-import {
-  decideFailureIn,
-  failureEvidence,
-  failureEvidenceLine,
-  failureQuery,
-  failureVeto,
-  FAILURE_MIN_QUOTED,
-  FAILURE_MIN_QUOTE_FOUND,
-  type FailureEvidence,
-} from "../../cli/search/failure.ts";
+import { FAILURE_MIN_QUOTE_FOUND, FAILURE_MIN_QUOTED, type FailureEvidence, failureEvidence } from "../../cli/search/evidence.ts";
+import { decideFailureIn, failureEvidenceLine, failureQuery, failureVeto } from "../../cli/search/failure.ts";
 import { buildIndex } from "../../cli/kb/index.ts";
 import { errorCodes, failureOf, readFailure, speakingPrograms } from "../../cli/shell/failure.ts";
 import { program } from "../../cli/shell/program.ts";
@@ -171,7 +163,11 @@ describe("failureVeto", () => {
     ["a lesson about another program that quotes the whole line", { programMatch: false, quotedShare: 0.95, foundShare: 0.9 }, true],
     ["a program the knowledge base never names tells nothing", { programMatch: undefined, quotedShare: 0.6, foundShare: 0.6 }, true],
     ["a whole-line quote of what another program prints, that program being the lesson's subject", { otherSpeaker: "nginx", programs: ["httpd"] }, false],
-    ["a whole-line quote of the same frame with another detail in it", { detail: { error: "password", lesson: "peer" } }, false],
+    [
+      "a whole-line quote of the same frame with another detail in it",
+      { specifics: { frame: ["authentic", "fail"], slots: [], differs: { failure: ["password"], lesson: ["peer"] } } },
+      false,
+    ],
     [
       "a shared errno, the lesson naming another program, and no quote",
       { quoted: [], quotedShare: 0, foundShare: 0, programMatch: false, codes: { failure: ["eaddrinuse"], lesson: ["eaddrinuse"], shared: ["eaddrinuse"] } },
@@ -183,9 +179,20 @@ describe("failureVeto", () => {
       true,
     ],
     [
-      "a shared error code outweighs a different detail",
-      { detail: { error: "password", lesson: "peer" }, codes: { failure: ["e0382"], lesson: ["e0382"], shared: ["e0382"] } },
+      "a shared error code outweighs another word in the frame",
+      {
+        specifics: { frame: ["e0382", "mov", "valu"], slots: [{ failure: ["borrow"], lesson: ["use"], tolerated: "the same error code" }] },
+        codes: { failure: ["e0382"], lesson: ["e0382"], shared: ["e0382"] },
+      },
       true,
+    ],
+    [
+      "but not swapped specifics",
+      {
+        specifics: { frame: ["e0308", "expect", "found"], slots: [], differs: { failure: ["str"], lesson: ["string"] } },
+        codes: { failure: ["e0308"], lesson: ["e0308"], shared: ["e0308"] },
+      },
+      false,
     ],
   ])("%s", (_, change, injects) => expect(failureVeto({ ...base, ...change }) === undefined).toBe(injects));
 });
