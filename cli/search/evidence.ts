@@ -4,7 +4,7 @@ import { ERRNO } from "../shell/errno.ts";
 import { errorShaped, lineSpeaker, SEVERITY } from "../shell/error-lines.ts";
 import { errorCodes, type Failure } from "../shell/failure.ts";
 import { isAftermath, KEY_LINE } from "../shell/result.ts";
-import { termSequence } from "../text/tokenize.ts";
+import { termSequence, tokenize } from "../text/tokenize.ts";
 import { isFileName, type Phrase, phraseOf } from "./phrase.ts";
 import { familyMismatch, folderOf, homeFolder, programFamily, programTerms, sameProgram } from "./programs.ts";
 import { lessonQuotes } from "./quotes.ts";
@@ -69,6 +69,8 @@ export interface FailureEvidence {
   /** Whether the lesson names one of them (absent: the knowledge base names none of them, so it tells nothing), and which. */
   programMatch?: boolean;
   namedProgram?: string;
+  /** Whether the lesson's title names that program: the lesson is about it, not only mentions it. */
+  titleProgram?: boolean;
   /** When it names none: the program whose lessons the knowledge base files in the lesson's folder. */
   filedWith?: { program: string; folder: string };
   /** The program the lesson's quoted line comes from, when the failure is not that program's. */
@@ -283,6 +285,7 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, failure: Fai
   if (known.length) {
     evidence.programMatch = named !== undefined || filedWith !== undefined;
     if (named) evidence.namedProgram = named;
+    if (named && programFamily(named, (t) => titleTerms.has(t) || tokenize(lesson.title).includes(t))) evidence.titleProgram = true;
     if (filedWith) evidence.filedWith = { program: filedWith, folder: folderOf(index, hit.doc) };
   }
   if (best.line) {

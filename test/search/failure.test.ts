@@ -175,8 +175,13 @@ describe("failureVeto", () => {
     ],
     [
       "a shared errno from the program the lesson is about",
-      { quoted: [], quotedShare: 0, foundShare: 0, codes: { failure: ["eacces"], lesson: ["eacces"], shared: ["eacces"] } },
+      { quoted: [], quotedShare: 0, foundShare: 0, titleProgram: true, codes: { failure: ["eacces"], lesson: ["eacces"], shared: ["eacces"] } },
       true,
+    ],
+    [
+      "a shared errno from a program the lesson only mentions",
+      { quoted: [], quotedShare: 0, foundShare: 0, codes: { failure: ["eacces"], lesson: ["eacces"], shared: ["eacces"] } },
+      false,
     ],
     [
       "a shared error code outweighs another word in the frame",
