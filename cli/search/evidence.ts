@@ -10,7 +10,7 @@ import { familyMismatch, folderOf, homeFolder, programFamily, programTerms, same
 import { lessonQuotes } from "./quotes.ts";
 import { idf } from "./rank.ts";
 import type { SearchHit } from "./search.ts";
-import { type Comparison, compareLines, contradiction, counterpart, type Slot, type SpecificsContext } from "./specifics.ts";
+import { type Comparison, compareLines, contradiction, counterpart, type Difference, type Slot, type SpecificsContext } from "./specifics.ts";
 import { frameSpread, type Spread } from "./spread.ts";
 
 // The evidence that a lesson is about a failure, as the failure rule (failure.ts) weighs it and
@@ -59,7 +59,7 @@ export interface FailureEvidence {
   /** The best line against its quote: the frame both say, each place where they say something else, and the one that tells another error. */
   specifics?: { frame: string[]; slots: Slot[]; differs?: Slot };
   /** A symptom line the lesson quotes that the failure's output says otherwise: the output's line, the quote, and the words each has there. */
-  contradiction?: { line: string; quote: string; failure: string[]; lesson: string[] };
+  contradiction?: { line: string; quote: string; failure: string[]; lesson: string[]; differs: Difference };
   /** The failure's first error line and the lesson's, when neither says the other's: the line they share comes after two different errors. */
   firstLines?: { failure: string; lesson: string };
   /** Error codes of the failure and of the lesson's quotes; the ones both have. */
@@ -297,8 +297,8 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, failure: Fai
   const subject = best.passes && best.words.filter((t) => titleTerms.has(t)).length * 4 >= best.words.length * 3;
   const against = subject ? undefined : contradiction(words.output, symptom, ctx);
   if (against) {
-    const { failure: said, lesson: quoted } = against.comparison.differs!;
-    evidence.contradiction = { line: failure.textLines[against.line]!, quote: lesson.quotes[against.quote]!, failure: said, lesson: quoted };
+    const { failure: said, lesson: quoted, differs } = against.comparison.differs!;
+    evidence.contradiction = { line: failure.textLines[against.line]!, quote: lesson.quotes[against.quote]!, failure: said, lesson: quoted, differs: differs! };
   }
   // Neither first error is the other's: the failure's first key line is not what the lesson quotes, and the lesson's first error line is not in the failure.
   const own = lesson.raw.findIndex((r, i) => lesson.symptom[i] && (KEY_LINE.test(r) || errorShaped(r)) && !isAftermath(r) && quotes[i]!.terms.length >= 2);

@@ -51,7 +51,7 @@ export function failureVeto(e: FailureEvidence): string | undefined {
     return `the error starts with "${clip(e.firstLines.failure, 60)}", which ${e.id} does not quote, and ${e.id}'s "${clip(e.firstLines.lesson, 60)}" is not in the error`;
   if (e.contradiction) {
     const c = e.contradiction;
-    return `the error says ${said(c.failure)} where ${e.id} quotes ${said(c.lesson)} ("${clip(c.line, 60)}" against "${clip(c.quote, 60)}")`;
+    return `the error says ${said(c.failure)} where ${e.id} quotes ${said(c.lesson)} (${c.differs}: "${clip(c.line, 60)}" against "${clip(c.quote, 60)}")`;
   }
   if (e.specifics && e.specifics.frame.length < 2 && !e.codes.shared.length)
     return `${e.id} shares only ${said(e.specifics.frame)} with the error: one name is no quote of it`;
@@ -91,7 +91,7 @@ function injectReason(e: FailureEvidence): string {
 /** The frame and the specifics of the best line, for people: `frame "…"; the error's "…" for the lesson's "…" (a name of this run)`. */
 function specificsLine(e: FailureEvidence): string | undefined {
   if (!e.specifics?.frame.length) return undefined;
-  const slots = e.specifics.slots.map((s) => `"${s.failure.join(" ")}" for "${s.lesson.join(" ")}" (${s.tolerated ?? "another specific"})`);
+  const slots = e.specifics.slots.map((s) => `"${s.failure.join(" ")}" for "${s.lesson.join(" ")}" (${s.tolerated ?? `another specific: ${s.differs}`})`);
   return [`frame "${e.specifics.frame.join(" ")}"`, ...(slots.length ? [`specifics ${slots.join(", ")}`] : [])].join(", ");
 }
 

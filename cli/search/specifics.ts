@@ -26,10 +26,22 @@ export interface SpecificsContext {
   runTerms: Set<string>;
 }
 
+/** Why a place where the two say something different tells another error. */
+export type Difference =
+  | "swapped"
+  | "the lesson's line reports a failure there"
+  | "the lesson's title names its word"
+  | "more of the message"
+  | "the lesson's own words";
+
+type Verdict = { tolerated: NonNullable<Slot["tolerated"]>; differs?: undefined } | { differs: Difference; tolerated?: undefined };
+
 /** One place where the failure line and the quote say something different. */
 export interface Slot {
   failure: string[];
   lesson: string[];
+  /** Why the difference tells another error. */
+  differs?: Difference;
   /** Why the difference does not tell another error: the lesson names the failure's words, or they are the command's. */
   tolerated?:
     | "said elsewhere in the error"
@@ -101,7 +113,7 @@ function named(ctx: SpecificsContext, failure: Phrase, i: number): boolean {
  * - other words where the lesson speaks of the quote's in its own words (title, prose) are another
  *   message ("cluster scope" against "namespace"); words it only shows in its output are examples.
  */
-function tolerance(failure: Phrase, quote: Phrase, slot: { a: number[]; b: number[]; edge: Gap["edge"] }, ctx: SpecificsContext): Slot["tolerated"] {
+function tolerance(failure: Phrase, quote: Phrase, slot: { a: number[]; b: number[]; edge: Gap["edge"] }, ctx: SpecificsContext): Verdict {
   const inSlot = new Set(slot.a.map((i) => failure.terms[i]!));
   const other = slot.b.filter((j) => !inSlot.has(quote.terms[j]!));
   const otherTerms = other.map((j) => quote.terms[j]!);
@@ -109,26 +121,27 @@ function tolerance(failure: Phrase, quote: Phrase, slot: { a: number[]; b: numbe
   const quoteTerms = new Set(quote.terms);
   const quoteSlot = new Set(slot.b.map((j) => quote.terms[j]!));
   const line = new Set(failure.terms);
-  if (otherTerms.some((t) => line.has(t)) && slot.a.some((i) => !quoteSlot.has(failure.terms[i]!) && quoteTerms.has(failure.terms[i]!))) return undefined;
+  if (otherTerms.some((t) => line.has(t)) && slot.a.some((i) => !quoteSlot.has(failure.terms[i]!) && quoteTerms.has(failure.terms[i]!)))
+    return { differs: "swapped" };
   // The lesson's line says something failed where the failure's says it went otherwise ("identification is unknown" against "is AppleClang").
-  if (other.some((j) => quote.errorWords[j]) && !slot.a.some((i) => failure.errorWords[i])) return undefined;
-  if (slot.edge === "end" && otherTerms.every((t) => ctx.errorTerms.has(t))) return "said elsewhere in the error";
+  if (other.some((j) => quote.errorWords[j]) && !slot.a.some((i) => failure.errorWords[i])) return { differs: "the lesson's line reports a failure there" };
+  if (slot.edge === "end" && otherTerms.every((t) => ctx.errorTerms.has(t))) return { tolerated: "said elsewhere in the error" };
   // One tool names the system error, another prints its message: `Failure EADDRINUSE` and `address already in use`.
   const aTerms = slot.a.map((i) => failure.terms[i]!);
-  if (aTerms.some((t) => errnoSays(t, otherTerms)) || otherTerms.some((t) => errnoSays(t, aTerms))) return "the same system error";
+  if (aTerms.some((t) => errnoSays(t, otherTerms)) || otherTerms.some((t) => errnoSays(t, aTerms))) return { tolerated: "the same system error" };
   // A name the lesson also gives is a variant it knows (`-lz` where its fix lists libz); a common word it uses is not.
-  if (slot.a.every((i) => failure.kinds[i] !== "word" && named(ctx, failure, i))) return "named by the lesson";
+  if (slot.a.every((i) => failure.kinds[i] !== "word" && named(ctx, failure, i))) return { tolerated: "named by the lesson" };
   // A compound that holds the quote's word names the same thing more closely (`cp_settings` for "settings").
   if (other.every((j) => slot.a.some((i) => failure.parts[i]!.includes(quote.terms[j]!) || quote.parts[j]!.includes(failure.terms[i]!))))
-    return "a closer name";
-  if (otherTerms.some((t) => ctx.titleTerms.has(t))) return undefined;
-  if (ctx.sharedCode) return "the same error code";
-  if (slot.a.every((i) => ctx.runTerms.has(failure.terms[i]!))) return "the command's own";
+    return { tolerated: "a closer name" };
+  if (otherTerms.some((t) => ctx.titleTerms.has(t))) return { differs: "the lesson's title names its word" };
+  if (ctx.sharedCode) return { tolerated: "the same error code" };
+  if (slot.a.every((i) => ctx.runTerms.has(failure.terms[i]!))) return { tolerated: "the command's own" };
   const own = slot.a.filter((i) => !ctx.runTerms.has(failure.terms[i]!));
   const names = (p: Phrase, ks: number[]) => ks.every((k) => p.kinds[k] !== "word");
   // A name for a name is this run's; words where the quote has only a name are more of the message ("target 'Makefile', needed by").
-  if (names(quote, other)) return names(failure, own) ? "a name of this run" : undefined;
-  return otherTerms.some((t) => ctx.ownTerms.has(t)) ? undefined : "an example of the lesson's";
+  if (names(quote, other)) return names(failure, own) ? { tolerated: "a name of this run" } : { differs: "more of the message" };
+  return otherTerms.some((t) => ctx.ownTerms.has(t)) ? { differs: "the lesson's own words" } : { tolerated: "an example of the lesson's" };
 }
 
 /** The quoted words that end a stretch: the names right before a frame. */
@@ -164,9 +177,12 @@ export function compareLines(failure: Phrase, quote: Phrase, weight: (i: number)
       gap.b = gap.b.slice(0, n);
     }
     const slot: Slot = { failure: gap.a.map((i) => failure.terms[i]!), lesson: gap.b.map((j) => quote.terms[j]!) };
-    const why = tolerance(failure, quote, gap, ctx);
-    if (why) slot.tolerated = why;
-    else differs ??= slot;
+    const verdict = tolerance(failure, quote, gap, ctx);
+    if (verdict.tolerated) slot.tolerated = verdict.tolerated;
+    else {
+      slot.differs = verdict.differs;
+      differs ??= slot;
+    }
     slots.push(slot);
   }
   return differs ? { matched, aligned, frame, slots, differs } : { matched, aligned, frame, slots };
