@@ -69,7 +69,7 @@ export function phraseOf(line: string, skip: Set<string>): Phrase {
         terms.push(t);
         kinds.push(quoted ? "quoted" : address || isCompound(t) || isFileName(t) ? "name" : "word");
         // The tokenizer's library alias: `-lz` and `libz.so` also give z.
-        aliases.push(g.whole && /^(?:-l|lib)/.test(g.whole) ? g.parts[g.parts.length - 1] : undefined);
+        aliases.push(g.whole && /^\W*(?:-l|lib)[a-z]/.test(raw) ? g.parts[g.parts.length - 1] : undefined);
         parts.push(g.parts);
         errorWords.push(!quoted && KEY_LINE.test(raw));
       }

@@ -144,6 +144,28 @@ function tolerance(failure: Phrase, quote: Phrase, slot: { a: number[]; b: numbe
   return otherTerms.some((t) => ctx.ownTerms.has(t)) ? { differs: "the lesson's own words" } : { tolerated: "an example of the lesson's" };
 }
 
+/**
+ * Two words both lines say but neither aligns, in the opposite order: "Intel … ARM" against "ARM …
+ * Intel", "expected `&str`, found `String`" against "expected `String`, found `&str`". However the
+ * alignment keeps one of them, the other pair stays out of it on both sides.
+ */
+function exchanged(failure: Phrase, quote: Phrase, aligned: Alignment): [string, string] | undefined {
+  const inF = new Set(aligned.map(([i]) => i));
+  const inQ = new Set(aligned.map(([, j]) => j));
+  const firstAt = (p: Phrase, taken: Set<number>) => {
+    const at = new Map<string, number>();
+    p.terms.forEach((t, k) => {
+      if (!taken.has(k) && !at.has(t)) at.set(t, k);
+    });
+    return at;
+  };
+  const f = firstAt(failure, inF);
+  const q = firstAt(quote, inQ);
+  const both = [...f.keys()].filter((t) => q.has(t));
+  for (const x of both) for (const y of both) if (f.get(x)! < f.get(y)! && q.get(x)! > q.get(y)!) return [x, y];
+  return undefined;
+}
+
 /** The quoted words that end a stretch: the names right before a frame. */
 function quotedTail(p: Phrase, positions: number[]): number[] {
   let k = positions.length;
@@ -163,6 +185,11 @@ export function compareLines(failure: Phrase, quote: Phrase, weight: (i: number)
   const slots: Slot[] = [];
   let differs: Slot | undefined;
   if (!matched.length) return { matched, aligned, frame, slots };
+  const swap = exchanged(failure, quote, aligned);
+  if (swap) {
+    const slot: Slot = { failure: swap, lesson: [...swap].reverse(), differs: "swapped" };
+    return { matched, aligned, frame, slots: [slot], differs: slot };
+  }
   for (const gap of gaps(matched, failure.terms.length, quote.terms.length)) {
     // Before the first shared word is context (who reports it, the chain that led to it), except the quoted names the message starts with: its subject (`'mvn' is not recognized`).
     if (gap.edge === "start") {
