@@ -136,7 +136,8 @@ function distinctWeight(words: LineWords, among?: Set<string>): number {
 interface FailureWords {
   skip: Set<string>;
   keys: LineWords[];
-  output: LineWords[];
+  /** Every line of the output, read only when a lesson shows a symptom to hold against it. */
+  readonly output: LineWords[];
   runTerms: Set<string>;
   errorTerms: Set<string>;
 }
@@ -147,10 +148,13 @@ function failureWords(index: SearchIndex, failure: Failure): FailureWords {
   const kept = wordsOf.get(failure);
   if (kept?.index === index) return kept.words;
   const skip = new Set([...SEVERITY, ...failure.programs.flatMap(programTerms)]);
-  const words = {
+  let output: LineWords[] | undefined;
+  const words: FailureWords = {
     skip,
     keys: failure.lines.slice(0, MAX_KEY_LINES).map((l) => lineWords(index, l, skip)),
-    output: failure.textLines.map((l) => lineWords(index, l, skip)),
+    get output() {
+      return (output ??= failure.textLines.map((l) => lineWords(index, l, skip)));
+    },
     runTerms: new Set(termSequence(failure.args.join(" "))),
     errorTerms: new Set(termSequence(failure.text)),
   };
@@ -295,7 +299,8 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, failure: Fai
   // Only what the lesson shows as its symptom says how the failure looks. A lesson whose title says the best line's message is about that message, whatever its detail says this time.
   const symptom = quotes.map((q, i) => (lesson.symptom[i] ? q : { ...q, terms: [] }));
   const subject = best.passes && best.words.filter((t) => titleTerms.has(t)).length * 4 >= best.words.length * 3;
-  const against = subject ? undefined : contradiction(words.output, symptom, ctx);
+  const shows = symptom.some((q) => q.terms.length >= 2);
+  const against = subject || !shows ? undefined : contradiction(words.output, symptom, ctx);
   if (against) {
     const { failure: said, lesson: quoted, differs } = against.comparison.differs!;
     evidence.contradiction = { line: failure.textLines[against.line]!, quote: lesson.quotes[against.quote]!, failure: said, lesson: quoted, differs: differs! };
