@@ -103,7 +103,7 @@ const HOOK_PAYLOAD = JSON.stringify({
     "/usr/bin/ld: obj/module9.o: undefined symbol after linker cache rebuild: kernel driver thread timeout",
     "error: build failed: could not link: undefined symbol after linker cache rebuild",
     "collect2: error: ld returned 1 exit status",
-    "make[1]: *** [Makefile:42: app] Error 1",
+    "make[1]: *** [Makefile:37: app] Error 1",
     "make: *** [Makefile:12: all] Error 2",
     "",
     "Command exited with code 2",

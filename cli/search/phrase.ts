@@ -10,7 +10,7 @@ import { tokenGroups } from "../text/tokenize.ts";
 
 /**
  * A word as the message says it (`denied`, `module`), a name (a compound such as `pytorch-cuda`,
- * `g_state`, `darwin_arm64`, or a file name), or a word inside quotes: what the message is about
+ * `g_state`, `linux_amd64`, or a file name), or a word inside quotes: what the message is about
  * this time, which may be the name of the run or the point of the error.
  */
 export type TokenKind = "word" | "name" | "quoted";

@@ -123,7 +123,7 @@ function tolerance(failure: Phrase, quote: Phrase, slot: { a: number[]; b: numbe
   const line = new Set(failure.terms);
   if (otherTerms.some((t) => line.has(t)) && slot.a.some((i) => !quoteSlot.has(failure.terms[i]!) && quoteTerms.has(failure.terms[i]!)))
     return { differs: "swapped" };
-  // The lesson's line says something failed where the failure's says it went otherwise ("identification is unknown" against "is AppleClang").
+  // The lesson's line says something failed where the failure's says it went otherwise ("identification is unknown" against "is Clang 17").
   if (other.some((j) => quote.errorWords[j]) && !slot.a.some((i) => failure.errorWords[i])) return { differs: "the lesson's line reports a failure there" };
   if (slot.edge === "end" && otherTerms.every((t) => ctx.errorTerms.has(t))) return { tolerated: "said elsewhere in the error" };
   // One tool names the system error, another prints its message: `Failure EADDRINUSE` and `address already in use`.

@@ -75,7 +75,7 @@ const BOX = /^[│┃][ \t]?/;
 
 /**
  * Lines with each paragraph inside terraform's box put on one line: it wraps its messages at the
- * box's width wherever a word ends (`… for provider` / `confluentinc/confluent: the …`), so a
+ * box's width wherever a word ends (`… for provider` / `acme/widgets: the …`), so a
  * paragraph between two blank box lines is one message.
  */
 export function joinBoxed(lines: string[]): string[] {
