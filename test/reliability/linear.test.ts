@@ -18,7 +18,6 @@ import { renderExcerpt } from "../../cli/inbox/excerpt.ts";
 import { userSignals } from "../../cli/sessions/said.ts";
 import { pathMasker } from "../../cli/text/paths.ts";
 import { decideFailureIn, failureQuery } from "../../cli/search/failure.ts";
-import { buildIndex } from "../../cli/kb/index.ts";
 import { tokenize } from "../../cli/text/tokenize.ts";
 import { defang } from "../../cli/output/frame.ts";
 import { isLessonForm, noteText, planImport } from "../../cli/plan/import.ts";
