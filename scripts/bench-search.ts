@@ -1,8 +1,9 @@
 // Times `rkb search` as a whole process on generated knowledge bases of 100, 1,000 and 10,000
 // lessons against the floor of a correct warm search (a compiled Bun binary that runs the cache
 // check alone: it walks the knowledge base and stats every lesson file, `cli/kb/signature.ts`),
-// times the first search (which builds the index) and `rkb show` / `rkb list`, and writes the
-// `## Search` section of BENCHMARKS.md. Run: `bun scripts/bench-search.ts [--runs 20] [--compare <rkb binary>]`:
+// times the first search (which builds the index), `rkb show` / `rkb list` and the failure hook
+// (`rkb hook tool-failed` on a realistic payload; with --compare, the other binary's hook in the
+// same interleaved run), and writes the `## Search` section of BENCHMARKS.md. Run: `bun scripts/bench-search.ts [--runs 20] [--compare <rkb binary>]`:
 // with --compare, the outputs of a set of searches (typos, synonyms, compounds, --explain, --all,
 // literal, use records) from that binary and from this build must be the same before anything is
 // timed (a faster search that answers differently measures nothing).
@@ -73,10 +74,46 @@ function once(cmd: string[], env: Record<string, string>): number {
   return timed(cmd, env).wall;
 }
 
+/** A command and what it reads on stdin (the hook's payload). */
+interface Fed {
+  cmd: string[];
+  stdin: string;
+}
+
+/** Medians of RUNS runs of each fed command, run in turn as timeInterleaved does. */
+function timeFed(runs: Fed[], env: Record<string, string>): number[] {
+  for (const r of runs) timed(r.cmd, env, r.stdin);
+  const times = runs.map(() => [] as number[]);
+  for (let i = 0; i < RUNS; i++) runs.forEach((r, c) => times[c]!.push(timed(r.cmd, env, r.stdin).wall));
+  return times.map(median);
+}
+
+/**
+ * What the failure hook is handed for a failed build: a command and 30 lines of output as a tool
+ * prints them (progress, a chain of causes, the error, its aftermath), with the generated knowledge
+ * base's words, so that the search finds candidates and the rule weighs each of them.
+ */
+const HOOK_PAYLOAD = JSON.stringify({
+  session_id: "bench",
+  command: "make -j8 all",
+  error: [
+    ...Array.from({ length: 20 }, (_, i) => `cc -O2 -c -o obj/module${i}.o src/module${i}.c`),
+    "/usr/bin/ld: obj/module7.o: in function `cache_rebuild':",
+    "module7.c:(.text+0x1c4): undefined reference to `linker_symbol_cache'",
+    "/usr/bin/ld: obj/module9.o: undefined symbol after linker cache rebuild: kernel driver thread timeout",
+    "error: build failed: could not link: undefined symbol after linker cache rebuild",
+    "collect2: error: ld returned 1 exit status",
+    "make[1]: *** [Makefile:37: app] Error 1",
+    "make: *** [Makefile:12: all] Error 2",
+    "",
+    "Command exited with code 2",
+  ].join("\n"),
+});
+
 /** Wall time and the child's CPU time (user + system), in ms. */
-function timed(cmd: string[], env: Record<string, string>): { wall: number; cpu: number } {
+function timed(cmd: string[], env: Record<string, string>, stdin?: string): { wall: number; cpu: number } {
   const t0 = Bun.nanoseconds();
-  const p = Bun.spawnSync(cmd, { env, cwd: work, stdout: "ignore", stderr: "ignore" });
+  const p = Bun.spawnSync(cmd, { env, cwd: work, stdout: "ignore", stderr: "ignore", ...(stdin === undefined ? {} : { stdin: Buffer.from(stdin) }) });
   if (p.exitCode !== 0) throw new Error(`${cmd.join(" ")} exited ${p.exitCode}`);
   const wall = (Bun.nanoseconds() - t0) / 1e6;
   const used = p.resourceUsage;
@@ -132,6 +169,7 @@ function compareOutputs(other: string, kb: string, size: number, env: Record<str
 const env = isolatedEnv(work);
 const baseline = timeRuns([noop], env);
 const rows: string[] = [];
+const hookRows: string[] = [];
 for (const size of SIZES) {
   const kb = makeKb(work, size);
   const kbEnv = { ...env, RKB_HOME: kb };
@@ -158,6 +196,15 @@ for (const size of SIZES) {
   rows.push(
     `| ${size.toLocaleString("en-US")} | ${found.toLocaleString("en-US")} | ${floorTime.toFixed(1)} ms | ${warm.toFixed(1)} ms | ${(warm / floorTime).toFixed(2)}× | ${floorAsRkbTime.toFixed(1)} ms (${(warm / floorAsRkbTime).toFixed(2)}×) | ${first.toFixed(0)} ms (CPU ${firstCpu.toFixed(0)} ms) | ${show.toFixed(1)} ms | ${list.toFixed(1)} ms |`,
   );
+  const hook = (binary: string): Fed => ({ cmd: [binary, "hook", "tool-failed"], stdin: HOOK_PAYLOAD });
+  const [hookFloor, hookTime, otherHook] = timeFed([{ cmd: [floor], stdin: "" }, hook(bin), ...(values.compare ? [hook(values.compare)] : [])], kbEnv);
+  const other = otherHook === undefined ? "" : ` ${otherHook.toFixed(1)} ms | ${(otherHook / hookFloor!).toFixed(2)}× |`;
+  hookRows.push(
+    `| ${size.toLocaleString("en-US")} | ${hookFloor!.toFixed(1)} ms | ${hookTime!.toFixed(1)} ms | ${(hookTime! / hookFloor!).toFixed(2)}× |${other}`,
+  );
+  console.log(
+    `${size} lessons: hook tool-failed ${hookTime!.toFixed(1)} ms (${(hookTime! / hookFloor!).toFixed(2)}× floor)${otherHook === undefined ? "" : `, ${values.compare}'s ${otherHook.toFixed(1)} ms`}`,
+  );
   console.log(
     `${size} lessons: floor ${floorTime.toFixed(1)} ms, search ${warm.toFixed(1)} ms (${(warm / floorTime).toFixed(2)}× floor; ${(warm / floorAsRkbTime).toFixed(2)}× the floor compiled as rkb, ${floorAsRkbTime.toFixed(1)} ms), first search ${first.toFixed(0)} ms (CPU ${firstCpu.toFixed(0)} ms), show ${show.toFixed(1)} ms, list ${list.toFixed(1)} ms; the query ranks ${found} lessons`,
   );
@@ -171,6 +218,12 @@ const section = [
   "| lessons | ranked | floor | search | vs floor | floor as rkb (search vs it) | first search | show | list |",
   "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ...rows,
+  "",
+  `The failure hook, \`rkb hook tool-failed\` on a failed build's payload (a command and 30 lines of output: progress, the linker's errors with the generated knowledge base's words, make's aftermath), against the same floor in one interleaved run (median of ${RUNS})${values.compare ? `, and the hook of \`${values.compare}\` in the same run` : ""}:`,
+  "",
+  values.compare ? "| lessons | floor | hook | vs floor | other build's hook | vs floor |" : "| lessons | floor | hook | vs floor |",
+  values.compare ? "|---:|---:|---:|---:|---:|---:|" : "|---:|---:|---:|---:|",
+  ...hookRows,
   "",
 ].join("\n");
 const file = join(root, "BENCHMARKS.md");

@@ -1,6 +1,7 @@
 import { tokenize } from "../text/tokenize.ts";
+import { errorShaped, joinBoxed, joinContinued, lineSpeaker, SEVERITY } from "./error-lines.ts";
 import { invocation, launchedProgram, type Invocation } from "./program.ts";
-import { failureSignature, keyErrorLines, replaceVolatile, stripHarnessTrailer } from "./result.ts";
+import { failureSignature, isAftermath, keyErrorLines, replaceVolatile, stripHarnessTrailer } from "./result.ts";
 
 // A failed command, read once: what it runs, its exit code, and its error as tools print it
 // (colours, log prefixes, wrapped lines and chains of causes undone), its key lines, error codes
@@ -16,6 +17,8 @@ export interface Failure {
   program: string;
   /** What a remote launcher (`docker exec`, `kubectl exec`, `ssh`) that is the program runs elsewhere, or "". */
   launched: string;
+  /** The program's arguments: the names this run is about (the package installed, the unit started). */
+  args: string[];
   exitCode?: number;
   /** The output without the harness's trailer. */
   output: string;
@@ -27,8 +30,10 @@ export interface Failure {
   readonly text: string;
   /** The key lines of that text. */
   readonly keyLines: string[];
-  /** Those lines cleaned of noise (locations, paths, ids, numbers), a chain's root cause before its line, each once: what the query and the quote matching read. */
+  /** Those lines and the lines tools print as errors without an error word (make's `***`, `curl: (60) …`), cleaned of noise (locations, paths, ids, numbers), a chain's root cause before its line, each once: what the query and the quote matching read. */
   readonly lines: string[];
+  /** Every line of the text, cleaned of noise, each once (the first ones): what a lesson's quoted symptom is held against. */
+  readonly textLines: string[];
   /** The error codes of the text (`E0382`, `EACCES`, `ERR_REQUIRE_ESM`), lowercased. */
   readonly codes: string[];
   /** The program, the launched one, and the names that start key lines (`nginx:`, `npm ERR!`), lowercased, each once. */
@@ -53,12 +58,14 @@ export function failureOf(command: string, output: string, exitCode?: number, ru
   let text: string | undefined;
   let keyLines: string[] | undefined;
   let lines: string[] | undefined;
+  let textLines: string[] | undefined;
   let codes: string[] | undefined;
   let programs: string[] | undefined;
   return {
     command,
     program,
     launched,
+    args: run.args,
     ...(exitCode === undefined ? {} : { exitCode }),
     output,
     get outputLines() {
@@ -74,7 +81,10 @@ export function failureOf(command: string, output: string, exitCode?: number, ru
       return (keyLines ??= keyErrorLines(this.text));
     },
     get lines() {
-      return (lines ??= queryLines(this.keyLines));
+      return (lines ??= queryLines(errorLines(this.text, this.keyLines)));
+    },
+    get textLines() {
+      return (textLines ??= cleanLines(this.text));
     },
     get codes() {
       return (codes ??= errorCodes(this.text));
@@ -88,9 +98,19 @@ export function failureOf(command: string, output: string, exitCode?: number, ru
 /** A place in a file or input (`line 1:`, `column 7`): where the error is, not which error. */
 const LOCATION = /\b(?:line|column|col)\s+\d+/gi;
 
-/** A key error line without the parts that only add noise to a query (locations, paths, hex ids, numbers). */
+/** A file and line (`Makefile:14:`, `main.go:4:2`, `CMakeLists.txt:3`): where the error is; found from a token's start only. */
+const FILE_LOCATION = /(?<![^\s([])[A-Za-z_][\w.+-]*:\d+(?::\d+)*/g;
+
+/** A UUID (`ac37f2bc-8d81-4cac-8430-5155da5cdbf6`): an id of this run, whose short groups are no hex id on their own. */
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+
+/** A quoted string that starts with a path or address (`'https://host/repo stable Release'`): one name of this run, quotes and all. */
+const QUOTED_PATH = /(['"])[^'"\s]*[/\\][^'"\n]{0,200}\1/g;
+
+/** A key error line without the parts that only add noise to a query (locations, paths, ids, numbers). */
 export function withoutNoise(line: string): string {
-  return replaceVolatile(line.replace(LOCATION, " "), " ").replace(/\s+/g, " ").trim();
+  const located = line.replace(QUOTED_PATH, " ").replace(LOCATION, " ").replace(FILE_LOCATION, " ").replace(UUID, " ");
+  return replaceVolatile(located, " ").replace(/\s+/g, " ").trim();
 }
 
 /** Terminal colour and cursor codes (`ESC[1;31m`): how a tool paints its output, not what it says. */
@@ -112,7 +132,7 @@ const LOG_PREFIXES: [RegExp, string][] = [
 /**
  * A sentence a tool wrapped over several lines: a line of at least this many characters that
  * stops after a word or a comma, followed by one at the same indentation that starts with a plain
- * lower-case word (not `collect2:` or `fatal:`, which start another message).
+ * lower-case word (not `collect2:`, `fatal:` or `npm ERR!`, which start another message).
  */
 const WRAP_MIN_CHARS = 50;
 
@@ -122,6 +142,7 @@ function continuesOnNext(line: string, next: string): boolean {
     line.trim().length >= WRAP_MIN_CHARS &&
     /[A-Za-z,]$/.test(line.trimEnd()) &&
     /^[a-z][a-z'-]*(?:[\s,.]|$)/.test(next.trimStart()) &&
+    lineSpeaker(next) === undefined &&
     indent(line) === indent(next)
   );
 }
@@ -142,9 +163,10 @@ function withoutLogPrefix(line: string): string {
   return line;
 }
 
-/** An error as the rule reads it: without colour codes and log prefixes, wrapped sentences joined. */
+/** An error as the rule reads it: without colour codes and log prefixes, terraform's boxed paragraphs, wrapped sentences and error headers with their blocks joined. */
 function cleanText(output: string): string {
-  return joinWrapped(plainQuotes(output.replace(ANSI, "")).split("\n").map(withoutLogPrefix)).join("\n");
+  const lines = joinBoxed(plainQuotes(output.replace(ANSI, "")).split("\n"));
+  return joinContinued(joinWrapped(lines.map(withoutLogPrefix))).join("\n");
 }
 
 /** Typographic quotes as ASCII ones: GNU tools in a UTF-8 locale print ‘bash\r’ where a lesson may quote 'bash\r'. */
@@ -159,6 +181,34 @@ export function plainQuotes(text: string): string {
  */
 const MAX_FAILURE_LINES = 32;
 const MAX_FAILURE_LINE_CHARS = 1_000;
+
+/**
+ * The key lines, then the lines tools print as errors without an error word (make's `***`,
+ * `curl: (60) …`, `/usr/bin/ld: …: multiple definition of …`), leaving out the aftermath lines
+ * when anything else is left.
+ */
+function errorLines(text: string, keyLines: string[]): string[] {
+  const known = new Set(keyLines);
+  const shaped = text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => errorShaped(l) && !isAftermath(l) && !known.has(l));
+  const specific = keyLines.filter((l) => !isAftermath(l));
+  return specific.length || !shaped.length ? [...keyLines, ...shaped] : shaped;
+}
+
+/** Lines of the text a lesson's quotes are held against: the first ones, each cut to a line's length. */
+const MAX_TEXT_LINES = 48;
+
+function cleanLines(text: string): string[] {
+  const out = new Set<string>();
+  for (const l of text.split("\n")) {
+    if (out.size >= MAX_TEXT_LINES) break;
+    const line = withoutNoise(l.slice(0, MAX_FAILURE_LINE_CHARS));
+    if (line) out.add(line);
+  }
+  return [...out];
+}
 
 /** The key lines of an error, cleaned of noise, each once. */
 function queryLines(keyLines: string[]): string[] {
@@ -191,9 +241,6 @@ function rootCause(line: string): string | undefined {
   return clauses.slice(from).join(": ");
 }
 
-/** Severity labels name no failure: "CMake Error", "npm ERR!", "nginx: [emerg]" and "fatal: …" start many different ones. */
-export const SEVERITY = new Set(tokenize("error errors err fatal warning warn failed failure emerg crit alert"));
-
 /** An error code names one error (`E0382`, `NU1101`, `EACCES`, `ERR_REQUIRE_ESM`, `203/EXEC`); read from the raw text, where case still tells. */
 const ERROR_CODE = /(?<![\w/-])(?:[A-Z]{1,8}\d{3,6}|E[A-Z]{4,}|ERR_[A-Z0-9_]+|\d{3}\/[A-Z]{3,})(?![\w/-])/g;
 
@@ -215,17 +262,4 @@ export function speakingPrograms(commandPrograms: string[], rawLines: string[]):
     if (name) names.push(name);
   }
   return [...new Set(names.map((n) => n.toLowerCase()).filter((n) => n && !SEVERITY.has(n)))];
-}
-
-/**
- * The program a line comes from, when it starts with one (`nginx: [emerg] …`, `/usr/bin/ld: …`,
- * `npm ERR! …`). Tools print their name as it is invoked, in lower case: a capitalised label
- * (`Active:`, `Caused by:`, `DETAIL:`) is a field of the message, and an exception's class
- * (`ModuleNotFoundError:`) or a severity names the error, not who printed it.
- */
-export function lineSpeaker(line: string): string | undefined {
-  const m = /^\s*(?:\S*\/)?([a-z][\w.+-]*)(?::\s| ERR!)/.exec(line);
-  const name = m?.[1];
-  if (!name || name.length < 2 || SEVERITY.has(name) || /(?:error|exception|warning)$/i.test(name)) return undefined;
-  return name;
 }

@@ -46,7 +46,7 @@ export function stripHarnessTrailer(text: string): { text: string; exitCode?: nu
 
 // Words and phrases that say something went wrong, in the ways tools put it ("Can't operate",
 // "Disk quota exceeded", "Address already in use", "is not recognized", "does not exist").
-const KEY_LINE =
+export const KEY_LINE =
   /error|fatal|failed|not found|undefined|cannot|can't|could not|couldn't|unable to|no such|invalid|unknown|unrecognized|not recognized|unexpected|illegal|denied|refused|panicked|no matches|exceeded|timed out|already in use|not permitted|does not exist|doesn't exist|no space left|out of memory|segmentation fault|incompatible|unsupported/i;
 
 // Lines that only report that the errors above happened: the linker's exit status, make's
@@ -57,7 +57,7 @@ const AFTERMATH =
   /returned \d+ exit status|due to (?:\d+ )?previous errors?|errors? occurred|emergency stop|compilation terminated|configuration file \S+ test failed|build failed with an exception/i;
 // make's `*** … Error 1`, found from the first `***` (a `.*` between them retries from every `***`).
 const MAKE_ERROR = /\bError \d+/;
-const isAftermath = (line: string): boolean => {
+export const isAftermath = (line: string): boolean => {
   const stars = line.indexOf("***");
   return AFTERMATH.test(line) || (stars !== -1 && MAKE_ERROR.test(line.slice(stars + 3)));
 };

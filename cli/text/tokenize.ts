@@ -133,6 +133,11 @@ export function termsOfToken(raw: string): string[] {
   return g.whole ? [g.whole, ...g.parts] : [...g.parts];
 }
 
+/** The whole form of each token of a text, in order (stop words dropped, so phrases match across them). */
+export function termSequence(text: string): string[] {
+  return tokenGroups(text).map((g) => g.whole ?? g.parts.join(" "));
+}
+
 /** All terms of a text in order (whole forms, then parts, per token). */
 export function tokenize(text: string): string[] {
   const out: string[] = [];

@@ -17,7 +17,7 @@ import { stripInjected } from "../../cli/sessions/clean.ts";
 import { renderExcerpt } from "../../cli/inbox/excerpt.ts";
 import { userSignals } from "../../cli/sessions/said.ts";
 import { pathMasker } from "../../cli/text/paths.ts";
-import { failureQuery } from "../../cli/search/failure.ts";
+import { decideFailureIn, failureQuery } from "../../cli/search/failure.ts";
 import { tokenize } from "../../cli/text/tokenize.ts";
 import { defang } from "../../cli/output/frame.ts";
 import { isLessonForm, noteText, planImport } from "../../cli/plan/import.ts";
@@ -218,6 +218,8 @@ describe("the work inside grows linearly (4× the input, under 8× the time)", (
   }, 60_000);
 
   test("runs of one character through every text path", () => {
+    const index = buildIndex(loadKb(join(import.meta.dir, "../fixtures/eval-kb")));
+    const nowhere = { facts: {}, isAncestor: () => undefined };
     const opts = leakOptions({ usernames: ["alice"], paths: [], allow: [] }, { USER: "bob", HOME: "/home/bob" });
     const paths: Record<string, (s: string) => unknown> = {
       parseLessonBody: (s) => parseLesson(`---\nschema: 1\n---\n${s}`, "general/a/b.md"),
@@ -236,6 +238,8 @@ describe("the work inside grows linearly (4× the input, under 8× the time)", (
       failureSignature: (s) => failureSignature("make", keyErrorLines(s)),
       failureLines: (s) => readFailure("make", s).lines,
       failureQuery: (s) => failureQuery(readFailure(s, s)),
+      failureTextLines: (s) => readFailure("make", s).textLines,
+      failureDecision: (s) => decideFailureIn(index, nowhere, new Map(), readFailure(s, s)),
       stripInjected,
       userSignals: (s) => userSignals(s),
       pathMasker: pathMasker("/home/dev/proj"),

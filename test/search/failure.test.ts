@@ -1,16 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadKb } from "../../cli/kb/store.ts";
-import {
-  decideFailureIn,
-  failureEvidence,
-  failureEvidenceLine,
-  failureQuery,
-  failureVeto,
-  FAILURE_MIN_QUOTED,
-  FAILURE_MIN_QUOTE_FOUND,
-  type FailureEvidence,
-} from "../../cli/search/failure.ts";
+import { FAILURE_MIN_QUOTE_FOUND, FAILURE_MIN_QUOTED, type FailureEvidence, failureEvidence } from "../../cli/search/evidence.ts";
+import { decideFailureIn, failureEvidenceLine, failureQuery, failureVeto } from "../../cli/search/failure.ts";
 import { buildIndex } from "../../cli/kb/index.ts";
 import { errorCodes, failureOf, readFailure, speakingPrograms } from "../../cli/shell/failure.ts";
 import { program } from "../../cli/shell/program.ts";
@@ -171,7 +163,11 @@ describe("failureVeto", () => {
     ["a lesson about another program that quotes the whole line", { programMatch: false, quotedShare: 0.95, foundShare: 0.9 }, true],
     ["a program the knowledge base never names tells nothing", { programMatch: undefined, quotedShare: 0.6, foundShare: 0.6 }, true],
     ["a whole-line quote of what another program prints, that program being the lesson's subject", { otherSpeaker: "nginx", programs: ["httpd"] }, false],
-    ["a whole-line quote of the same frame with another detail in it", { detail: { error: "password", lesson: "peer" } }, false],
+    [
+      "a whole-line quote of the same frame with another detail in it",
+      { specifics: { frame: ["authentic", "fail"], slots: [], differs: { failure: ["password"], lesson: ["peer"] } } },
+      false,
+    ],
     [
       "a shared errno, the lesson naming another program, and no quote",
       { quoted: [], quotedShare: 0, foundShare: 0, programMatch: false, codes: { failure: ["eaddrinuse"], lesson: ["eaddrinuse"], shared: ["eaddrinuse"] } },
@@ -179,13 +175,29 @@ describe("failureVeto", () => {
     ],
     [
       "a shared errno from the program the lesson is about",
-      { quoted: [], quotedShare: 0, foundShare: 0, codes: { failure: ["eacces"], lesson: ["eacces"], shared: ["eacces"] } },
+      { quoted: [], quotedShare: 0, foundShare: 0, titleProgram: true, codes: { failure: ["eacces"], lesson: ["eacces"], shared: ["eacces"] } },
       true,
     ],
     [
-      "a shared error code outweighs a different detail",
-      { detail: { error: "password", lesson: "peer" }, codes: { failure: ["e0382"], lesson: ["e0382"], shared: ["e0382"] } },
+      "a shared errno from a program the lesson only mentions",
+      { quoted: [], quotedShare: 0, foundShare: 0, codes: { failure: ["eacces"], lesson: ["eacces"], shared: ["eacces"] } },
+      false,
+    ],
+    [
+      "a shared error code outweighs another word in the frame",
+      {
+        specifics: { frame: ["e0382", "mov", "valu"], slots: [{ failure: ["borrow"], lesson: ["use"], tolerated: "the same error code" }] },
+        codes: { failure: ["e0382"], lesson: ["e0382"], shared: ["e0382"] },
+      },
       true,
+    ],
+    [
+      "but not swapped specifics",
+      {
+        specifics: { frame: ["e0308", "expect", "found"], slots: [], differs: { failure: ["str"], lesson: ["string"] } },
+        codes: { failure: ["e0308"], lesson: ["e0308"], shared: ["e0308"] },
+      },
+      false,
     ],
   ])("%s", (_, change, injects) => expect(failureVeto({ ...base, ...change }) === undefined).toBe(injects));
 });
@@ -399,5 +411,87 @@ describe("a failure read once", () => {
   test("output a session reader already freed of the trailer is kept as it is", () => {
     expect(failureOf("make", "Command exited with code 2").output).toBe("Command exited with code 2");
     expect(readFailure("make", "Command exited with code 2").output).toBe("");
+  });
+});
+
+describe("the specifics of an error decide, not its frame", () => {
+  const { kb } = sandbox("rkb-specifics");
+  const lesson = (path: string, id: string, title: string, symptom: string, fix: string) =>
+    writeFile(
+      join(kb, path),
+      `---\nschema: 1\nid: ${id}\ntype: pitfall\nstatus: active\nverified: 2026-12-01\nverified_how: ran\n---\n\n# ${title}\n\n## Symptom\n\`\`\`text\n${symptom}\n\`\`\`\n\n## Cause\nSee the title.\n\n## Fix\n\`\`\`sh\n${fix}\n\`\`\`\n\n## Evidence\nIt worked after the fix.\n`,
+    );
+  lesson(
+    "general/widgets/os.md",
+    "3c0000cc01",
+    "widget build excludes every file for another OS",
+    "widget: target constraints exclude all sources in pkg/net",
+    "WIDGET_OS=linux widget build",
+  );
+  lesson(
+    "general/widgets/big.md",
+    "3c0000cc02",
+    "widget push fails with HTTP 413 behind a proxy",
+    "error: upload failed; HTTP 413 widget 22 the server returned error: 413",
+    "widget config upload.chunk 1m",
+  );
+  lesson(
+    "general/runners/jest.md",
+    "3c0000cc03",
+    "Jest tests fail with widget is not defined in the node environment",
+    "ReferenceError: widget is not defined",
+    "npm i -D jest-environment-widget",
+  );
+  lesson(
+    "general/runners/both.md",
+    "3c0000cc04",
+    "gadget is not defined in jsdom tests, with Jest and Vitest alike",
+    "ReferenceError: gadget is not defined",
+    "add the gadget polyfill to the setup file",
+  );
+  lesson(
+    "general/widgets/role.md",
+    "3c0000cc05",
+    "widget plugins fail to load because the role is not installed",
+    "widget: ERROR! the role 'acme.net' was not found in roles/\nThe error appears in 'site.yml', but may be elsewhere in the file",
+    "widget galaxy install acme.net",
+  );
+  for (const [i, topic] of ["git rebase conflicts", "python virtual environments", "ssh agent forwarding", "latex bibliography", "slurm job arrays"].entries())
+    writeFile(
+      join(kb, `general/misc/filler-${i}.md`),
+      `---\nschema: 1\nid: 3c0000dd0${i}\ntype: fact\nstatus: active\nverified: 2026-12-01\nverified_how: read\n---\n\n# Notes on ${topic}\n\n## Statement\nSomething about ${topic}.\n\n## Evidence\nIt worked.\n`,
+    );
+  const idx = buildIndex(loadKb(kb));
+  const decide = (command: string, error: string) => decideFailureIn(idx, nowhere, new Map(), readFailure(command, error));
+  // [case, command, error, the lesson weighed, whether it is injected, why not]
+  test.each<[string, string, string, string, boolean, RegExp]>([
+    ["the fix's setting not yet made", "widget build", "widget: target constraints exclude all sources in pkg/ui", "3c0000cc01", true, /./],
+    [
+      "the fix's setting already made",
+      "WIDGET_OS=linux widget build",
+      "widget: target constraints exclude all sources in pkg/ui",
+      "3c0000cc01",
+      false,
+      /already sets WIDGET_OS=linux/,
+    ],
+    ["the status the lesson is about", "widget push", "error: upload failed; HTTP 413 widget 22 the server returned error: 413", "3c0000cc02", true, /./],
+    ["another status", "widget push", "error: upload failed; HTTP 502 widget 22 the server returned error: 502", "3c0000cc02", false, /about 413/],
+    ["the runner the lesson is about", "npx jest", "ReferenceError: widget is not defined", "3c0000cc03", true, /./],
+    ["another runner of its family", "npx vitest run", "ReferenceError: widget is not defined", "3c0000cc03", false, /about jest, the failure is vitest's/],
+    ["a lesson that says it applies to both", "npx vitest run", "ReferenceError: gadget is not defined", "3c0000cc04", true, /./],
+    [
+      "two first errors apart, one line alike",
+      "widget deploy",
+      "widget: ERROR! couldn't resolve module 'acme.net.ufw'\nThe error appears in 'site.yml', but may be elsewhere in the file",
+      "3c0000cc05",
+      false,
+      /starts with .* is not in the error/,
+    ],
+  ])("%s", (_, command, error, id, injected, why) => {
+    const d = decide(command, error);
+    expect(d.lesson?.id === id).toBe(injected);
+    const e = d.candidates.find((c) => c.id === id);
+    expect(e).toBeDefined();
+    if (!injected) expect(failureVeto(e!)).toMatch(why);
   });
 });
