@@ -125,10 +125,15 @@ describe("maskSecrets", () => {
       "AAAAAAAAAAAAAAAAAAAA.aaaaaa.",
       "a.",
     ];
+    // The fastest of three runs: one run's time holds a GC pause or a busy core (a loaded machine gave 17.7×).
     const cost = (text: string) => {
-      const t = performance.now();
-      findSecrets(text);
-      return performance.now() - t;
+      let fastest = Number.POSITIVE_INFINITY;
+      for (let run = 0; run < 3; run++) {
+        const t = performance.now();
+        findSecrets(text);
+        fastest = Math.min(fastest, performance.now() - t);
+      }
+      return fastest;
     };
     const text = (bytes: number) => fragments.map((f) => f.repeat(Math.ceil(bytes / fragments.length / f.length))).join("\n");
     const small = text(1_000_000);
