@@ -16,6 +16,8 @@ export default defineCommand({
   run: async (_input, ctx) => {
     const input = Bun.stdin.stream() as unknown as AsyncIterable<Uint8Array>;
     const host = await toolHost();
+    // The binary starts with a lazy JIT, made for one-shot calls (scripts/build.ts); a server is not one.
+    Bun.unsafe.setJITPolicy(1);
     await serve(input, (line) => Bun.write(Bun.stdout, line), {
       callTool: toolCaller(ctx.env, ctx.cwd, host),
       host,

@@ -18,6 +18,8 @@ export default defineCommand({
     requireReadableKb(root);
     const { startViewer } = await import("../site/serve.ts");
     const viewer = startViewer(root, ctx.env, input.port ?? 0);
+    // The binary starts with a lazy JIT, made for one-shot calls (scripts/build.ts); a server is not one.
+    Bun.unsafe.setJITPolicy(1);
     await Bun.write(
       Bun.stdout,
       ctx.format === "human" ? `rkb serve: ${viewer.url} (read-only; Ctrl-C stops it)\n` : `${JSON.stringify({ url: viewer.url })}\n`,

@@ -27,52 +27,58 @@ export function fileChange(toolName: string, args: unknown): FileChange | undefi
     if (path === undefined || typeof a.content !== "string") return undefined;
     // A written file can be large: only the lines that can be kept are split off.
     const { lines: head, more } = firstLines(a.content, MASKED_LINES);
-    return changeOf(
-      "wrote",
-      path,
-      head.map((l) => "+" + l),
-      more,
-    );
+    const diff = new DiffHead();
+    for (const l of head) diff.push("+" + l);
+    diff.count += more;
+    return changeOf("wrote", path, diff);
   }
   if (name === "notebookedit") {
     if (path === undefined) return undefined;
-    return changeOf(
-      "edited",
-      path,
-      lines(str(a.new_source) ?? "").map((l) => "+" + l),
-    );
+    const diff = new DiffHead();
+    for (const l of lines(str(a.new_source) ?? "")) diff.push("+" + l);
+    return changeOf("edited", path, diff);
   }
   if (name !== "edit" && name !== "multiedit") return undefined;
   if (typeof a.input === "string") return patchChange(a.input);
   if (path === undefined) return undefined;
-  const pairs: [string, string][] = [];
-  const pair = (o: Record<string, unknown>) => {
+  const edits = Array.isArray(a.edits) ? a.edits.filter((e): e is Record<string, unknown> => !!e && typeof e === "object") : [];
+  // The replacements first, then the diffs, in the order of the edits.
+  const diff = new DiffHead();
+  for (const o of [a, ...edits]) {
     const before = str(o.oldText) ?? str(o.old_string);
     const after = str(o.newText) ?? str(o.new_string);
-    if (before !== undefined || after !== undefined) pairs.push([before ?? "", after ?? ""]);
-  };
-  pair(a);
-  const diffs: string[] = [];
-  if (Array.isArray(a.edits)) {
-    for (const e of a.edits) {
-      if (!e || typeof e !== "object") continue;
-      pair(e as Record<string, unknown>);
-      const d = str((e as Record<string, unknown>).diff);
-      if (d !== undefined) diffs.push(...lines(d).filter((l) => /^[-+]/.test(l)));
-    }
+    if (before !== undefined || after !== undefined) replacement(before ?? "", after ?? "", diff);
   }
-  return changeOf("edited", path, [...pairs.flatMap(([before, after]) => replacement(before, after)), ...diffs]);
+  for (const e of edits) {
+    const d = str(e.diff);
+    if (d !== undefined) for (const l of lines(d)) if (/^[-+]/.test(l)) diff.push(l);
+  }
+  return changeOf("edited", path, diff);
 }
 
 /** `-`/`+` lines for one replacement, without the lines it leaves as they were at either end. */
-function replacement(before: string, after: string): string[] {
+function replacement(before: string, after: string, diff: DiffHead): void {
   const old = lines(before);
   const now = lines(after);
   let head = 0;
   while (head < old.length && head < now.length && old[head] === now[head]) head++;
   let tail = 0;
   while (tail < old.length - head && tail < now.length - head && old[old.length - 1 - tail] === now[now.length - 1 - tail]) tail++;
-  return [...old.slice(head, old.length - tail).map((l) => "-" + l), ...now.slice(head, now.length - tail).map((l) => "+" + l)];
+  for (let i = head; i < old.length - tail; i++) diff.push("-" + old[i]);
+  for (let i = head; i < now.length - tail; i++) diff.push("+" + now[i]);
+}
+
+/**
+ * A diff as it is built: its first MASKED_LINES lines and how many it has in all. A replacement
+ * of a whole file has thousands of lines, and only the first ones can ever be kept.
+ */
+class DiffHead {
+  readonly lines: string[] = [];
+  count = 0;
+  push(line: string): void {
+    if (this.lines.length < MASKED_LINES) this.lines.push(line);
+    this.count++;
+  }
 }
 
 /**
@@ -81,7 +87,7 @@ function replacement(before: string, after: string): string[] {
  */
 function patchChange(input: string): FileChange | undefined {
   const paths: string[] = [];
-  const diff: string[] = [];
+  const diff = new DiffHead();
   for (const line of lines(input)) {
     const hashline = /^\[([^\]#]+)(?:#[^\]]*)?\]$/.exec(line.trim());
     const applyPatch = /^\*\*\* (?:Update|Add|Delete) File: (.+)$/.exec(line.trim());
@@ -100,16 +106,16 @@ const MASKED_LINE_CHARS = 2048;
 /**
  * The change, its diff as kept: masked first, as one text, so a cut line or a key over several
  * lines keeps no part of a secret; only the lines that can be kept are masked, and more of them
- * only when a private key begins there (its END may lie further on). `more`: lines not in `diff`
- * at all. The lines that can be kept are picked now (bounded, so memory follows the number of
+ * only when a private key begins there (its END may lie further on). The lines that can be kept
+ * are picked now (bounded, so memory follows the number of
  * edits, not their size) and masked and cut when the diff is first read: most edits never become
  * a fix step, and masking them was most of what reading an edit cost. Nothing reads the lines
  * unmasked: they are reachable only through `diff`.
  */
-function changeOf(verb: FileChange["verb"], path: string, diff: string[], more = 0): FileChange {
-  const head = diff.slice(0, MAX_DIFF_LINES);
-  const span = (head.some((l) => l.includes("-----BEGIN")) ? diff.slice(0, MASKED_LINES) : head).map((l) => l.slice(0, MASKED_LINE_CHARS));
-  const rest = diff.length - span.length + more;
+function changeOf(verb: FileChange["verb"], path: string, diff: DiffHead): FileChange {
+  const head = diff.lines.slice(0, MAX_DIFF_LINES);
+  const span = (head.some((l) => l.includes("-----BEGIN")) ? diff.lines : head).map((l) => l.slice(0, MASKED_LINE_CHARS));
+  const rest = diff.count - span.length;
   let kept: string[] | undefined;
   return {
     verb,

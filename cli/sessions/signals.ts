@@ -168,6 +168,8 @@ export function collectSignals(events: SessionEvent[], opts: { openFailures?: Re
       userStopped = (e.stopped === "rejected" || e.stopped === "aborted") && !onlyPasses(e.command);
       // A refused command never ran: its reason is what the user said, read below.
       if (e.stopped === "rejected") continue;
+      // A success with no failure open is no fix step and answers nothing: its line need not be read.
+      if (e.ok && open.size === 0) continue;
       const { run, readOnly, filtered } = readLine(e.command);
       const prog = run.program;
       if (!prog) continue;

@@ -766,14 +766,21 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
  */
 function hintScanner(caseless: boolean) {
   const hints = [...new Set(SECRET_KINDS.filter((k) => !!k.caseless === caseless).flatMap((k) => k.hints))].sort((a, b) => b.length - a.length);
-  const prefixes = new Map(hints.map((h) => [h, hints.filter((p) => h.startsWith(p))]));
+  const known = new Set(hints);
+  // Worked out for a hint when it is first found: most never are, and every process loads this table.
+  const prefixes = new Map<string, string[]>();
+  const prefixesOf = (h: string) => {
+    let list = prefixes.get(h);
+    if (!list) prefixes.set(h, (list = known.has(h) ? hints.filter((p) => h.startsWith(p)) : []));
+    return list;
+  };
   const scan = new RegExp(hints.map(escapeRegex).join("|"), caseless ? "gi" : "g");
   return {
     present(text: string): Set<string> {
       const found = new Set<string>();
       scan.lastIndex = 0;
       for (let m = scan.exec(text); m; m = scan.exec(text)) {
-        for (const p of prefixes.get(caseless ? m[0].toLowerCase() : m[0]) ?? []) found.add(p);
+        for (const p of prefixesOf(caseless ? m[0].toLowerCase() : m[0])) found.add(p);
         scan.lastIndex = m.index + 1;
       }
       return found;
