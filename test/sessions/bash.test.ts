@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { invocation, isReadOnly, program } from "../../cli/shell/program.ts";
 import { failureSignature, keyErrorLines, stripHarnessTrailer } from "../../cli/shell/result.ts";
+import { checksWhatFailed } from "../../cli/shell/selection.ts";
 import { taskOf } from "../../cli/shell/task.ts";
 
 const task = (command: string) => taskOf(invocation(command));
@@ -125,6 +126,26 @@ describe("task", () => {
     ["pytest -q", "pytest tests/test_app.py", true],
   ])("%p and %p are one task: %p", (a, b, same) => {
     expect(task(a) === task(b)).toBe(same);
+  });
+});
+
+describe("checksWhatFailed", () => {
+  const checks = (failed: string, worked: string, diagnostics: string[] = []) => checksWhatFailed(invocation(failed), invocation(worked), diagnostics);
+  test.each([
+    ["php artisan test --filter=ReminderTest", "php artisan test --filter=ScheduleTest", [], false],
+    ["php artisan test --filter=ReminderTest", "php artisan test --filter=ReminderTest", [], true],
+    ["pytest -k parse", "pytest -k 'parse or load'", [], true],
+    ["pytest -k parse", "pytest", [], true],
+    ["go vet ./...", "go vet ./internal/webhook/...", ["internal/payout/batch.go"], false],
+    ["go vet ./...", "go vet ./internal/payout/...", ["internal/payout/batch.go"], true],
+    ["go vet ./...", "go vet ./internal/webhook/...", ["/home/dev/gw/internal/webhook/verify.go"], true],
+    ["go vet ./...", "go vet ./internal/webhook/...", [], true],
+    ["pytest tests/", "pytest tests/test_app.py::test_load", ["tests/test_app.py"], true],
+    ["pytest tests/", "pytest tests/test_app.py", ["tests/test_other.py"], false],
+    ["tsc -p tsconfig.json", "tsc -p tsconfig.build.json", ["src/a.ts"], true],
+    ["npm test", "npm test -- src/a.test.ts", ["src/b.test.ts"], true],
+  ] as const)("%p then %p (report in %j): %p", (failed, worked, diagnostics, yes) => {
+    expect(checks(failed, worked, [...diagnostics])).toBe(yes);
   });
 });
 
