@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { invocation, isReadOnly, program } from "../../cli/shell/program.ts";
 import { failureSignature, keyErrorLines, stripHarnessTrailer } from "../../cli/shell/result.ts";
 import { checksWhatFailed } from "../../cli/shell/selection.ts";
-import { taskOf } from "../../cli/shell/task.ts";
+import { isChecker, prepares, renamedTask, renames, taskOf } from "../../cli/shell/task.ts";
 
 const task = (command: string) => taskOf(invocation(command));
 const signature = (prog: string, errorText: string) => failureSignature(prog, keyErrorLines(errorText));
@@ -124,8 +124,68 @@ describe("task", () => {
     ["make", "make -f Makefile.linux", true],
     ["make test", "make build", false],
     ["pytest -q", "pytest tests/test_app.py", true],
+    // a build tool's lint and format checks are tasks of their own
+    ["go vet ./...", "go test ./...", false],
+    ["go vet ./...", "go vet ./internal/api/...", true],
+    ["cargo clippy", "cargo build", false],
+    ["./gradlew checkstyleMain", "./gradlew test", false],
+    ["mix credo", "mix test", false],
+    ["go build ./...", "go test ./...", true],
+    // an interpreter script's subcommand is its task
+    ["php artisan test", "php artisan route:list", false],
+    ["php artisan test --filter=A", "php artisan test", true],
+    ["python manage.py migrate", "python3 manage.py test", false],
+    ["node scripts/build.js", "node scripts/build.js --watch", true],
+    // housekeeping prepares
+    ["go build ./...", "go mod tidy", false],
+    ["mix compile", "mix deps.get", false],
   ])("%p and %p are one task: %p", (a, b, same) => {
     expect(task(a) === task(b)).toBe(same);
+  });
+
+  test.each([
+    ["go mod tidy", true],
+    ["mix deps.get", true],
+    ["mix local.hex --force", true],
+    ["go vet ./...", false],
+    ["mix test", false],
+  ])("%p prepares: %p", (command, yes) => {
+    expect(prepares(invocation(command))).toBe(yes);
+  });
+
+  test.each([
+    ["git mv scripts/x.js scripts/x.mjs", [["scripts/x.js", "scripts/x.mjs"]]],
+    ["mv -f a.txt b.txt && ls", [["a.txt", "b.txt"]]],
+    ["mv a b c/", []],
+    ["cp a.js a.mjs", []],
+  ] as const)("%p renames %j", (command, pairs) => {
+    expect(renames(command)).toEqual(pairs.map((p) => [...p]));
+  });
+
+  test("a renamed script carries its task", () => {
+    expect(renamedTask(task("node ./scripts/x.js"), "scripts/x.js", "scripts/x.mjs")).toBe(task("node scripts/x.mjs"));
+    expect(renamedTask(task("node scripts/y.js"), "scripts/x.js", "scripts/x.mjs")).toBe(task("node scripts/y.js"));
+  });
+});
+
+describe("isChecker", () => {
+  test.each([
+    ["npx tsc --noEmit", true],
+    ["cargo build", true],
+    ["cargo run --release", false],
+    ["go vet ./...", true],
+    ["npm run lint", true],
+    ["npm run test:unit", true],
+    ["pnpm turbo run build --filter=web", true],
+    ["./gradlew testDebugUnitTest", true],
+    ["php artisan test", true],
+    ["terraform validate", true],
+    ["node scripts/migrate.mjs", false],
+    ["npm install", false],
+    ["python app.py", false],
+    ["curl -sf localhost:8080/health", false],
+  ])("%p: %p", (command, yes) => {
+    expect(isChecker(invocation(command))).toBe(yes);
   });
 });
 
