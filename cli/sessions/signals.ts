@@ -1,5 +1,6 @@
 import { failureOf } from "../shell/failure.ts";
 import { invocation, isReadOnly } from "../shell/program.ts";
+import { checksWhatFailed } from "../shell/selection.ts";
 import { isChecker, prepares, renamedTask, renames, taskOf } from "../shell/task.ts";
 import type { FileChange } from "./edits.ts";
 import { filteredSuccess, onlyMissing, onlyPasses, probeKind } from "./probes.ts";
@@ -207,6 +208,8 @@ export function collectSignals(events: SessionEvent[], opts: { openFailures?: Re
         failedAt.push(failedHit);
       } else if (open.has(key) && !filtered) {
         const f = open.get(key)!;
+        // A run of other tests, or of a narrower part than the failure points into, fixed nothing: it stays open.
+        if (!checksWhatFailed(readLine(f.command).run, run, f.diagnostics ?? [])) continue;
         open.delete(key);
         const fix = f.fix ?? [];
         // Nothing done in between: the same command again explains nothing, and another path

@@ -299,6 +299,8 @@ function secretName(name: string): "strong" | "weak" | undefined {
 }
 
 const KEYWORD = /pass|pwd|pw\b|secret|token|key|credential|pat\b/gi;
+/** A password named as a word, which prose may give with only a blank after it. */
+const PASSWORD_WORD = /^(?:pass(?:word|wd|phrase|code)|pwd)$/i;
 const isNameChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46;
 const MAX_NAME = 64;
 // After the name: its closing quote, then a type annotation and `=` (`password: str = …`, `apiKey:
@@ -343,7 +345,8 @@ function scanAssignments(text: string, found: (start: number, end: number) => vo
     if (!quoted && (text[valueEnd] === "(" || text[valueEnd] === "[" || /^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$/.test(bare))) continue;
     const isFlag = name.startsWith("-");
     const blank = /^[ \t]+$/.test(sep);
-    if (blank && !isFlag) continue;
+    // "…, password dqq481=Ab": a password's name, then a value that reads like one, is prose giving it.
+    if (blank && !isFlag && !(PASSWORD_WORD.test(name) && looksRandom(bare))) continue;
     let ok: boolean;
     if (strength === "weak") ok = looksRandom(bare, 16) && /\d/.test(bare);
     else if (sentence) ok = looksRandom(bare) || /\b(?:my|our)\s+(?:[\w-]+\s+)?$/i.test(text.slice(Math.max(0, start - 24), start));
@@ -639,6 +642,16 @@ export const SECRET_KINDS: SecretKind[] = [
     hints: ["sudo"],
     pattern: new RegExp(
       String.raw`(?:echo|printf)[ 	]{1,8}(?:-[ne][ 	]{1,8})?${VALUE}[ 	]{0,8}\|[ 	]{0,8}sudo[ 	]{1,8}(?:-[A-Za-z]{1,8}[ 	]{1,8}){0,4}?-[A-Za-z]{0,8}S`,
+      "gd",
+    ),
+    accept: notPlaceholder,
+  },
+  {
+    kind: "stdin-password",
+    what: "a password piped to a command that reads it from stdin",
+    hints: ["-stdin"],
+    pattern: new RegExp(
+      String.raw`(?:echo|printf)[ \t]{1,8}(?:-[ne][ \t]{1,8})?(?:(?:'%s(?:\\n)?'|"%s(?:\\n)?"|%s)[ \t]{1,8})?${VALUE}[ \t]{0,8}\|[^\n|;&]{0,256}?[ \t]--(?:password|passphrase|pass)-stdin\b`,
       "gd",
     ),
     accept: notPlaceholder,

@@ -88,6 +88,8 @@ add("mysql -p", password("^"), (s) => `mysql -u root -p${s} -h db.internal app`)
 add("mysql --password", password("+"), (s) => `mysql --user=app --password=${s} app < dump.sql`);
 add("mysqldump -p quoted", password("&"), (s) => `mysqldump -u root -p'${s}' --all-databases > all.sql`);
 add("sshpass", password("@"), (s) => `sshpass -p '${s}' ssh deploy@build-01 uptime`);
+add("echo | --password-stdin", password("="), (s) => `echo '${s}' | docker login registry.example.com -u ci --password-stdin`);
+add("printf | --password-stdin", password("!"), (s) => `printf '%s\\n' ${s} | helm registry login oci.example.com -u ci --password-stdin`);
 add("docker login -p", password("="), (s) => `docker login -u ci -p ${s} registry.example.com`);
 add("docker login --password", `dckr_pat_${urlsafe(27)}`, (s) => `docker login --username ci --password ${s}`);
 add("pgpassword env", password("~"), (s) => `PGPASSWORD=${s} pg_dump -h db app`);
@@ -104,6 +106,7 @@ add("json client secret", urlsafe(40), (s) => `  "client_secret": "${s}",`);
 add("toml api key", an(40), (s) => `api_key = "${s}"`);
 add("ini password", password("!"), (s) => `password = ${s}`);
 add("my password is", password("!"), (s) => `remember that my password is ${s} for the staging box`);
+add("password after a comma", password("="), (s) => `registry user is ci-edge, password ${s}`);
 add("our passphrase is", password("#"), (s) => `Keep in mind: our wifi passphrase is ${s}.`);
 add("bearer header", urlsafe(48), (s) => `curl -H "Authorization: Bearer ${s}" https://api.example.com/v1/me`);
 add("basic header", b64(32) + "==", (s) => `Authorization: Basic ${s}`);
@@ -214,6 +217,8 @@ export const NOT_SECRETS = [
   "mysql -u root -p app",
   'sshpass -p "$SSHPASS" ssh build',
   "the password is stored in the keychain",
+  "the password reset flow sends a link",
+  "echo $CR_PAT | docker login ghcr.io -u me --password-stdin",
   "Use Bearer authentication for the API.",
   "primary_key: id",
   "password = getpass.getpass()",

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { invocation, isReadOnly, program } from "../../cli/shell/program.ts";
 import { failureSignature, keyErrorLines, stripHarnessTrailer } from "../../cli/shell/result.ts";
-import { taskOf } from "../../cli/shell/task.ts";
+import { checksWhatFailed } from "../../cli/shell/selection.ts";
+import { isChecker, prepares, renamedTask, renames, taskOf } from "../../cli/shell/task.ts";
 
 const task = (command: string) => taskOf(invocation(command));
 const signature = (prog: string, errorText: string) => failureSignature(prog, keyErrorLines(errorText));
@@ -123,8 +124,88 @@ describe("task", () => {
     ["make", "make -f Makefile.linux", true],
     ["make test", "make build", false],
     ["pytest -q", "pytest tests/test_app.py", true],
+    // a build tool's lint and format checks are tasks of their own
+    ["go vet ./...", "go test ./...", false],
+    ["go vet ./...", "go vet ./internal/api/...", true],
+    ["cargo clippy", "cargo build", false],
+    ["./gradlew checkstyleMain", "./gradlew test", false],
+    ["mix credo", "mix test", false],
+    ["go build ./...", "go test ./...", true],
+    // an interpreter script's subcommand is its task
+    ["php artisan test", "php artisan route:list", false],
+    ["php artisan test --filter=A", "php artisan test", true],
+    ["python manage.py migrate", "python3 manage.py test", false],
+    ["node scripts/build.js", "node scripts/build.js --watch", true],
+    // housekeeping prepares
+    ["go build ./...", "go mod tidy", false],
+    ["mix compile", "mix deps.get", false],
   ])("%p and %p are one task: %p", (a, b, same) => {
     expect(task(a) === task(b)).toBe(same);
+  });
+
+  test.each([
+    ["go mod tidy", true],
+    ["mix deps.get", true],
+    ["mix local.hex --force", true],
+    ["go vet ./...", false],
+    ["mix test", false],
+  ])("%p prepares: %p", (command, yes) => {
+    expect(prepares(invocation(command))).toBe(yes);
+  });
+
+  test.each([
+    ["git mv scripts/x.js scripts/x.mjs", [["scripts/x.js", "scripts/x.mjs"]]],
+    ["mv -f a.txt b.txt && ls", [["a.txt", "b.txt"]]],
+    ["mv a b c/", []],
+    ["cp a.js a.mjs", []],
+  ] as const)("%p renames %j", (command, pairs) => {
+    expect(renames(command)).toEqual(pairs.map((p) => [...p]));
+  });
+
+  test("a renamed script carries its task", () => {
+    expect(renamedTask(task("node ./scripts/x.js"), "scripts/x.js", "scripts/x.mjs")).toBe(task("node scripts/x.mjs"));
+    expect(renamedTask(task("node scripts/y.js"), "scripts/x.js", "scripts/x.mjs")).toBe(task("node scripts/y.js"));
+  });
+});
+
+describe("isChecker", () => {
+  test.each([
+    ["npx tsc --noEmit", true],
+    ["cargo build", true],
+    ["cargo run --release", false],
+    ["go vet ./...", true],
+    ["npm run lint", true],
+    ["npm run test:unit", true],
+    ["pnpm turbo run build --filter=web", true],
+    ["./gradlew testDebugUnitTest", true],
+    ["php artisan test", true],
+    ["terraform validate", true],
+    ["node scripts/migrate.mjs", false],
+    ["npm install", false],
+    ["python app.py", false],
+    ["curl -sf localhost:8080/health", false],
+  ])("%p: %p", (command, yes) => {
+    expect(isChecker(invocation(command))).toBe(yes);
+  });
+});
+
+describe("checksWhatFailed", () => {
+  const checks = (failed: string, worked: string, diagnostics: string[] = []) => checksWhatFailed(invocation(failed), invocation(worked), diagnostics);
+  test.each([
+    ["php artisan test --filter=ReminderTest", "php artisan test --filter=ScheduleTest", [], false],
+    ["php artisan test --filter=ReminderTest", "php artisan test --filter=ReminderTest", [], true],
+    ["pytest -k parse", "pytest -k 'parse or load'", [], true],
+    ["pytest -k parse", "pytest", [], true],
+    ["go vet ./...", "go vet ./internal/webhook/...", ["internal/payout/batch.go"], false],
+    ["go vet ./...", "go vet ./internal/payout/...", ["internal/payout/batch.go"], true],
+    ["go vet ./...", "go vet ./internal/webhook/...", ["/home/dev/gw/internal/webhook/verify.go"], true],
+    ["go vet ./...", "go vet ./internal/webhook/...", [], true],
+    ["pytest tests/", "pytest tests/test_app.py::test_load", ["tests/test_app.py"], true],
+    ["pytest tests/", "pytest tests/test_app.py", ["tests/test_other.py"], false],
+    ["tsc -p tsconfig.json", "tsc -p tsconfig.build.json", ["src/a.ts"], true],
+    ["npm test", "npm test -- src/a.test.ts", ["src/b.test.ts"], true],
+  ] as const)("%p then %p (report in %j): %p", (failed, worked, diagnostics, yes) => {
+    expect(checks(failed, worked, [...diagnostics])).toBe(yes);
   });
 });
 

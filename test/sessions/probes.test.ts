@@ -21,6 +21,16 @@ describe("probeKind", () => {
     [run("timeout 20 sh -c 'until curl -sf localhost:4000/health; do sleep 1; done'", "", 124), "wait loop"],
     [run("for i in $(seq 1 10); do curl -sf localhost:4000/health && break; sleep 1; done", "", 7), "wait loop"],
     [run("npm test", "some output", 1, "timeout"), "wait loop"],
+    // the stop line last, after what the command printed (pi), or an interrupt read as stopped (Claude Code)
+    [run("pytest -x", "collected 40 items\ntests/test_a.py ....\n\nCommand aborted", 1), "stopped"],
+    [run("cargo test", "", undefined, "aborted"), "stopped"],
+    [run("pnpm install", "PreToolUse:Bash hook error: pnpm is not allowed here", 1), "blocked"],
+    [run("rm -rf node_modules", "Bash operation blocked by hook:\n- no rm -rf", 2), "blocked"],
+    [run("npm run e2e", "Command timed out after 2m 0.0s\nrunning 12 specs", 124), "timed out"],
+    // a check option that answered no
+    [run("terraform fmt -check", "main.tf", 3), "check"],
+    [run("npx prettier --check .", "[warn] src/a.ts\n[warn] Code style issues found in the above file.", 1), "check"],
+    [run("cargo fmt --check", "Diff in /w/src/lib.rs at line 3:", 1), "check"],
   ] as const)("%#: %o is a %s", (r, kind) => {
     expect(probeKind(r.failure, r.stopped)).toBe(kind);
   });
@@ -32,6 +42,8 @@ describe("probeKind", () => {
     run("pytest -q", "", 2),
     run("git push origin main", " ! [rejected]        main -> main (fetch first)\nerror: failed to push some refs", 1),
     run("docker ps", "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?", 1),
+    run("mytool --check", "error: unknown option '--check'", 2),
+    run("npm test", "FAIL src/a.test.ts\nCommand aborted is what the test prints here\n1 failed", 1),
   ])("%#: %o may teach something", (r) => {
     expect(probeKind(r.failure, r.stopped)).toBeUndefined();
   });

@@ -47,6 +47,21 @@ describe("fixture sessions", () => {
     }
   });
 
+  test("Codex CLI 0.39: a patch applied through the shell tool is a file change, not a command", async () => {
+    const line = (type: string, payload: object) => JSON.stringify({ timestamp: "2025-09-20T10:00:00.000Z", type, payload });
+    const patch = "*** Begin Patch\n*** Update File: src/sum.js\n@@\n-return a - b\n+return a + b\n*** End Patch\n";
+    const path = file(
+      [
+        line("session_meta", { id: "s-039", timestamp: "2025-09-20T10:00:00.000Z", cwd: "/home/dev/calc", cli_version: "0.39.0" }),
+        line("response_item", { type: "function_call", name: "shell", arguments: JSON.stringify({ command: ["apply_patch", patch] }), call_id: "c1" }),
+        line("response_item", { type: "function_call_output", call_id: "c1", output: JSON.stringify({ output: "Done!", metadata: { exit_code: 0 } }) }),
+      ].join("\n"),
+    );
+    const r = await readSession(path);
+    expect(r.events.filter((e) => e.kind === "command")).toEqual([]);
+    expect(r.events.filter((e) => e.kind === "tool").map((e) => (e as any).change?.path)).toEqual(["src/sum.js"]);
+  });
+
   test("thinking, harness reminders, file contents and rkb's own lessons never reach an event", async () => {
     const r = await readSession(join(FIXTURES, "pi-cmake-zlib.jsonl"));
     const all = JSON.stringify(r.events);
