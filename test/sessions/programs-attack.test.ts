@@ -1,0 +1,119 @@
+// The QA attacks on the Gemini CLI reader (JSON lines and the older one-document JSON) and on
+// opencode's SQLite store: files as they come out of crashes, copies, editors and other tools.
+// Sessions are written here, record by record, in the shapes the two programs write.
+import { Database } from "bun:sqlite";
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { findSessionFiles } from "../../cli/sessions/extract.ts";
+import { readSession, type SessionRead } from "../../cli/sessions/reader.ts";
+import { opencodeStore, recordedOpencode, rkb, sandbox } from "../helpers.ts";
+
+const T = "2026-12-01T10:00:00.000Z";
+const HEADER = { sessionId: "attack-1", projectHash: "a".repeat(64), startTime: T, lastUpdated: T, kind: "main" };
+const user = (id: string, text: string) => ({ id, timestamp: T, type: "user", content: [{ text }] });
+/** A model record running one shell command, as Gemini CLI writes it once the command ended. */
+function shell(id: string, command: string, output: string, exit: number) {
+  const sent = `Command: ${command}\nDirectory: (root)\nOutput: ${output}\nError: (none)\n${exit ? `Exit Code: ${exit}\n` : ""}Signal: 0\nBackground PIDs: (none)\nProcess Group PGID: 4242`;
+  const call = { id: `call-${id}`, name: "run_shell_command", args: { command }, status: "success", timestamp: T, resultDisplay: output };
+  return {
+    id,
+    timestamp: T,
+    type: "gemini",
+    content: "",
+    toolCalls: [{ ...call, result: [{ functionResponse: { id: call.id, name: call.name, response: { output: sent } } }] }],
+  };
+}
+const SESSION = [
+  user("u1", "build it"),
+  shell("g1", "make", "cc: error: zlib.h: No such file or directory", 2),
+  shell("g2", "apt-get install zlib1g-dev", "done", 0),
+  shell("g3", "make", "ok", 0),
+];
+const jsonLines = (records: unknown[]) => [HEADER, ...records].map((r) => JSON.stringify(r)).join("\n") + "\n";
+const document = (records: unknown[]) => JSON.stringify({ ...HEADER, messages: records }, null, 2);
+const commands = (r: SessionRead) => r.events.flatMap((e) => (e.kind === "command" ? [`${e.command}:${e.ok ? "ok" : `exit ${e.exitCode}`}`] : []));
+const EXPECTED = ["make:exit 2", "apt-get install zlib1g-dev:ok", "make:ok"];
+
+function file(name: string, text: string | Buffer): string {
+  const path = join(sandbox("rkb-programs-attack").dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+const RECORDED = recordedOpencode();
+const OC_SESSION = RECORDED.session[0]!.id as string;
+
+function store(): string {
+  const db = join(sandbox("rkb-opencode-attack").dir, "opencode.db");
+  opencodeStore(db);
+  return db;
+}
+
+describe("opencode's store as it comes", () => {
+  test("reading the store leaves nothing beside it (no -wal, no -shm: rkb writes only its own folders)", async () => {
+    const db = store();
+    const dir = join(db, "..");
+    const before = readdirSync(dir).sort();
+    expect(findSessionFiles([db], dir).files.map((f) => f.path)).toEqual([`${db}#${OC_SESSION}`]);
+    expect((await readSession(`${db}#${OC_SESSION}`)).counts.failedBash).toBe(2);
+    expect(readdirSync(dir).sort()).toEqual(before);
+  });
+
+  test("a store opencode is writing (its log open, a write not committed): the committed session is read", async () => {
+    const db = store();
+    const writer = new Database(db);
+    writer.exec("PRAGMA journal_mode = WAL");
+    writer.exec("BEGIN IMMEDIATE");
+    writer.query("UPDATE part SET data = '{' WHERE session_id = ?").run(OC_SESSION);
+    try {
+      expect(existsSync(`${db}-wal`)).toBe(true);
+      const r = await readSession(`${db}#${OC_SESSION}`);
+      expect(r.counts.failedBash).toBe(2);
+      expect(r.skipped).toEqual([]);
+    } finally {
+      writer.exec("ROLLBACK");
+      writer.close();
+    }
+  });
+
+  test("a row whose time is no time (a damaged or hand-made store) loses its time, not the session", async () => {
+    const db = store();
+    const edit = new Database(db);
+    edit.exec("UPDATE session SET time_created = 1e20");
+    edit.exec("UPDATE message SET time_created = 'yesterday'");
+    edit.close();
+    const r = await readSession(`${db}#${OC_SESSION}`);
+    expect(r.kind).toBe("session");
+    expect(r.startedAt).toBeUndefined();
+    expect(r.counts.failedBash).toBe(2);
+  });
+
+  test("a damaged, a cut-off and a foreign SQLite file: each named with SQLite's reason and what to do", () => {
+    const good = readFileSync(store());
+    const damaged = Buffer.from(good);
+    damaged.fill(0x41, 1500, 4500);
+    const foreign = join(sandbox("rkb-opencode-foreign").dir, "opencode-other.db");
+    const other = new Database(foreign);
+    other.exec("CREATE TABLE notes (a)");
+    other.close();
+    const cases: [string, RegExp][] = [
+      [file("opencode.db", damaged), /^is an SQLite file rkb cannot read \(SQLite: .+\); copy the store again, with opencode stopped/],
+      [file("opencode.db", good.subarray(0, good.length / 2 + 100)), /^is an SQLite file rkb cannot read \(SQLite: .+\); copy the store again/],
+      [foreign, /^is an SQLite file but not opencode's store \(SQLite: no such table: session\); pass opencode's opencode\.db/],
+    ];
+    for (const [path, message] of cases) {
+      const found = findSessionFiles([path], "/");
+      expect(found.files).toEqual([]);
+      expect(found.problems).toEqual([{ path, message: expect.stringMatching(message) }]);
+    }
+  });
+
+  test("`rkb extract <db>#<session>`, the name extract itself gives a session of the store, reads that session", async () => {
+    const box = sandbox("rkb-opencode-source");
+    const db = join(box.dir, "opencode.db");
+    opencodeStore(db);
+    const run = await rkb(["extract", `${db}#${OC_SESSION}`, "--dry-run", "--format", "json"], { env: box.env });
+    expect(run.json()).toMatchObject({ sessions: 1, failed: 2, problems: [] });
+  });
+});
