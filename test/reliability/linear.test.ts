@@ -268,6 +268,7 @@ describe("the work inside grows linearly (4× the input, under 8× the time)", (
       stripInjected,
       userSignals: (s) => userSignals(s),
       pathMasker: pathMasker("/home/dev/proj"),
+      pathMaskerOwnHome: pathMasker("/root/proj", "/root"),
       excerpt: (s) =>
         renderExcerpt(
           [

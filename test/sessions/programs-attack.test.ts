@@ -116,4 +116,34 @@ describe("opencode's store as it comes", () => {
     const run = await rkb(["extract", `${db}#${OC_SESSION}`, "--dry-run", "--format", "json"], { env: box.env });
     expect(run.json()).toMatchObject({ sessions: 1, failed: 2, problems: [] });
   });
+
+  test("a secret in a tool's output and in a command, the home in the session's folder: nothing of them is kept", async () => {
+    const box = sandbox("rkb-opencode-secret");
+    const db = join(box.dir, "opencode.db");
+    opencodeStore(db);
+    const edit = new Database(db);
+    edit.query("UPDATE session SET directory = ?").run(join(box.home, "work", "zlibapp"));
+    for (const row of edit.query("SELECT id, data FROM part").all() as { id: string; data: string }[]) {
+      const part = JSON.parse(row.data);
+      if (part.type !== "tool" || part.state?.metadata?.exit !== 1) continue;
+      part.state.input.command += " --token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+      part.state.output += `\nAWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzzzzEXAMPLE\nin ${box.home}/work/zlibapp/build`;
+      edit.query("UPDATE part SET data = ? WHERE id = ?").run(JSON.stringify(part), row.id);
+    }
+    edit.close();
+    const run = await rkb(["extract", db, "--format", "json"], { env: box.env });
+    expect(run.json()).toMatchObject({ items_written: 1, failed: 2 });
+    const kept: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, name.name);
+        if (name.isDirectory()) walk(path);
+        else if (path !== db) kept.push(readFileSync(path, "latin1"));
+      }
+    };
+    walk(box.dir);
+    const all = kept.join("\n");
+    expect(all).toContain("Could NOT find ZLIB");
+    for (const leak of ["ghp_0123456789", "wJalrXUtnFEMI", box.home]) expect(all).not.toContain(leak);
+  });
 });
