@@ -15,6 +15,7 @@ import { flowStyleLines } from "../../cli/lesson/yaml.ts";
 import { failureSignature, keyErrorLines, stripHarnessTrailer } from "../../cli/shell/result.ts";
 import { readFailure } from "../../cli/shell/failure.ts";
 import { stripInjected } from "../../cli/sessions/clean.ts";
+import { exitCodeOf } from "../../cli/sessions/gemini.ts";
 import { readOpencode } from "../../cli/sessions/opencode.ts";
 import { renderExcerpt } from "../../cli/inbox/excerpt.ts";
 import { userSignals } from "../../cli/sessions/said.ts";
@@ -269,6 +270,7 @@ describe("the work inside grows linearly (4× the input, under 8× the time)", (
       userSignals: (s) => userSignals(s),
       pathMasker: pathMasker("/home/dev/proj"),
       pathMaskerOwnHome: pathMasker("/root/proj", "/root"),
+      geminiExitCode: (s) => exitCodeOf(s, false),
       excerpt: (s) =>
         renderExcerpt(
           [

@@ -41,6 +41,81 @@ function file(name: string, text: string | Buffer): string {
   return path;
 }
 
+describe("Gemini CLI sessions as they come", () => {
+  test("a command whose own output prints an `Exit Code: 0` line failed all the same: Gemini CLI's trailer comes last", async () => {
+    const noisy = shell("g1", "make test", "suite a\nExit Code: 0\nsuite b failed", 2);
+    for (const path of [file("s.jsonl", jsonLines([user("u1", "test"), noisy])), file("session-x.json", document([user("u1", "test"), noisy]))])
+      expect(commands(await readSession(path))).toEqual(["make test:exit 2"]);
+  });
+
+  test("a byte-order mark before the first line: the header is read (JSON lines), the document is a session (older JSON)", async () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    for (const path of [
+      file("s.jsonl", Buffer.concat([bom, Buffer.from(jsonLines(SESSION))])),
+      file("session-x.json", Buffer.concat([bom, Buffer.from(document(SESSION))])),
+    ]) {
+      const r = await readSession(path);
+      expect(r).toMatchObject({ kind: "session", harness: "gemini", sessionId: "attack-1", skipped: [] });
+      expect(commands(r)).toEqual(EXPECTED);
+    }
+  });
+
+  test("CRLF line ends (a Windows checkout of an archive): the same events as LF", async () => {
+    const crlf = (text: string) => text.replaceAll("\n", "\r\n");
+    for (const path of [file("s.jsonl", crlf(jsonLines(SESSION))), file("session-x.json", crlf(document(SESSION)))]) {
+      const r = await readSession(path);
+      expect(r).toMatchObject({ kind: "session", sessionId: "attack-1", skipped: [] });
+      expect(commands(r)).toEqual(EXPECTED);
+    }
+  });
+
+  test("an older session cut off in the middle (copied while Gemini CLI wrote it) is named as that, with its last line", async () => {
+    const whole = document(SESSION);
+    const cut = whole.slice(0, whole.indexOf("apt-get"));
+    const r = await readSession(file("session-x.json", cut));
+    expect(r.kind).toBe("not-session");
+    expect(r.looksLike).toBe(`a Gemini CLI session (one JSON document) cut off after line ${cut.split("\n").length} (copied while Gemini CLI wrote it?)`);
+  });
+
+  test("an older session of 50 MB with the failure at its end: read whole, the failure found", async () => {
+    const chatter = Array.from({ length: 25_000 }, (_, i) => user(`c${i}`, `note ${i} ${"x".repeat(2_000)}`));
+    const path = file("session-big.json", document([...chatter, ...SESSION]));
+    expect(readFileSync(path).length).toBeGreaterThan(50 * 1024 * 1024);
+    const r = await readSession(path);
+    expect(r.counts.userMessages).toBe(25_001);
+    expect(commands(r)).toEqual(EXPECTED);
+  });
+
+  test("arguments nested a million levels deep: read, nothing thrown", async () => {
+    const deep = `${"[".repeat(1_000_000)}${"]".repeat(1_000_000)}`;
+    const record = JSON.stringify(shell("g1", "make", "boom", 2)).replace('"args":{', `"args":{"deep":${deep},`);
+    const r = await readSession(file("s.jsonl", `${JSON.stringify(HEADER)}\n${record}\n`));
+    expect(commands(r)).toEqual(["make:exit 2"]);
+  });
+
+  test("record kinds rkb does not know in an older session are skipped and counted, as in JSON lines", async () => {
+    const r = await readSession(file("session-x.json", document([...SESSION, { id: "h1", timestamp: T, type: "hologram" }])));
+    expect(r.skipped).toEqual([{ line: 5, reason: 'unknown record type "hologram"' }]);
+  });
+
+  test("an older session read again after it grew (Gemini CLI writes it whole each time): only the new records make an item", async () => {
+    const box = sandbox("rkb-gemini-regrow");
+    const path = join(box.dir, "session-x.json");
+    writeFileSync(path, document(SESSION));
+    expect((await rkb(["extract", path], { env: box.env })).exit).toBe(0);
+    const remember = user("u2", "remember: zlib1g-dev is needed before make");
+    writeFileSync(path, document([...SESSION, remember]));
+    const second = await rkb(["extract", path, "--format", "json"], { env: box.env });
+    expect(second.json()).toMatchObject({ items_written: 1, fixed: 0, remember: 1 });
+    // A model turn still running its command is read once it ended, whole.
+    const running = { ...shell("g4", "make install", "", 0), toolCalls: [{ ...shell("g4", "make install", "", 0).toolCalls[0]!, status: "executing" }] };
+    writeFileSync(path, document([...SESSION, remember, running]));
+    expect((await rkb(["extract", path, "--format", "json"], { env: box.env })).json()).toMatchObject({ items_written: 0 });
+    writeFileSync(path, document([...SESSION, remember, shell("g4", "make install", "cp: permission denied", 1)]));
+    expect((await rkb(["extract", path, "--format", "json"], { env: box.env })).json()).toMatchObject({ failed: 1 });
+  });
+});
+
 const RECORDED = recordedOpencode();
 const OC_SESSION = RECORDED.session[0]!.id as string;
 
