@@ -135,7 +135,8 @@ export function peekSessionId(path: string): string | undefined {
   } finally {
     closeSync(fd);
   }
-  const head = buf.subarray(0, n).toString("utf8").replace(/^\ufeff/, ""); // a byte-order mark is no part of the first line
+  // A byte-order mark is no part of the first line.
+  const head = buf.toString("utf8", 0, n).replace(/^\ufeff/, "");
   for (const line of head.split("\n").slice(0, 5)) {
     try {
       const obj = JSON.parse(line);
