@@ -95,6 +95,46 @@ describe("rkb install codex: the user's config.toml", () => {
   });
 });
 
+describe("rkb install: a settings file the user broke", () => {
+  test("config.toml broken on its fifth line: install and uninstall refuse naming that line, and leave it as it was", async () => {
+    const { env, home } = sandbox("rkb-install-attack");
+    mkdirSync(join(home, ".codex"));
+    const text = '# mine\nmodel = "o3"\n\n[profiles.fast]\nmodel = "o4\n';
+    writeFileSync(join(home, ".codex", "config.toml"), text);
+    for (const args of [
+      ["install", "codex"],
+      ["install", "codex", "--uninstall"],
+    ]) {
+      const run = await rkb(args, { env });
+      expect(run.exit).toBe(1);
+      expect(run.stderr).toContain("~/.codex/config.toml:5 is not valid TOML");
+    }
+    expect(readFileSync(join(home, ".codex", "config.toml"), "utf8")).toBe(text);
+    expect(existsSync(join(home, ".codex", "hooks.json"))).toBe(false);
+  });
+
+  test("doctor with each program's settings broken: each program's check fails naming its file, and every other check still runs", async () => {
+    const { env, home } = sandbox("rkb-install-attack");
+    expect((await rkb(["init"], { env })).exit).toBe(0);
+    for (const program of ["codex", "gemini", "opencode"]) expect((await rkb(["install", program], { env })).exit).toBe(0);
+    const healthy = (await rkb(["doctor", "--format", "json"], { env })).json().checks.map((c: any) => c.check);
+    writeFileSync(join(home, ".codex", "hooks.json"), '{\n  "hooks": {\n    "Stop": [\n');
+    writeFileSync(join(env.XDG_CONFIG_HOME!, "opencode", "opencode.json"), '{ "mcp": { "rkb": ');
+    const run = await rkb(["doctor", "--format", "json"], { env });
+    const checks = run.json().checks;
+    expect(checks.map((c: any) => c.check)).toEqual(healthy);
+    const of = (program: string) => checks.find((c: any) => c.check === `install: ${program}`);
+    expect(of("codex")).toMatchObject({ status: "fail", detail: expect.stringContaining("~/.codex/hooks.json:4 is not valid JSON") });
+    expect(of("opencode")).toMatchObject({ status: "fail", detail: expect.stringContaining("~/.config/opencode/opencode.json:1 is not valid JSON") });
+    expect(of("gemini").status).toBe("ok");
+    writeFileSync(join(home, ".codex", "config.toml"), "[mcp_servers.rkb\n");
+    expect((await rkb(["doctor", "--format", "json"], { env })).json().checks.find((c: any) => c.check === "install: codex")).toMatchObject({
+      status: "fail",
+      detail: expect.stringContaining("~/.codex/config.toml:1 is not valid TOML"),
+    });
+  });
+});
+
 describe("rkb install: settings files a user keeps elsewhere or protects", () => {
   test("a config.toml linked from a dotfiles folder stays a link; the entry goes into the file it points to, and uninstall gives that file back", async () => {
     const { env, home } = sandbox("rkb-install-attack");
