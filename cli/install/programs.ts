@@ -2,12 +2,13 @@
 // gemini.ts, opencode.ts) installed, removed and checked alike (install/pieces.ts).
 import { existsSync, readdirSync, readFileSync, rmdirSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { RkbError } from "../base/errors.ts";
 import type { Check } from "../doctor/doctor.ts";
 import { configHome, tildify } from "../machine/settings.ts";
 import { codexDir, codexPieces, codexTarget, codexUntrusted } from "./codex.ts";
 import { geminiExtensionDir, geminiHome, geminiPieces, geminiTarget } from "./gemini.ts";
 import { opencodeConfigFile, opencodeDir, opencodePieces, opencodeTarget } from "./opencode.ts";
-import { installPieces, type Piece, type PieceReport, piecesProblem, uninstallPieces } from "./pieces.ts";
+import { installPieces, type OwnedEntry, type Piece, type PieceReport, piecesProblem, uninstallPieces } from "./pieces.ts";
 
 export const PROGRAMS = ["codex", "gemini", "opencode"] as const;
 export type Program = (typeof PROGRAMS)[number];
@@ -51,10 +52,33 @@ export function programInstalled(program: Program, env: NodeJS.ProcessEnv, home:
   return installedIn(programPieces(program, env, home, "rkb", ""));
 }
 
-const installedIn = (pieces: Piece[]) => pieces.some((p) => existsSync(p.path) && (p.kind === "file" || p.state(readFileSync(p.path, "utf8")) !== "absent"));
+const installedIn = (pieces: Piece[]) => pieces.some((p) => existsSync(p.path) && (p.kind === "file" || entryIn(p, readFileSync(p.path, "utf8"))));
 
-/** Doctor: whether the program's pieces are installed, rkb's and current, and run a binary that exists. */
+/** Whether rkb's entry is in the file; a file that does not parse may hold it (doctor's check names the file). */
+function entryIn(p: OwnedEntry, text: string): boolean {
+  try {
+    return p.state(text) !== "absent";
+  } catch (e) {
+    if (e instanceof RkbError) return true;
+    throw e;
+  }
+}
+
+/**
+ * Doctor: whether the program's pieces are installed, rkb's and current, and run a binary that
+ * exists. A settings file that does not parse is this check's failure, not doctor's: the other
+ * checks still run.
+ */
 export function programCheck(program: Program, env: NodeJS.ProcessEnv, home: string, bin: string | undefined, marker: string): Check {
+  try {
+    return checkProgram(program, env, home, bin, marker);
+  } catch (e) {
+    if (!(e instanceof RkbError)) throw e;
+    return { check: `install: ${program}`, status: "fail", detail: e.message, fix: e.fix };
+  }
+}
+
+function checkProgram(program: Program, env: NodeJS.ProcessEnv, home: string, bin: string | undefined, marker: string): Check {
   const label = `install: ${program}`;
   const fix = `rkb install ${program}`;
   const pieces = programPieces(program, env, home, bin ?? "rkb", marker);

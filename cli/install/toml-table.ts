@@ -95,8 +95,27 @@ function parseToml(text: string, file = "the TOML text"): Record<string, unknown
   try {
     return Bun.TOML.parse(text) as Record<string, unknown>;
   } catch (e) {
-    throw new RkbError("config", `${file} is not valid TOML: ${(e as Error).message}`, `fix ${file}, then run rkb install again`);
+    const message = (e as Error).message.replace(/^TOML Parse error: /, "");
+    throw new RkbError("config", `${file}:${badLine(text)} is not valid TOML: ${message}`, `fix ${file}, then run rkb install again`);
   }
+}
+
+/**
+ * The line a TOML error is on (Bun's parser does not say): the first line whose text up to it no
+ * longer parses, found by halving (log n parses). A value left open across lines points at its start.
+ */
+function badLine(text: string): number {
+  const ends: number[] = [];
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) ends.push(at);
+  ends.push(text.length);
+  let good = 0; // lines known to parse
+  let bad = ends.length; // lines known not to
+  while (bad - good > 1) {
+    const mid = (good + bad) >> 1;
+    if (parsed(text.slice(0, ends[mid - 1]))) good = mid;
+    else bad = mid;
+  }
+  return bad;
 }
 
 function at(doc: unknown, path: string[]): unknown {

@@ -116,7 +116,7 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
   // Masked before anything reads them: signals, drafts, the excerpt and the cursor's open failures
   // then never hold a secret or a home folder, and no later split or cut can leave half of one behind.
   // The agent's words are read by the excerpt alone: they are masked only for an item that quotes them.
-  const paths = pathMasker(cwd);
+  const paths = pathMasker(cwd, env.HOME);
   const events = maskEvents(read.events, paths, { agent: false });
 
   const signatures = input.batch?.signatures ?? SignatureStore.load(env);
@@ -262,12 +262,13 @@ function itemMeta(
     time: Math.floor(Date.now() / 1000),
     harness: s.harness,
     session: s.sessionId && maskSecrets(s.sessionId),
-    cwd: s.cwd && pathMasker()(maskSecrets(s.cwd)),
+    cwd: s.cwd && pathMasker(undefined, home)(maskSecrets(s.cwd)),
     signals: s.findings.labels.map(maskSecrets),
     priority: s.findings.priority,
     counts: `failed ${c.failed}, fixed ${c.fixed}, correction ${c.correction}, remember ${c.remember}, repeat ${c.repeat}`,
     session_file: maskSecrets(tildePath(s.file, home)),
-    lines: lineNumbers.length ? `${Math.min(...lineNumbers)}-${Math.max(...lineNumbers)}` : undefined,
+    // Reduced, not spread: a session of millions of events is more arguments than a call takes.
+    lines: lineNumbers.length ? `${lineNumbers.reduce((a, b) => Math.min(a, b))}-${lineNumbers.reduce((a, b) => Math.max(a, b))}` : undefined,
     entries: ids.length ? `${ids[0]}..${ids[ids.length - 1]}` : undefined,
     session_time: s.read.firstTime,
     reason: input.reason && maskSecrets(input.reason),

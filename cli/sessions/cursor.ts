@@ -53,7 +53,7 @@ type Carry = Pick<Cursor, "openFailures" | "pendingCalls">;
  */
 export function saveCursor(env: NodeJS.ProcessEnv, cursor: Cursor): void {
   const { openFailures, pendingCalls, ...position } = cursor;
-  const paths = pathMasker(cursor.cwd);
+  const paths = pathMasker(cursor.cwd, env.HOME);
   const mask = (text: string) => paths(maskSecrets(text));
   const carry: Carry = {
     openFailures: Object.fromEntries(
@@ -75,7 +75,7 @@ export function saveCursor(env: NodeJS.ProcessEnv, cursor: Cursor): void {
   };
   const empty = !Object.keys(carry.openFailures).length && !Object.keys(carry.pendingCalls).length;
   const key = keyOf(env, cursor.file);
-  const kept = { ...position, file: key, cwd: position.cwd && pathMasker()(maskSecrets(position.cwd)) };
+  const kept = { ...position, file: key, cwd: position.cwd && pathMasker(undefined, env.HOME)(maskSecrets(position.cwd)) };
   saveCursorRow(env, key, JSON.stringify(kept), empty ? undefined : JSON.stringify(carry));
 }
 
@@ -135,7 +135,9 @@ export function peekSessionId(path: string): string | undefined {
   } finally {
     closeSync(fd);
   }
-  for (const line of buf.subarray(0, n).toString("utf8").split("\n").slice(0, 5)) {
+  // A byte-order mark is no part of the first line.
+  const head = buf.toString("utf8", 0, n).replace(/^\ufeff/, "");
+  for (const line of head.split("\n").slice(0, 5)) {
     try {
       const obj = JSON.parse(line);
       if (obj?.type === "session" && typeof obj.id === "string") return obj.id;

@@ -1,6 +1,7 @@
 import { isPathGlob, pathGlobFiles } from "../base/glob.ts";
-import { statSync } from "node:fs";
-import { isSqlite, opencodeSessions } from "./opencode.ts";
+import { existsSync, statSync } from "node:fs";
+import { RkbError } from "../base/errors.ts";
+import { isSqlite, opencodeSessions, splitSource } from "./opencode.ts";
 import { isAbsolute, resolve } from "node:path";
 import { capture, type CaptureResult } from "./capture.ts";
 import { expireState } from "../machine/state.ts";
@@ -107,6 +108,13 @@ export function findSessionFiles(
       if (found.size === before) problems.push({ path: p, message: "the pattern matches no file" });
       continue;
     }
+    // One session of opencode's store, as rkb names it (`<db>#<session id>`).
+    const { db, session } = splitSource(abs);
+    if (session && existsSync(db)) {
+      const st = statSync(db);
+      found.set(abs, { path: abs, size: st.size, mtimeMs: st.mtimeMs });
+      continue;
+    }
     let st;
     try {
       st = statSync(abs);
@@ -126,8 +134,9 @@ export function findSessionFiles(
     found.delete(path);
     try {
       for (const source of opencodeSessions(path)) found.set(source, { ...f, path: source });
-    } catch {
-      problems.push({ path, message: "is an SQLite file but no opencode store rkb can read" });
+    } catch (e) {
+      const problem = e instanceof RkbError && typeof e.extra.problem === "string" ? `${e.extra.problem}; ${e.fix}` : "is an SQLite file rkb cannot read";
+      problems.push({ path, message: problem });
     }
   }
   return { files: [...found.values()].sort((a, b) => a.path.localeCompare(b.path)), problems };

@@ -51,21 +51,58 @@ function readHeader(obj: any, header: Header): undefined {
   return undefined;
 }
 
-/** An older Gemini CLI session, one JSON document: its header and its records as entries. */
-export function readGeminiJson(path: string): { entries: Entry[]; header: Header; problem?: string } {
-  const entries: Entry[] = [];
-  const header: Header = {};
-  if (statSync(path).size > MAX_JSON_BYTES) return { entries, header, problem: `larger than ${MAX_JSON_BYTES >> 20} MB` };
+/**
+ * An older Gemini CLI session, one JSON document (written whole again as the session goes on): its
+ * header and its records from record `from` on, as entries. `seen` counts the records read, this
+ * read's included; a last model record whose tool calls have not all ended is left for the next read.
+ */
+export function readGeminiJson(path: string, from = 0): GeminiDocument {
+  const read: GeminiDocument = { entries: [], header: {}, skipped: [], seen: from };
+  if (statSync(path).size > MAX_JSON_BYTES) return { ...read, problem: `larger than ${MAX_JSON_BYTES >> 20} MB` };
+  const text = readFileSync(path, "utf8");
   let doc: any;
   try {
-    doc = JSON.parse(readFileSync(path, "utf8"));
-  } catch {
-    return { entries, header, problem: "not valid JSON" };
+    doc = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (e) {
+    return { ...read, problem: "not valid JSON", ...(looksLikeGemini(text) ? { damaged: damage(text, e) } : {}) };
   }
-  if (!isHeader(doc) || !Array.isArray(doc.messages)) return { entries, header, problem: "no Gemini CLI session" };
-  readHeader(doc, header);
-  doc.messages.forEach((m: unknown, i: number) => addRecord(m, i + 1, entries));
-  return { entries, header };
+  if (!isHeader(doc) || !Array.isArray(doc.messages)) return { ...read, problem: "no Gemini CLI session" };
+  readHeader(doc, read.header);
+  const records: unknown[] = doc.messages;
+  const end = records.length > 0 && running(records.at(-1)) ? records.length - 1 : records.length;
+  for (let i = from; i < end; i++) {
+    const problem = addRecord(records[i], i + 1, read.entries);
+    if (problem) read.skipped.push({ line: i + 1, reason: problem });
+  }
+  read.seen = Math.max(from, end);
+  return read;
+}
+
+export interface GeminiDocument {
+  entries: Entry[];
+  header: Header;
+  skipped: { line: number; reason: string }[];
+  /** Records read, this read's included: where the next read starts (a record number, not a byte offset). */
+  seen: number;
+  problem?: string;
+  /** For a document that starts as a Gemini CLI session but does not parse: where and how it breaks, in words. */
+  damaged?: string;
+}
+
+/** A model record with a tool call still running (or waiting for the user): it is written again once they end. */
+const ENDED = new Set(["success", "error", "cancelled"]);
+const running = (m: any) => m?.type === "gemini" && Array.isArray(m.toolCalls) && m.toolCalls.some((c: any) => !ENDED.has(c?.status));
+
+/** Whether a document's start is a Gemini CLI session's header (its first keys, in the first few KB). */
+const looksLikeGemini = (text: string) => /"sessionId"\s*:/.test(text.slice(0, 4096)) && /"projectHash"\s*:/.test(text.slice(0, 4096));
+
+function damage(text: string, e: unknown): string {
+  let lines = text.endsWith("\n") ? 0 : 1;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
+  const why = e instanceof Error ? e.message : String(e);
+  return /EOF|end of (data|input)|unterminated/i.test(why)
+    ? `a Gemini CLI session (one JSON document) cut off after line ${lines} (copied while Gemini CLI wrote it?)`
+    : `a Gemini CLI session (one JSON document) that is not valid JSON (${why})`;
 }
 
 /** Where each record id sits in its file's entries, so a record written again replaces the first. */
@@ -114,7 +151,7 @@ function readGemini(m: any, entry: Entry): void {
     if (!id) continue;
     const name = str(c.name) ?? "?";
     entry.raw.push(name === SHELL ? shellCall(id, name, str(c.args?.command)) : toolCall(id, name, c.args));
-    if (c.status !== "success" && c.status !== "error" && c.status !== "cancelled") continue; // still running
+    if (!ENDED.has(c.status)) continue; // still running
     const sent = responseText(c.result);
     const failed = c.status !== "success";
     const shown = str(c.resultDisplay) ?? sent;
@@ -135,9 +172,13 @@ function responseText(result: unknown): string {
     .join("\n");
 }
 
-/** The shell tool's exit code from its text: `Exit Code: N`, 0 when there is none and the tool reported no error. */
+/**
+ * The shell tool's exit code from its text: the last `Exit Code: N` line (Gemini CLI writes it after
+ * the command's output, which may print such a line of its own), 0 when there is none and the tool
+ * reported no error.
+ */
 export function exitCodeOf(text: string, toolError: boolean): number {
-  const m = /^Exit Code: (-?\d+)[ \t]*$/m.exec(text);
-  if (m) return Number(m[1]);
-  return toolError ? 1 : 0;
+  let code: number | undefined;
+  for (const m of text.matchAll(/^Exit Code: (-?\d+)[ \t]*$/gm)) code = Number(m[1]);
+  return code ?? (toolError ? 1 : 0);
 }

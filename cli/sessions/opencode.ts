@@ -1,5 +1,8 @@
-import { Database } from "bun:sqlite";
-import { closeSync, openSync, readSync } from "node:fs";
+import { constants, Database } from "bun:sqlite";
+import { closeSync, existsSync, openSync, readSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { type ErrorCode, RkbError } from "../base/errors.ts";
+import { tildify } from "../machine/settings.ts";
 import { stripInjected } from "./clean.ts";
 import { clip, type Entry, type Header, resultEvent, shellCall, str, toolCall } from "./entries.ts";
 
@@ -9,6 +12,9 @@ import { clip, type Entry, type Header, resultEvent, shellCall, str, toolCall } 
 // session is addressed as `<db>#<session id>`; the cursor counts the parts read, in message order,
 // and stops before a message that is not finished yet. The store is opened read-only; opencode
 // keeps writing it while rkb reads. Each part is an entry, numbered by its place in the session.
+// A store without its write-ahead log (opencode is not running, or it is a copy in an archive) is
+// read as an immutable file: SQLite would otherwise leave a -wal and a -shm file beside it, and
+// could not open it at all in a folder rkb may not write.
 
 const SQLITE_MAGIC = "SQLite format 3\0";
 /** Part kinds that are bookkeeping, not conversation: read and passed over without a word. */
@@ -49,12 +55,32 @@ export function opencodeSessions(db: string): string[] {
 }
 
 function withStore<T>(db: string, use: (store: Database) => T): T {
-  const store = new Database(db, { readonly: true });
+  let store: Database | undefined;
   try {
+    store = existsSync(`${db}-wal`)
+      ? new Database(db, { readonly: true })
+      : new Database(`${pathToFileURL(db).href}?immutable=1`, constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI);
     return use(store);
+  } catch (e) {
+    throw e instanceof RkbError ? e : storeError(db, e);
   } finally {
-    store.close();
+    store?.close();
   }
+}
+
+/** What SQLite's refusal means for a user, and what to do; `extra.problem` says it without the path. */
+function storeError(db: string, e: unknown): RkbError {
+  const why = e instanceof Error ? e.message : String(e);
+  const [code, problem, fix]: [ErrorCode, string, string] = /locked|busy/i.test(why)
+    ? ["locked", `is locked by another program (SQLite: ${why})`, "run again once opencode has finished writing"]
+    : /no such (table|column)/i.test(why)
+      ? ["bad_format", `is an SQLite file but not opencode's store (SQLite: ${why})`, "pass opencode's opencode.db (in ~/.local/share/opencode)"]
+      : [
+          "bad_format",
+          `is an SQLite file rkb cannot read (SQLite: ${why})`,
+          "copy the store again, with opencode stopped (a copy made while it writes may be cut off)",
+        ];
+  return new RkbError(code, `${tildify(db)} ${problem}`, fix, { problem });
 }
 
 interface Row {
@@ -81,20 +107,25 @@ export function readOpencode(source: string, from = 0): StoreRead {
     const meta = store.query<{ directory: string; time_created: number }, [string]>("SELECT directory, time_created FROM session WHERE id = ?").get(session);
     if (!meta) return read;
     read.found = true;
-    read.header = { sessionId: session, cwd: meta.directory, startedAt: new Date(meta.time_created).toISOString() };
+    read.header = { sessionId: session, cwd: meta.directory, startedAt: isoTime(meta.time_created) };
     const messages = store
       .query<Row & { time_created: number }, [string]>("SELECT id, data, time_created FROM message WHERE session_id = ? ORDER BY time_created, id")
       .all(session);
     const byMessage = new Map<string, Row[]>();
-    for (const p of store.query<Row & { message_id: string }, [string]>("SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY id").all(session))
-      byMessage.set(p.message_id, [...(byMessage.get(p.message_id) ?? []), p]);
+    for (const p of store
+      .query<Row & { message_id: string }, [string]>("SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY id")
+      .all(session)) {
+      const parts = byMessage.get(p.message_id);
+      if (parts) parts.push(p);
+      else byMessage.set(p.message_id, [p]);
+    }
     let seen = 0;
     for (const m of messages) {
       const info = parse(m.data);
       const parts = byMessage.get(m.id) ?? [];
       // An assistant message still being written is read next time, whole.
       if (info?.role === "assistant" && typeof obj(info.time).completed !== "number") break;
-      const time = new Date(m.time_created).toISOString();
+      const time = isoTime(m.time_created);
       parts.forEach((p, i) => {
         const line = seen + i + 1;
         if (line <= from) return;
@@ -144,6 +175,12 @@ function readPart(part: Record<string, unknown> | undefined, byUser: boolean, en
 /** opencode's edit and write arguments (`filePath`, `oldString`, `newString`) in the names edits.ts reads. */
 function opencodeArgs(input: Record<string, unknown>): Record<string, unknown> {
   return { ...input, path: input.filePath ?? input.path, old_string: input.oldString, new_string: input.newString };
+}
+
+/** A row's time (ms since 1970) as ISO text; undefined for one that is no time (a damaged row loses its time, not the session). */
+function isoTime(ms: unknown): string | undefined {
+  const date = new Date(typeof ms === "number" ? ms : Number.NaN);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
 
 function parse(data: string): Record<string, unknown> | undefined {

@@ -143,6 +143,8 @@ export async function readSession(path: string, opts: ReadOptions = {}): Promise
     };
     if (terminated) consumed();
     if (bytes === null) return skip(`line longer than ${Math.round(maxLine / 1024 / 1024)} MB`);
+    // A byte-order mark (an editor's, a Windows tool's) is no part of the first line's JSON.
+    if (lineNo === 1 && !opts.fromOffset && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
     firstBytes ??= Buffer.from(bytes.subarray(0, 4));
     if (bytes.length === 0 || (bytes.length < 8 && bytes.toString("latin1").trim() === "")) return;
     // Decoded leniently, and checked strictly only when a replacement character shows up: one in
@@ -202,8 +204,8 @@ export async function readSession(path: string, opts: ReadOptions = {}): Promise
 
 /**
  * The sessions that are read whole, not line by line: one in opencode's store (`<db>#<session>`,
- * from part `fromOffset` on) and an older Gemini CLI session (one JSON document). Undefined for a
- * file of JSON lines.
+ * from part `fromOffset` on) and an older Gemini CLI session (one JSON document, from record
+ * `fromOffset` on). Undefined for a file of JSON lines.
  */
 function readWhole(path: string, opts: ReadOptions): SessionRead | undefined {
   const { session } = splitSource(path);
@@ -219,11 +221,12 @@ function readWhole(path: string, opts: ReadOptions): SessionRead | undefined {
       endLine: r.seen,
     });
   }
-  if (!path.endsWith(".json") || opts.fromOffset) return undefined;
-  const g = readGeminiJson(path);
+  if (!path.endsWith(".json")) return undefined;
+  const g = readGeminiJson(path, opts.fromOffset ?? 0);
+  if (g.damaged) return sessionRead(path, [], {}, opts, { kind: "not-session", looksLike: g.damaged, skipped: [], lines: 0, endOffset: 0, endLine: 0 });
   if (g.problem) return undefined; // read as lines, which names what the file looks like
-  const lines = g.entries.length;
-  return sessionRead(path, g.entries, g.header, opts, { kind: "session", harness: "gemini", skipped: [], lines, endOffset: 0, endLine: 0 });
+  const lines = g.entries.length + g.skipped.length;
+  return sessionRead(path, g.entries, g.header, opts, { kind: "session", harness: "gemini", skipped: g.skipped, lines, endOffset: g.seen, endLine: g.seen });
 }
 
 /** The session read from its entries: the branch, the tool calls paired with their results, the counts. */

@@ -13,18 +13,26 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /**
  * A function that rewrites a session's text: its working directory (a path that starts there) as
  * `.`, every other home folder as `~`. Without a working directory only homes are rewritten.
+ * `home`: this machine's home, written `~` too where it has no home's usual name (`/root`, a CI
+ * runner's `/github/home`).
  */
-export function pathMasker(cwd?: string): (text: string) => string {
+export function pathMasker(cwd?: string, home?: string): (text: string) => string {
   const dir = cwd?.replace(/[/\\]+$/, "");
+  const h = home?.replace(/[/\\]+$/, "");
   // The folder itself, ending where a path part ends; not the root, not a home itself (that is `~`).
-  const own = dir && dir.length > 1 && !isBareHome(dir) ? new RegExp(`(?<![\\w.~-])${escapeRegex(dir)}(?![^\\s/\\\\"'\`<>()[\\]{},;|:*?])`, "g") : undefined;
+  const own = dir && dir.length > 1 && !isBareHome(dir) && dir !== h ? folder(dir) : undefined;
+  const mine = h && h.length > 1 && !isBareHome(h) ? folder(h) : undefined;
   return (text) => {
     if (!text) return text;
     let out = own && text.includes(dir!) ? text.replace(own, ".") : text;
+    if (mine && out.includes(h!)) out = out.replace(mine, "~");
     if (out.includes("Users") || out.includes("home")) out = out.replace(HOME, "~").replace(DASHED_HOME, "-~");
     return out;
   };
 }
+
+/** A folder's path where it stands as a path of its own (or the start of one). */
+const folder = (dir: string) => new RegExp(`(?<![\\w.~-])${escapeRegex(dir)}(?![^\\s/\\\\"'\`<>()[\\]{},;|:*?])`, "g");
 
 function isBareHome(dir: string): boolean {
   HOME.lastIndex = 0;

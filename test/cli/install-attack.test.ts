@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { rkb, sandbox } from "../helpers.ts";
 
 // The QA attacks on `rkb install codex|opencode` (issue 25): the user's settings file as people
@@ -94,6 +95,46 @@ describe("rkb install codex: the user's config.toml", () => {
   });
 });
 
+describe("rkb install: a settings file the user broke", () => {
+  test("config.toml broken on its fifth line: install and uninstall refuse naming that line, and leave it as it was", async () => {
+    const { env, home } = sandbox("rkb-install-attack");
+    mkdirSync(join(home, ".codex"));
+    const text = '# mine\nmodel = "o3"\n\n[profiles.fast]\nmodel = "o4\n';
+    writeFileSync(join(home, ".codex", "config.toml"), text);
+    for (const args of [
+      ["install", "codex"],
+      ["install", "codex", "--uninstall"],
+    ]) {
+      const run = await rkb(args, { env });
+      expect(run.exit).toBe(1);
+      expect(run.stderr).toContain("~/.codex/config.toml:5 is not valid TOML");
+    }
+    expect(readFileSync(join(home, ".codex", "config.toml"), "utf8")).toBe(text);
+    expect(existsSync(join(home, ".codex", "hooks.json"))).toBe(false);
+  });
+
+  test("doctor with each program's settings broken: each program's check fails naming its file, and every other check still runs", async () => {
+    const { env, home } = sandbox("rkb-install-attack");
+    expect((await rkb(["init"], { env })).exit).toBe(0);
+    for (const program of ["codex", "gemini", "opencode"]) expect((await rkb(["install", program], { env })).exit).toBe(0);
+    const healthy = (await rkb(["doctor", "--format", "json"], { env })).json().checks.map((c: any) => c.check);
+    writeFileSync(join(home, ".codex", "hooks.json"), '{\n  "hooks": {\n    "Stop": [\n');
+    writeFileSync(join(env.XDG_CONFIG_HOME!, "opencode", "opencode.json"), '{ "mcp": { "rkb": ');
+    const run = await rkb(["doctor", "--format", "json"], { env });
+    const checks = run.json().checks;
+    expect(checks.map((c: any) => c.check)).toEqual(healthy);
+    const of = (program: string) => checks.find((c: any) => c.check === `install: ${program}`);
+    expect(of("codex")).toMatchObject({ status: "fail", detail: expect.stringContaining("~/.codex/hooks.json:4 is not valid JSON") });
+    expect(of("opencode")).toMatchObject({ status: "fail", detail: expect.stringContaining("~/.config/opencode/opencode.json:1 is not valid JSON") });
+    expect(of("gemini").status).toBe("ok");
+    writeFileSync(join(home, ".codex", "config.toml"), "[mcp_servers.rkb\n");
+    expect((await rkb(["doctor", "--format", "json"], { env })).json().checks.find((c: any) => c.check === "install: codex")).toMatchObject({
+      status: "fail",
+      detail: expect.stringContaining("~/.codex/config.toml:1 is not valid TOML"),
+    });
+  });
+});
+
 describe("rkb install: settings files a user keeps elsewhere or protects", () => {
   test("a config.toml linked from a dotfiles folder stays a link; the entry goes into the file it points to, and uninstall gives that file back", async () => {
     const { env, home } = sandbox("rkb-install-attack");
@@ -149,5 +190,57 @@ describe("rkb install: settings files a user keeps elsewhere or protects", () =>
     expect(doctor.fix).toContain("rkb install codex");
     expect((await rkb(["install", "codex", "--uninstall"], { env })).exit).toBe(0);
     expect(readFileSync(file, "utf8")).toBe(text);
+  });
+});
+
+/** Every file and folder under `dir` (relative path → hash of its bytes, or "folder"). */
+function files(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (at: string) => {
+    for (const name of readdirSync(at)) {
+      const path = join(at, name);
+      if (lstatSync(path).isDirectory()) {
+        out.set(relative(dir, path) + "/", "folder");
+        walk(path);
+      } else out.set(relative(dir, path), createHash("sha256").update(readFileSync(path)).digest("hex"));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+describe("rkb install: only the files it owns", () => {
+  test("codex, gemini, opencode: install changes exactly the files it reports, all in the program's folder; uninstall gives the home folder back", async () => {
+    const { env, home } = sandbox("rkb-install-attack");
+    const put = (rel: string, text: string) => {
+      mkdirSync(join(home, rel, ".."), { recursive: true });
+      writeFileSync(join(home, rel), text);
+    };
+    put(".codex/config.toml", '# mine\nmodel = "o3"\n');
+    put(".codex/AGENTS.md", "my instructions\n");
+    put(".gemini/settings.json", '{ "theme": "dark" }\n');
+    put(".gemini/GEMINI.md", "my instructions\n");
+    put(".config/opencode/opencode.jsonc", '{\n  // mine\n  "model": "x/y"\n}\n');
+    put(".config/opencode/AGENTS.md", "my instructions\n");
+    put(".codex/skills/mine/SKILL.md", "---\nname: mine\n---\n");
+    put(".bashrc", "export A=1\n");
+    put(".claude/settings.json", "{}\n");
+    const before = files(home);
+    const folders: Record<string, string> = { codex: ".codex/", gemini: ".gemini/extensions/rkb/", opencode: ".config/opencode/" };
+    let now = before;
+    for (const program of ["codex", "gemini", "opencode"]) {
+      const run = await rkb(["install", program, "--format", "json"], { env });
+      expect(run.exit).toBe(0);
+      const written = run.json().installs[0].files.filter((f: any) => f.action === "written");
+      const reported = written.map((f: any) => String(f.path).replace(/^~\//, "")); // reported as ~/…
+      const after = files(home);
+      const changed = [...new Set([...now.keys(), ...after.keys()])].filter((k) => now.get(k) !== after.get(k)).sort();
+      expect(changed.filter((c) => !c.endsWith("/"))).toEqual([...reported].sort());
+      const folder = folders[program]!;
+      expect(changed.filter((c) => !c.startsWith(folder) && !folder.startsWith(c))).toEqual([]); // the folder itself and the ones above it may be made
+      now = after;
+    }
+    for (const program of ["codex", "gemini", "opencode"]) expect((await rkb(["install", program, "--uninstall"], { env })).exit).toBe(0);
+    expect(files(home)).toEqual(before);
   });
 });

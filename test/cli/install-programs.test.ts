@@ -52,7 +52,7 @@ describe("rkb install codex", () => {
       /has \[mcp_servers\.rkb\], and rkb did not write it/,
     ],
     ["rkb's server written as dotted keys", `mcp_servers.rkb.command = "rkb"\nmcp_servers.rkb.args = ["mcp"]\n`, /cannot edit line by line/],
-    ["a broken config.toml", `model = "o3\n`, /config\.toml is not valid TOML/],
+    ["a broken config.toml", `model = "o3\n`, /config\.toml:1 is not valid TOML/],
   ])("refuses %s and writes nothing", async (_, text, message) => {
     const { env, home } = sandbox();
     mkdirSync(join(home, ".codex"));

@@ -61,7 +61,7 @@ describe("editTable", () => {
   });
 
   test("a broken file is a config error naming it", () => {
-    expect(() => edit(`model = "o3\n`)).toThrow(/config\.toml is not valid TOML/);
+    expect(() => edit(`model = "o3\n`)).toThrow(/config\.toml:1 is not valid TOML/);
   });
 
   test("renders keys and strings TOML can read back, whatever the path holds", () => {

@@ -3,6 +3,7 @@
 // work inside is measured at two sizes four times apart: linear work grows about 4×, quadratic
 // 16×, so a ratio under 8 catches a quadratic regression however slow the machine is. Precise
 // figures: scripts/bench-linear.ts → BENCHMARKS.md.
+import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -14,6 +15,8 @@ import { flowStyleLines } from "../../cli/lesson/yaml.ts";
 import { failureSignature, keyErrorLines, stripHarnessTrailer } from "../../cli/shell/result.ts";
 import { readFailure } from "../../cli/shell/failure.ts";
 import { stripInjected } from "../../cli/sessions/clean.ts";
+import { exitCodeOf } from "../../cli/sessions/gemini.ts";
+import { readOpencode } from "../../cli/sessions/opencode.ts";
 import { renderExcerpt } from "../../cli/inbox/excerpt.ts";
 import { userSignals } from "../../cli/sessions/said.ts";
 import { pathMasker } from "../../cli/text/paths.ts";
@@ -195,6 +198,29 @@ describe("the work inside grows linearly (4× the input, under 8× the time)", (
     );
   }, 30_000);
 
+  test("an opencode message of 4× as many parts: reading the session", () => {
+    const dir = sandbox().dir;
+    expectLinear(
+      "readOpencode",
+      (parts) => {
+        const db = join(dir, `opencode-${parts}.db`);
+        const store = new Database(db);
+        store.exec("CREATE TABLE session (id TEXT PRIMARY KEY, directory TEXT, time_created INTEGER)");
+        store.exec("CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, data TEXT)");
+        store.exec("CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, data TEXT)");
+        store.query("INSERT INTO session VALUES ('ses_1', '/w', 1)").run();
+        store.query(`INSERT INTO message VALUES ('msg_1', 'ses_1', 1, '{"role":"assistant","time":{"completed":2}}')`).run();
+        const add = store.query("INSERT INTO part VALUES (?, 'msg_1', 'ses_1', ?)");
+        store.transaction(() => {
+          for (let i = 0; i < parts; i++) add.run(`prt_${String(i).padStart(8, "0")}`, JSON.stringify({ type: "text", text: `step ${i}` }));
+        })();
+        store.close();
+        return () => readOpencode(`${db}#ses_1`);
+      },
+      20_000,
+    );
+  }, 60_000);
+
   test("the site's search index of 4× as many lessons", () => {
     const lessons = (n: number) =>
       Array.from({ length: n }, (_, i) =>
@@ -243,6 +269,8 @@ describe("the work inside grows linearly (4× the input, under 8× the time)", (
       stripInjected,
       userSignals: (s) => userSignals(s),
       pathMasker: pathMasker("/home/dev/proj"),
+      pathMaskerOwnHome: pathMasker("/root/proj", "/root"),
+      geminiExitCode: (s) => exitCodeOf(s, false),
       excerpt: (s) =>
         renderExcerpt(
           [

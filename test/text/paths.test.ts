@@ -24,6 +24,12 @@ describe("pathMasker", () => {
   test("without a working directory, homes only", () => {
     expect(pathMasker()("cd /home/dev/proj && make")).toBe("cd ~/proj && make");
   });
+
+  test("the machine's home where it has no home's usual name (/root, a CI runner's): `~` too, the working directory below it `.`", () => {
+    expect(pathMasker(undefined, "/root")("cat /root/.netrc /rootfs/x /root")).toBe("cat ~/.netrc /rootfs/x ~");
+    expect(pathMasker("/github/home/app", "/github/home/")("cd /github/home/app/src; ls /github/home/.cache")).toBe("cd ./src; ls ~/.cache");
+    expect(pathMasker("/root", "/root")("ls /root/x")).toBe("ls ~/x");
+  });
 });
 
 test("tildePath: the machine's home as ~", () => {
