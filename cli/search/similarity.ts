@@ -10,19 +10,27 @@ import { isCurrent } from "../lesson/schema.ts";
 // A lesson is a TF-IDF vector over its weighted terms, the same terms the search index holds (title,
 // tags, queries, folder, lead section, body: kb/index.ts `lessonTerms`): weight =
 // (1 + ln tf) · ln((1 + N) / (1 + df)), the 64 heaviest terms kept, L2-normalized; the similarity of
-// two lessons is the dot product of their vectors (0..1).
+// two lessons is the dot product of their vectors (0..1). N counts at least MIN_LESSONS lessons.
 //
 // Pairs come from an inverted index with prefix filtering: each lesson indexes only its rarer terms,
 // leaving out its most common ones as long as their share of the vector (its norm) stays below the
 // threshold, so a pair that shares no indexed term cannot reach it; terms in more than 2% of the
-// lessons are not indexed at all. Scores accumulate over the
-// postings; only pairs whose bound reaches the threshold get an exact dot product.
+// lessons (and in more than 50) are not indexed at all. Scores accumulate over the postings; only
+// pairs whose bound reaches the threshold get an exact dot product.
 
 const KEPT_TERMS = 64;
 /**
- * Terms in more lessons than this never make a pair on their own (they still count in its score):
- * lessons that share only such words share vocabulary, not a subject. This keeps the pair search
- * near linear: the postings it walks stay short.
+ * How common a word is, is a share of the lessons, and a share of a few lessons says nothing: in a
+ * knowledge base of two lessons every word the pair shares is in all of them, and its weight
+ * ln((1 + N) / (1 + df)) would be 0. So N counts at least this many lessons (the missing ones hold
+ * none of the words): a word weighs by how many lessons hold it, not by what share of a handful.
+ * Above this many lessons nothing changes.
+ */
+const MIN_LESSONS = 50;
+/**
+ * Terms in more than this share of the lessons, and in more than COMMON_TERM_MIN of them, never make
+ * a pair on their own (they still count in its score): lessons that share only such words share
+ * vocabulary, not a subject. This keeps the pair search near linear: the postings it walks stay short.
  */
 const COMMON_TERM_SHARE = 0.02;
 const COMMON_TERM_MIN = 50;
@@ -77,12 +85,13 @@ export class SimilarityIndex<T extends Comparable> {
     counts: TermCounts,
   ) {
     const n = items.length;
+    const counted = Math.max(n, MIN_LESSONS);
     this.termId = counts.termId;
     this.df = new Uint32Array(counts.termCount);
     for (let p = 0; p < counts.start[n]!; p++) this.df[counts.terms[p]!]!++;
     this.idf = new Float64Array(counts.termCount);
-    for (let t = 0; t < counts.termCount; t++) this.idf[t] = Math.log((1 + n) / (1 + this.df[t]!));
-    this.unseenIdf = Math.log(1 + n);
+    for (let t = 0; t < counts.termCount; t++) this.idf[t] = Math.log((1 + counted) / (1 + this.df[t]!));
+    this.unseenIdf = Math.log(1 + counted);
     this.vecStart = new Uint32Array(n + 1);
     this.vecTerms = new Int32Array(n * KEPT_TERMS);
     this.vecWeights = new Float64Array(n * KEPT_TERMS);
