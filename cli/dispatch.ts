@@ -4,7 +4,7 @@ import type { CommandContext } from "./commands/_shared.ts";
 import { helpText, overviewHelp, readCommandLine } from "./flags.ts";
 import { asRkbError, RkbError, usageError } from "./base/errors.ts";
 import { renderError, renderOutput, resolveFormat, type Format, type Output } from "./output/render.ts";
-import { callerFrom, debugFromEnv, isAgent, projectFromEnv, stdinTimeoutMs, systemFromEnv, type Caller } from "./machine/settings.ts";
+import { callerFrom, debugFromEnv, isAgent, stdinTimeoutMs, type Caller } from "./machine/settings.ts";
 import { decodeInput, MAX_INPUT_BYTES, refusedInput, tooLarge } from "./base/text-input.ts";
 import { VERSION_LINE } from "./base/version.ts";
 import { editDistance } from "./text/distance.ts";
@@ -48,7 +48,7 @@ export async function runCli(argv: string[], io: CliIO = {}): Promise<CliResult>
       env,
       cwd: io.cwd ?? process.cwd(),
       format,
-      place: { project: line.project || projectFromEnv(env), system: line.system || systemFromEnv(env), with: line.with },
+      place: { project: line.project, system: line.system, with: line.with },
       stdinIsTTY,
       stdin: async () => (io.stdin !== undefined ? checkedText(io.stdin) : stdinIsTTY ? "" : await stdinInput(env)),
       stdinPayload: async () => (io.stdin !== undefined ? io.stdin : stdinIsTTY ? "" : await Bun.stdin.text()),

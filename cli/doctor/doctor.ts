@@ -5,7 +5,8 @@ import { loadKbConfig } from "../lesson/config.ts";
 import { git, gitIdentity, stoppedOperation } from "../base/git.ts";
 import { PRE_COMMIT_HOOK } from "../write/init.ts";
 import { lintKb } from "../lint/lint.ts";
-import { resolvePlace } from "../place/place.ts";
+import { RkbError } from "../base/errors.ts";
+import { resolvePlace, type Place } from "../place/place.ts";
 import { loadKb } from "../kb/store.ts";
 import { unwritableFolder } from "../lesson/layout.ts";
 import { lockPath } from "../write/entry.ts";
@@ -137,14 +138,21 @@ export function kbChecks(root: string, env: NodeJS.ProcessEnv, cwd: string, plac
         : ok("uncommitted changes", "none"),
   );
   checks.push(writeLockCheck(root), gitLockCheck(root));
-  const where = resolvePlace({ root, kb: loadKb(root), cwd, env, options: place });
-  checks.push(
-    ok(
-      "place",
-      `project ${where.project ? `${where.project.name} (${where.project.rule})` : "none"}, system ${where.system ? `${where.system.name} (${where.system.rule})` : "none"}`,
-    ),
-  );
+  checks.push(placeCheck(root, env, cwd, place));
   return checks;
+}
+
+/** Where rkb runs, or why the place it is told cannot be (a --project or RKB_PROJECT that is no folder name). */
+function placeCheck(root: string, env: NodeJS.ProcessEnv, cwd: string, place: PlaceOptions): Check {
+  let where: Place;
+  try {
+    where = resolvePlace({ root, kb: loadKb(root), cwd, env, options: place });
+  } catch (e) {
+    if (!(e instanceof RkbError)) throw e;
+    return { check: "place", status: "fail", detail: e.message, fix: e.fix };
+  }
+  const named = (m: { name: string; rule: string } | undefined) => (m ? `${m.name} (${m.rule})` : "none");
+  return ok("place", `project ${named(where.project)}, system ${named(where.system)}`);
 }
 
 /** Whether git can commit here: a name and an e-mail, from its config or the environment. */

@@ -40,15 +40,6 @@ export function folderCondition(path: string): Record<string, string> {
   return {};
 }
 
-export const FOLDER_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
-/** Longest topic, project or system folder name rkb creates (a path part must stay well under 255 bytes). */
-export const MAX_FOLDER_NAME = 64;
-
-/** A name rkb may create a folder with: lowercase letters, digits and single dashes, at most MAX_FOLDER_NAME long. */
-export function isFolderName(name: string): boolean {
-  return name.length <= MAX_FOLDER_NAME && FOLDER_NAME.test(name);
-}
-
 /** Lists every non-hidden file below root as relative `/` paths, sorted. */
 export function walkFiles(root: string): string[] {
   const out: string[] = [];

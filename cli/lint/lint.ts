@@ -1,7 +1,8 @@
 import { ConfigError, DEFAULT_KB_TOML, parseKbToml, type KbConfig } from "../lesson/config.ts";
 import { git, gitOrThrow } from "../base/git.ts";
 import { findLeaks, leakOptions, secretMessage, type LeakOptions } from "./leak.ts";
-import { classify, FOLDER_NAME, lessonDepth } from "../lesson/layout.ts";
+import { FOLDER_NAME, folderNameLike } from "../base/folder-name.ts";
+import { classify, lessonDepth } from "../lesson/layout.ts";
 import { frontmatterKeyLines, LessonParseError, parseLesson, splitFrontmatter, type Lesson } from "../lesson/lesson.ts";
 import { conflictFindings, labelFindings, lessonFindings, nestedLine, unreadableValues } from "../lesson/lint-lesson.ts";
 import type { Finding } from "../lesson/finding.ts";
@@ -377,9 +378,7 @@ function folderNameFindings(files: string[], report: Report): void {
       if (seen.has(folder)) continue;
       seen.add(folder);
       if (!FOLDER_NAME.test(parts[i]!)) {
-        const suggestion = parts[i]!.toLowerCase()
-          .replace(/[^a-z0-9]+/g, "-")
-          .replace(/^-|-$/g, "");
+        const suggestion = folderNameLike(parts[i]!);
         report(
           folder,
           undefined,

@@ -1,4 +1,6 @@
 import { basename } from "node:path";
+import { usageError } from "../base/errors.ts";
+import { folderNameLike, isFolderName, MAX_FOLDER_NAME } from "../base/folder-name.ts";
 import { wildcardMatches } from "../base/glob.ts";
 import { checkouts, hostFromEnv, projectFromEnv, systemFromEnv } from "../machine/settings.ts";
 import { git } from "../base/git.ts";
@@ -23,7 +25,7 @@ export interface Place {
   repo?: string;
 }
 
-/** What the caller says about the place: --project, --system (or RKB_PROJECT, RKB_SYSTEM) and --with facts. */
+/** What the caller says about the place: --project, --system and --with facts (RKB_PROJECT and RKB_SYSTEM are read here, when no flag names one). */
 export interface PlaceOptions {
   project?: string;
   system?: string;
@@ -54,9 +56,31 @@ function normalizeRemote(url: string): string {
     .replace(/\/{2,}/g, "/");
 }
 
+/**
+ * The project or system the caller names (the flag, else the environment variable), on every path
+ * alike: the command line, a tool call, the MCP server, a hook. It names a folder under projects/ or
+ * systems/, so it must be a folder name by the layout's rule.
+ */
+function namedPlace(kind: "project" | "system", flag: string | undefined, env: NodeJS.ProcessEnv): Matched | undefined {
+  const variable = kind === "project" ? "RKB_PROJECT" : "RKB_SYSTEM";
+  const name = flag || (kind === "project" ? projectFromEnv(env) : systemFromEnv(env));
+  if (!name) return undefined;
+  const rule = flag ? "flag" : "env";
+  if (!isFolderName(name)) {
+    const like = folderNameLike(name) || `my-${kind}`;
+    const where = rule === "flag" ? `--${kind}` : variable;
+    throw usageError(
+      `${where} \`${name}\` is not a ${kind}'s folder name (${kind === "project" ? "projects" : "systems"}/<name>)`,
+      `a ${kind} is named by its folder: lowercase letters, digits and single dashes, at most ${MAX_FOLDER_NAME} characters, e.g. ${rule === "flag" ? `--${kind} ${like}` : `${variable}=${like}`}`,
+    );
+  }
+  return { name, rule };
+}
+
 function matchProject(input: PlaceInput, repo: Repo | undefined): Matched | undefined {
   const { kb, env, options } = input;
-  if (options.project) return { name: options.project, rule: projectFromEnv(env) === options.project ? "env" : "flag" };
+  const named = namedPlace("project", options.project, env);
+  if (named) return named;
   const projectNotes = kb.notes.filter((n) => n.role === "project");
   if (!repo) return undefined;
   const remotes = repoRemotes(repo).sort((a, b) => (a.name === "origin" ? -1 : b.name === "origin" ? 1 : 0));
@@ -86,7 +110,8 @@ function matchCheckout(repo: string, env: NodeJS.ProcessEnv): Matched | undefine
 
 function matchSystem(input: PlaceInput): Matched | undefined {
   const { kb, env, options } = input;
-  if (options.system) return { name: options.system, rule: systemFromEnv(env) === options.system ? "env" : "flag" };
+  const named = namedPlace("system", options.system, env);
+  if (named) return named;
   const systems = kb.notes.filter((n) => n.role === "system").sort((a, b) => a.folder.localeCompare(b.folder));
   for (const note of systems) {
     const entries = Object.entries(note.matchEnv);

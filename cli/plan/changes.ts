@@ -3,7 +3,8 @@ import { dirname, relative } from "node:path";
 import { RkbError, usageError } from "../base/errors.ts";
 import { editDistance } from "../text/distance.ts";
 import { shown } from "../base/fsutil.ts";
-import { isFolderName, lessonDepth, MAX_FOLDER_NAME, scopeFolder } from "../lesson/layout.ts";
+import { isFolderName, MAX_FOLDER_NAME } from "../base/folder-name.ts";
+import { lessonDepth, scopeFolder } from "../lesson/layout.ts";
 import { refuseSecrets } from "../lint/leak.ts";
 import {
   contentHash,

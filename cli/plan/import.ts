@@ -7,7 +7,7 @@ import { listItems, type InboxEntry, type InboxMeta } from "../inbox/inbox.ts";
 import { maskSecrets } from "../text/secrets.ts";
 import { AddLookups, asGiven, planAdd, type LessonWrite } from "./changes.ts";
 import type { Finding } from "../lesson/finding.ts";
-import { isFolderName } from "../lesson/layout.ts";
+import { isFolderName } from "../base/folder-name.ts";
 import { isFolderNoteText } from "../lesson/notes.ts";
 import { frontmatterKeyLines, parseLesson, splitFrontmatter } from "../lesson/lesson.ts";
 import { lintKb } from "../lint/lint.ts";

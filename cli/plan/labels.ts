@@ -4,7 +4,7 @@ import { shown } from "../base/fsutil.ts";
 import { RkbError } from "../base/errors.ts";
 import type { LessonWrite } from "./changes.ts";
 import type { KbConfig } from "../lesson/config.ts";
-import { isFolderName } from "../lesson/layout.ts";
+import { isFolderName } from "../base/folder-name.ts";
 import { isMap, serializeLesson, splitFrontmatter, type Frontmatter, type Lesson } from "../lesson/lesson.ts";
 import { noteRole, type FolderNote } from "../lesson/notes.ts";
 import { SCOPES } from "../lesson/schema.ts";

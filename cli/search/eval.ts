@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { RkbError } from "../base/errors.ts";
+import { folderNameLike, isFolderName } from "../base/folder-name.ts";
 import { resolvePlace, type Place } from "../place/place.ts";
 import type { Kb } from "../kb/store.ts";
 import type { UsageCounts } from "../kb/usage.ts";
@@ -101,6 +102,15 @@ export function readQueries(path: string): EvalQuery[] {
       throw new RkbError("config", `${path}: [[query]] number ${i + 1} has no text`, 'write text = "<what the user would type>"');
     if (q.mode !== undefined && q.mode !== "search" && q.mode !== "literal")
       throw new RkbError("config", `${path}: [[query]] number ${i + 1} has mode \`${q.mode}\``, 'use mode = "search" (the default) or "literal"');
+    for (const key of ["project", "system"] as const) {
+      const name = q[key];
+      if (name !== undefined && (typeof name !== "string" || !isFolderName(name)))
+        throw new RkbError(
+          "config",
+          `${path}: [[query]] number ${i + 1} has ${key} \`${String(name)}\`, which is not a ${key}'s folder name`,
+          `write ${key} = "${folderNameLike(String(name)) || `my-${key}`}": lowercase letters, digits and single dashes`,
+        );
+    }
     return q as unknown as EvalQuery;
   });
 }
