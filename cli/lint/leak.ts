@@ -56,9 +56,16 @@ const JOB_IDS = [
   /\bf(?=[1-9A-HJ-NP-Za-km-z]*[0-9])(?=[1-9A-HJ-NP-Za-km-z]*[A-Z])[1-9A-HJ-NP-Za-km-z]{5,}\b/g,
 ];
 
-/** The secrets in a text as `leak/secret` leaks, with their lines. */
-export function secretLeaks(text: string, allow: string[] = []): Leak[] {
-  const leaks: Leak[] = [];
+/** Where a secret stands in a text: its span, its 1-based line and its kind. */
+interface SecretSpan {
+  start: number;
+  end: number;
+  line: number;
+  kind: SecretKind;
+}
+
+function secretSpans(text: string, allow: string[]): SecretSpan[] {
+  const spans: SecretSpan[] = [];
   let line = 1;
   let at = 0;
   let lineStart = 0;
@@ -71,9 +78,26 @@ export function secretLeaks(text: string, allow: string[] = []): Leak[] {
     const lineEnd = text.indexOf("\n", m.start);
     const secret = text.slice(m.start, m.end);
     if (allowed(text.slice(lineStart, lineEnd === -1 ? undefined : lineEnd), m.start - lineStart, secret, allow)) continue;
-    leaks.push({ rule: "leak/secret", line, text: maskFor(m.kind.kind), secret: m.kind });
+    spans.push({ start: m.start, end: m.end, line, kind: m.kind });
   }
-  return leaks;
+  return spans;
+}
+
+const asLeak = (s: SecretSpan): Leak => ({ rule: "leak/secret", line: s.line, text: maskFor(s.kind.kind), secret: s.kind });
+
+/** The secrets in a text as `leak/secret` leaks, with their lines. */
+export function secretLeaks(text: string, allow: string[] = []): Leak[] {
+  return secretSpans(text, allow).map(asLeak);
+}
+
+/** What another finding quotes, with any secret inside it masked (`<token>@github.com` is an e-mail address and a token). */
+function quoted(match: string, at: number, spans: SecretSpan[]): string {
+  let out = match;
+  for (const s of [...spans].reverse()) {
+    if (s.end <= at || s.start >= at + match.length) continue;
+    out = out.slice(0, Math.max(s.start - at, 0)) + maskFor(s.kind.kind) + out.slice(Math.min(s.end - at, match.length));
+  }
+  return out;
 }
 
 /**
@@ -96,16 +120,25 @@ export function secretMessage(leak: Leak): string {
 }
 
 export function findLeaks(text: string, opts: LeakOptions): Leak[] {
-  const secrets = secretLeaks(text, opts.allow);
+  const spans = secretSpans(text, opts.allow);
+  const secrets = spans.map(asLeak);
+  /** The secrets of each line, for masking what other findings quote. */
+  const secretsOn = new Map<number, SecretSpan[]>();
+  for (const s of spans) secretsOn.set(s.line, [...(secretsOn.get(s.line) ?? []), s]);
   const usernames = opts.usernames.map((u) => new RegExp(`(?<![A-Za-z0-9_])${escapeRegex(u)}(?![A-Za-z0-9_])`, "g"));
   const paths = opts.pathRoots.map((root) => ({ root, re: new RegExp(`(?<![\\w.~/$-])${escapeRegex(root)}${PATH_CHARS}`, "g") }));
   const leaks: Leak[] = [];
+  let lineStart = 0;
   text.split("\n").forEach((line, i) => {
     const inLine: { at: number; leak: Leak }[] = [];
+    const onLine = secretsOn.get(i + 1) ?? [];
+    const start = lineStart;
+    lineStart += line.length + 1;
     const found = (rule: LeakRule, m: RegExpMatchArray) => {
       // Sentence punctuation after a path is not part of it.
       const match = rule === "leak/path" ? m[0].replace(/[.:!?]+$/, "") : m[0];
-      if (!allowed(line, m.index!, match, opts.allow)) inLine.push({ at: m.index!, leak: { rule, line: i + 1, text: match } });
+      if (allowed(line, m.index!, match, opts.allow)) return;
+      inLine.push({ at: m.index!, leak: { rule, line: i + 1, text: onLine.length ? quoted(match, start + m.index!, onLine) : match } });
     };
     for (const re of usernames) for (const m of line.matchAll(re)) found("leak/username", m);
     for (const m of line.matchAll(EMAIL)) if (!m[0].startsWith("git@")) found("leak/email", m);

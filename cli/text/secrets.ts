@@ -434,6 +434,8 @@ const hasDigit = (s: string) => /\d/.test(s);
 const TOK = "[A-Za-z0-9_\\-]";
 const VALUE = String.raw`(?<s>"[^"\n]{1,256}"|'[^'\n]{1,256}'|[^\s"'\x60;|&]{1,256})`;
 const notPlaceholder = (s: string) => !isPlaceholder(s);
+/** Options that make a command read a password from stdin. */
+const STDIN_FLAG = String.raw`(?:--(?:password|passphrase|pass)-stdin|(?<=passwd[ \t]{1,8})--stdin)\b`;
 
 export const SECRET_KINDS: SecretKind[] = [
   { kind: "private-key", what: "a private key", hints: ["PRIVATE KEY"], scan: scanPrivateKeys },
@@ -650,10 +652,18 @@ export const SECRET_KINDS: SecretKind[] = [
     kind: "stdin-password",
     what: "a password piped to a command that reads it from stdin",
     hints: ["-stdin"],
+    // `echo x | docker login --password-stdin`, `printf '%s\n' x | … --password-stdin`, `echo x | passwd --stdin u`.
     pattern: new RegExp(
-      String.raw`(?:echo|printf)[ \t]{1,8}(?:-[ne][ \t]{1,8})?(?:(?:'%s(?:\\n)?'|"%s(?:\\n)?"|%s)[ \t]{1,8})?${VALUE}[ \t]{0,8}\|[^\n|;&]{0,256}?[ \t]--(?:password|passphrase|pass)-stdin\b`,
+      String.raw`(?:echo|printf)[ \t]{1,8}(?:-[ne][ \t]{1,8})?(?:(?:'%s(?:\\n)?'|"%s(?:\\n)?"|%s)[ \t]{1,8})?${VALUE}[ \t]{0,8}\|[^\n|;&]{0,256}?[ \t]${STDIN_FLAG}`,
       "gd",
     ),
+    accept: notPlaceholder,
+  },
+  {
+    kind: "herestring-password",
+    what: "a password given as a here-string to a command that reads it from stdin",
+    hints: ["<<<"],
+    pattern: new RegExp(String.raw`[ \t]${STDIN_FLAG}[^\n|;&<]{0,256}?<<<[ \t]{0,8}${VALUE}`, "gd"),
     accept: notPlaceholder,
   },
   {

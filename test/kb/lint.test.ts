@@ -438,6 +438,14 @@ describe("leaks", () => {
     expect(byRule(lint({ [LESSON]: text }), "leak/email")).toEqual([expect.objectContaining({ line: lineOf(text, "jane.doe"), severity: "error" })]);
   });
 
+  test("a finding that quotes text around a secret quotes the secret's mask (a URL token reads as an e-mail's name too)", () => {
+    const token = "Qx7bN2kLp9Rt4Vw8Zy3Hc6Jm1Fd5Gs0Ae";
+    const text = leaky(`Clone with https://${token}@github.com/acme/private.git`);
+    const findings = lint({ [LESSON]: text });
+    expect(byRule(findings, "leak/email").map((f) => f.message.split("`")[1])).toEqual(["[masked:url-token]@github.com"]);
+    expect(JSON.stringify(findings)).not.toContain(token);
+  });
+
   test("leak/path: personal and site paths, not $VAR placeholders or kb.toml allow entries", () => {
     const text = leaky("Look in /home/jdoe/build and /p/lustre1/jdoe/run, not /home/$USER/x or /usr/workspace/shared/tools.");
     const root = kb({ "kb.toml": DEFAULT_KB_TOML.replace("allow = []", 'allow = ["/usr/workspace/shared/tools"]'), [LESSON]: text });

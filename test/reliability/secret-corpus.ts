@@ -90,6 +90,8 @@ add("mysqldump -p quoted", password("&"), (s) => `mysqldump -u root -p'${s}' --a
 add("sshpass", password("@"), (s) => `sshpass -p '${s}' ssh deploy@build-01 uptime`);
 add("echo | --password-stdin", password("="), (s) => `echo '${s}' | docker login registry.example.com -u ci --password-stdin`);
 add("printf | --password-stdin", password("!"), (s) => `printf '%s\\n' ${s} | helm registry login oci.example.com -u ci --password-stdin`);
+add("here-string to --password-stdin", password("#"), (s) => `docker login -u ci --password-stdin registry.example.com <<< '${s}'`);
+add("echo | passwd --stdin", password("@"), (s) => `echo '${s}' | sudo passwd --stdin deploy`);
 add("docker login -p", password("="), (s) => `docker login -u ci -p ${s} registry.example.com`);
 add("docker login --password", `dckr_pat_${urlsafe(27)}`, (s) => `docker login --username ci --password ${s}`);
 add("pgpassword env", password("~"), (s) => `PGPASSWORD=${s} pg_dump -h db app`);
@@ -219,6 +221,7 @@ export const NOT_SECRETS = [
   "the password is stored in the keychain",
   "the password reset flow sends a link",
   "echo $CR_PAT | docker login ghcr.io -u me --password-stdin",
+  'docker login -u ci --password-stdin registry.example.com <<< "$CR_PAT"',
   "Use Bearer authentication for the API.",
   "primary_key: id",
   "password = getpass.getpass()",

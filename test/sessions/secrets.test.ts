@@ -105,6 +105,7 @@ describe("maskSecrets", () => {
       "sshpass -p ",
       "echo a | x --password-stdin",
       "echo a | ",
+      " --password-stdin <<< ",
       "password a1",
       "Authorization: ",
       "Bearer ",
