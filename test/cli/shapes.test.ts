@@ -64,8 +64,11 @@ describe("rkb extract on the shapes of real sessions", async () => {
     ]);
   });
 
-  test("Claude Code: a refused call's reason is a correction, the refusal no failure; a queued message is the user's words", () => {
-    expect(said("claude-rejection.jsonl", "correction")).toEqual([[4, "keep dist, it holds the signed installers; only remove build"]]);
+  test("Claude Code: a refused call's reason is a correction, and so are the user's words after they stopped a call; the refusal no failure; a queued message is the user's words", () => {
+    expect(said("claude-rejection.jsonl", "correction")).toEqual([
+      [4, "keep dist, it holds the signed installers; only remove build"],
+      [12, "never mind, I'll start it myself"],
+    ]);
     expect(drafts("claude-rejection.jsonl")).toEqual([]);
     expect(said("claude-rejection.jsonl", "remember")).toEqual([]);
     expect(said("claude-queued.jsonl", "correction")).toEqual([[8, "no, put it under Unreleased instead of 2.3.0"]]);
@@ -115,8 +118,8 @@ describe("rkb extract on the shapes of real sessions", async () => {
     expect(s.failed).toBeGreaterThan(15);
   });
 
-  test("corrections in many forms and standing rules, typos included; questions, bug reports and other languages are none", () => {
-    expect(said("pi-corrections.jsonl", "correction").map(([line]: [number]) => line)).toEqual([7, 9, 11, 13, 15]);
+  test("corrections in many forms and standing rules, typos included, in other languages too; questions and bug reports are none", () => {
+    expect(said("pi-corrections.jsonl", "correction").map(([line]: [number]) => line)).toEqual([7, 9, 11, 13, 15, 25]);
     expect(said("pi-corrections.jsonl", "remember").map(([line]: [number]) => line)).toEqual([17, 19, 21]);
   });
 
