@@ -6,6 +6,7 @@
 // as dotted keys or an inline table elsewhere) is refused, never half edited.
 import { isDeepStrictEqual } from "node:util";
 import { RkbError } from "../base/errors.ts";
+import { parseToml as parseTomlText, TomlError, tomlOrUndefined } from "../base/toml.ts";
 
 export type TomlValue = string | number | boolean | TomlValue[] | { [key: string]: TomlValue };
 
@@ -67,7 +68,8 @@ export function editTable(text: string, path: string[], block: string | undefine
     const table = block.replace(/\n$/, "").replaceAll("\n", eol) + (!body || /\n$/.test(text) ? eol : "");
     next = body ? `${body}${eol}${eol}${table}` : table;
   }
-  const after = parsed(next);
+  // An edit that made the file no valid TOML is refused.
+  const after = tomlOrUndefined(next);
   const meant = block === undefined ? undefined : parseToml(block, file);
   const same =
     after !== undefined && isDeepStrictEqual(without(after, path), without(before, path)) && isDeepStrictEqual(at(after, path), meant && at(meant, path));
@@ -82,40 +84,13 @@ export function editTable(text: string, path: string[], block: string | undefine
   return next;
 }
 
-/** The text parsed, or undefined when it is no valid TOML (an edit that made it so is refused). */
-function parsed(text: string): Record<string, unknown> | undefined {
-  try {
-    return Bun.TOML.parse(text) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-}
-
 function parseToml(text: string, file = "the TOML text"): Record<string, unknown> {
   try {
-    return Bun.TOML.parse(text) as Record<string, unknown>;
+    return parseTomlText(text);
   } catch (e) {
-    const message = (e as Error).message.replace(/^TOML Parse error: /, "");
-    throw new RkbError("config", `${file}:${badLine(text)} is not valid TOML: ${message}`, `fix ${file}, then run rkb install again`);
+    if (!(e instanceof TomlError)) throw e;
+    throw new RkbError("config", `${file}:${e.line} is not valid TOML: ${e.message}`, `fix that line of ${file}, then run rkb install again`);
   }
-}
-
-/**
- * The line a TOML error is on (Bun's parser does not say): the first line whose text up to it no
- * longer parses, found by halving (log n parses). A value left open across lines points at its start.
- */
-function badLine(text: string): number {
-  const ends: number[] = [];
-  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) ends.push(at);
-  ends.push(text.length);
-  let good = 0; // lines known to parse
-  let bad = ends.length; // lines known not to
-  while (bad - good > 1) {
-    const mid = (good + bad) >> 1;
-    if (parsed(text.slice(0, ends[mid - 1]))) good = mid;
-    else bad = mid;
-  }
-  return bad;
 }
 
 function at(doc: unknown, path: string[]): unknown {

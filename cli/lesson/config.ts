@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { RkbError } from "../base/errors.ts";
+import { keyLine, parseToml, TomlError } from "../base/toml.ts";
 
 // kb.toml: the knowledge base's own settings (synced with it).
 
@@ -61,16 +62,14 @@ export class ConfigError extends Error {
 export function parseKbToml(text: string): KbConfig {
   let raw: Record<string, any>;
   try {
-    raw = Bun.TOML.parse(text) as Record<string, any>;
+    raw = parseToml(text);
   } catch (e) {
-    const m = /line (\d+)/i.exec(String((e as Error).message));
-    throw new ConfigError(`kb.toml is not valid TOML: ${(e as Error).message}`, m ? Number(m[1]) : undefined);
+    if (!(e instanceof TomlError)) throw e;
+    throw new ConfigError(`kb.toml is not valid TOML: ${e.message}`, e.line);
   }
   for (const key of Object.keys(raw)) {
-    if (!KNOWN_SECTIONS.includes(key)) {
-      const line = text.split("\n").findIndex((l) => new RegExp(`^\\s*\\[?${key}[\\].= ]`).test(l)) + 1;
-      throw new ConfigError(`unknown section \`${key}\` in kb.toml; known: ${KNOWN_SECTIONS.join(", ")}`, line || undefined);
-    }
+    if (!KNOWN_SECTIONS.includes(key))
+      throw new ConfigError(`unknown section \`${key}\` in kb.toml; known: ${KNOWN_SECTIONS.join(", ")}`, keyLine(text, [key]));
   }
   const strs = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
   // A setting that is no number in its range is an error naming its line, not a NaN that silently
@@ -80,7 +79,7 @@ export function parseKbToml(text: string): KbConfig {
     if (value === undefined) return fallback;
     if (typeof value === "number" && Number.isFinite(value) && value >= min && value <= max) return value;
     const range = max === Number.POSITIVE_INFINITY ? `a number ≥ ${min}` : `a number from ${min} to ${max}`;
-    throw new ConfigError(`\`${key}\` in [${section}] must be ${range}, not ${JSON.stringify(value)}`, settingLine(text, section, key));
+    throw new ConfigError(`\`${key}\` in [${section}] must be ${range}, not ${JSON.stringify(value)}`, keyLine(text, [section, key]));
   };
   const labels: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(raw.labels ?? {})) labels[k] = strs(v);
@@ -98,14 +97,6 @@ export function parseKbToml(text: string): KbConfig {
     dupesMinSimilarity: number("dupes", "min_similarity", 0.4, 0, 1),
     review: { staleDays: number("review", "stale_days", 90, 0), unusedDays: number("review", "unused_days", 180, 0) },
   };
-}
-
-/** The line of `key = …` in kb.toml's [section], for an error that names it. */
-function settingLine(text: string, section: string, key: string): number | undefined {
-  const lines = text.split("\n");
-  const header = lines.findIndex((l) => l.trim() === `[${section}]`);
-  const at = lines.findIndex((l, i) => i > header && header >= 0 && new RegExp(`^\\s*${key}\\s*=`).test(l));
-  return at >= 0 ? at + 1 : undefined;
 }
 
 /** Reads kb.toml; a folder without one gets the defaults. */

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { RkbError } from "../base/errors.ts";
+import { folderNameLike, isFolderName } from "../base/folder-name.ts";
+import { keyLine, parseToml, TomlError } from "../base/toml.ts";
 
 // Every setting rkb takes from outside the knowledge base, read in one place: the environment
 // variables, `<config>/config.toml` (the user's settings) and `<state>/checkouts.toml` (which
@@ -135,15 +137,22 @@ export const FORWARDED_ENV = [
 
 // ---- Files ----
 
-/** A TOML file of the user's, parsed; undefined when it does not exist; a clear error when broken. */
-function readToml(path: string): Record<string, unknown> | undefined {
+/** A TOML file of the user's, parsed, with its text; undefined when it does not exist; an error naming the line when broken. */
+function readToml(path: string): { data: Record<string, unknown>; text: string } | undefined {
   if (!existsSync(path)) return undefined;
+  const text = readFileSync(path, "utf8");
   try {
-    return Bun.TOML.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+    return { data: parseToml(text), text };
   } catch (e) {
-    const line = /line (\d+)/i.exec(String((e as Error).message))?.[1];
-    throw new RkbError("config", `${path}${line ? ":" + line : ""} is not valid TOML: ${(e as Error).message}`, `fix or remove ${tildify(path)}`);
+    if (!(e instanceof TomlError)) throw e;
+    throw new RkbError("config", `${path}:${e.line} is not valid TOML: ${e.message}`, `fix that line, or remove ${tildify(path)}`);
   }
+}
+
+/** `path` or `path:line` where a key of a user's TOML file is set. */
+function at(path: string, text: string, key: string[]): string {
+  const line = keyLine(text, key);
+  return line ? `${path}:${line}` : path;
 }
 
 /** `<config>/config.toml`: the user's settings. Every key it may hold is here. */
@@ -154,13 +163,13 @@ export interface UserConfig {
 
 export function userConfig(env: NodeJS.ProcessEnv): UserConfig {
   const path = join(configDir(env), "config.toml");
-  const raw = readToml(path) ?? {};
+  const { data: raw, text } = readToml(path) ?? { data: {}, text: "" };
   const hooks = raw.hooks;
   const stopNudge = hooks && typeof hooks === "object" ? (hooks as Record<string, unknown>).stop_nudge : undefined;
   if (stopNudge !== undefined && typeof stopNudge !== "boolean") {
     throw new RkbError(
       "config",
-      `${path}: \`[hooks] stop_nudge\` must be true or false, not ${JSON.stringify(stopNudge)}`,
+      `${at(path, text, ["hooks", "stop_nudge"])}: \`[hooks] stop_nudge\` must be true or false, not ${JSON.stringify(stopNudge)}`,
       `write \`stop_nudge = true\` (or false) under [hooks] in ${tildify(path)}`,
     );
   }
@@ -173,13 +182,22 @@ export function userConfig(env: NodeJS.ProcessEnv): UserConfig {
  * person may add one by hand). Entries that are not lists of strings are ignored.
  */
 export function checkouts(env: NodeJS.ProcessEnv): Map<string, string[]> {
-  const raw = readToml(join(stateDir(env), "checkouts.toml")) ?? {};
+  const path = join(stateDir(env), "checkouts.toml");
+  const { data: raw, text } = readToml(path) ?? { data: {}, text: "" };
   const out = new Map<string, string[]>();
-  for (const [project, paths] of Object.entries(raw))
-    if (Array.isArray(paths))
-      out.set(
-        project,
-        paths.filter((p): p is string => typeof p === "string"),
+  for (const [project, paths] of Object.entries(raw)) {
+    if (!Array.isArray(paths)) continue;
+    // A project is named by its folder under projects/, here as on the command line (place/place.ts).
+    if (!isFolderName(project))
+      throw new RkbError(
+        "config",
+        `${at(path, text, [project])}: \`${project}\` is not a project's folder name`,
+        `name the project as its folder under projects/ (lowercase letters, digits and single dashes, e.g. \`${folderNameLike(project) || "my-project"}\`) in ${tildify(path)}`,
       );
+    out.set(
+      project,
+      paths.filter((p): p is string => typeof p === "string"),
+    );
+  }
   return out;
 }

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { RkbError } from "../base/errors.ts";
 import { folderNameLike, isFolderName } from "../base/folder-name.ts";
+import { keyLine, parseToml, TomlError } from "../base/toml.ts";
 import { resolvePlace, type Place } from "../place/place.ts";
 import type { Kb } from "../kb/store.ts";
 import type { UsageCounts } from "../kb/usage.ts";
@@ -62,52 +63,51 @@ const QUERY_KEYS = new Set(["text", "expect", "mode", "with", "project", "system
 const FAILURE_KEYS = new Set(["command", "error", "expect"]);
 const RANK_DEPTH = 10;
 
-function readToml(path: string): Record<string, unknown> {
+/** The entries of a query or failure file's [[table]], each checked against the keys it may have, with `where` naming its line. */
+function entries(path: string, table: string, keys: Set<string>): { entry: Record<string, unknown>; where: (key?: string) => string }[] {
   if (!existsSync(path))
     throw new RkbError(
       "not_found",
       `no query file at ${path}`,
       'pass --queries FILE, or write eval/queries.toml in the knowledge base ([[query]] text = "…", expect = ["<id>"])',
     );
+  const text = readFileSync(path, "utf8");
+  let data: Record<string, unknown>;
   try {
-    return Bun.TOML.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+    data = parseToml(text);
   } catch (e) {
-    throw new RkbError("config", `${path} is not valid TOML: ${(e as Error).message}`, "fix the TOML syntax");
+    if (!(e instanceof TomlError)) throw e;
+    throw new RkbError("config", `${path}:${e.line} is not valid TOML: ${e.message}`, "fix the TOML syntax on that line");
   }
-}
-
-function entries(path: string, table: string, keys: Set<string>): Record<string, unknown>[] {
-  const data = readToml(path);
   const list = data[table];
   if (!Array.isArray(list) || !list.length)
     throw new RkbError("config", `${path} has no [[${table}]] entries`, `add entries like [[${table}]] with the fields ${[...keys].join(", ")}`);
-  list.forEach((entry, i) => {
+  return list.map((entry: Record<string, unknown>, i) => {
+    // `file:line: [[query]] number 2`: the line of the key, else of the entry's header.
+    const where = (key?: string) => {
+      const line = (key === undefined ? undefined : keyLine(text, [table, i, key])) ?? keyLine(text, [table, i]);
+      return `${path}${line ? `:${line}` : ""}: [[${table}]] number ${i + 1}`;
+    };
     for (const key of Object.keys(entry)) {
-      if (!keys.has(key))
-        throw new RkbError("config", `${path}: [[${table}]] number ${i + 1} has the unknown key \`${key}\``, `allowed keys: ${[...keys].join(", ")}`);
+      if (!keys.has(key)) throw new RkbError("config", `${where(key)} has the unknown key \`${key}\``, `allowed keys: ${[...keys].join(", ")}`);
     }
     if (!Array.isArray(entry.expect))
-      throw new RkbError(
-        "config",
-        `${path}: [[${table}]] number ${i + 1} has no \`expect\` list`,
-        'write expect = ["<id>"], or expect = [] when no lesson should answer',
-      );
+      throw new RkbError("config", `${where("expect")} has no \`expect\` list`, 'write expect = ["<id>"], or expect = [] when no lesson should answer');
+    return { entry, where };
   });
-  return list as Record<string, unknown>[];
 }
 
 export function readQueries(path: string): EvalQuery[] {
-  return entries(path, "query", QUERY_KEYS).map((q, i) => {
-    if (typeof q.text !== "string" || !q.text.trim())
-      throw new RkbError("config", `${path}: [[query]] number ${i + 1} has no text`, 'write text = "<what the user would type>"');
+  return entries(path, "query", QUERY_KEYS).map(({ entry: q, where }) => {
+    if (typeof q.text !== "string" || !q.text.trim()) throw new RkbError("config", `${where("text")} has no text`, 'write text = "<what the user would type>"');
     if (q.mode !== undefined && q.mode !== "search" && q.mode !== "literal")
-      throw new RkbError("config", `${path}: [[query]] number ${i + 1} has mode \`${q.mode}\``, 'use mode = "search" (the default) or "literal"');
+      throw new RkbError("config", `${where("mode")} has mode \`${q.mode}\``, 'use mode = "search" (the default) or "literal"');
     for (const key of ["project", "system"] as const) {
       const name = q[key];
       if (name !== undefined && (typeof name !== "string" || !isFolderName(name)))
         throw new RkbError(
           "config",
-          `${path}: [[query]] number ${i + 1} has ${key} \`${String(name)}\`, which is not a ${key}'s folder name`,
+          `${where(key)} has ${key} \`${String(name)}\`, which is not a ${key}'s folder name`,
           `write ${key} = "${folderNameLike(String(name)) || `my-${key}`}": lowercase letters, digits and single dashes`,
         );
     }
@@ -116,13 +116,9 @@ export function readQueries(path: string): EvalQuery[] {
 }
 
 export function readFailures(path: string): EvalFailure[] {
-  return entries(path, "failure", FAILURE_KEYS).map((f, i) => {
+  return entries(path, "failure", FAILURE_KEYS).map(({ entry: f, where }) => {
     if (typeof f.command !== "string" || typeof f.error !== "string")
-      throw new RkbError(
-        "config",
-        `${path}: [[failure]] number ${i + 1} needs a command and an error`,
-        "write command = \"…\" and error = '''…''' (the output as printed)",
-      );
+      throw new RkbError("config", `${where()} needs a command and an error`, "write command = \"…\" and error = '''…''' (the output as printed)");
     return f as unknown as EvalFailure;
   });
 }

@@ -165,3 +165,62 @@ describe("a place name is a folder name", () => {
     expect(r.json().error.fix).toContain('project = "img-tool"');
   });
 });
+
+describe("a TOML error names its file and line", () => {
+  /** kb.toml as rkb init writes it, and then these lines: the first of them is line `base + 1`. */
+  async function withKbToml(lines: string): Promise<{ box: Sandbox; line: (n: number) => string }> {
+    const box = await kb();
+    const toml = join(box.kb, "kb.toml");
+    const base = (await Bun.file(toml).text()).split("\n").length - 1;
+    writeFile(toml, (await Bun.file(toml).text()) + lines);
+    return { box, line: (n: number) => `${toml}:${base + n}:` };
+  }
+
+  test("kb.toml: errors Bun's parser gives without a line, each at its line, in dupes and lint", async () => {
+    for (const [broken, at] of [
+      ['[review]\nstale_days = "ninety\n', 2], // a string left open
+      ["[review]\nstale_days = 1\n\nstale_days = 2\n", 4], // a key set twice
+      ['[dupes]\nmin_similarity = 0.5\n[labels]\nteam = ["a"]\n', 3], // a table defined twice ([labels] is in the default)
+      ["[review]\nx = [\n  1,\n  2\n\n[dupes]\nmin_similarity = 0.5\n", 2], // an array left open
+      ['[review]\nnote = """a\n\n[not a table]\n"""\nstale_days = nope\n', 6], // after a string over lines
+    ] as const) {
+      const { box, line } = await withKbToml(broken);
+      const dupes = await rkb(["dupes", "--format", "json"], { env: box.env });
+      expect(dupes.exit, broken).toBe(1);
+      expect(dupes.json().error.code).toBe("config");
+      expect(dupes.json().error.message, broken).toStartWith(line(at));
+      expect(dupes.json().error.message).not.toContain("TOML Parse error");
+      const lint = (await rkb(["lint", "--format", "json"], { env: box.env })).json();
+      expect(lint.findings.find((f: any) => f.rule === "config/invalid")?.line, broken).toBe(Number(line(at).split(":").at(-2)));
+    }
+  });
+
+  test("kb.toml: an unknown section is named at its line, whatever its name holds", async () => {
+    const { box, line } = await withKbToml('\n["we(ird"]\nx = 1\n');
+    const dupes = await rkb(["dupes", "--format", "json"], { env: box.env });
+    expect(dupes.json().error).toMatchObject({ code: "config", message: expect.stringContaining("unknown section `we(ird`") });
+    expect(dupes.json().error.message).toStartWith(line(2));
+  });
+
+  test("checkouts.toml and an eval query file: a broken line, and a bad project name, at their lines", async () => {
+    const box = fixtureKb();
+    const checkout = join(box.dir, "app");
+    Bun.spawnSync(["git", "init", "-q", checkout], { env: box.env });
+    const checkouts = join(box.home, ".local/state/rkb/checkouts.toml");
+    writeFile(checkouts, `imgtool = ["${checkout}"]\n\nother = ["/x",\n`);
+    const broken = await rkb(["search", "zlib", "--format", "json"], { env: box.env, cwd: checkout });
+    expect(broken.json().error).toMatchObject({ code: "config", message: expect.stringContaining(`${checkouts}:3 is not valid TOML`) });
+    writeFile(checkouts, `imgtool = ["${checkout}"]\n"Img Tool" = ["/x"]\n`);
+    const named = await rkb(["search", "zlib", "--format", "json"], { env: box.env, cwd: checkout });
+    expect(named.json().error.message).toStartWith(`${checkouts}:2: \`Img Tool\` is not a project's folder name`);
+    expect(named.json().error.fix).toContain("img-tool");
+
+    const queries = join(box.dir, "queries.toml");
+    writeFile(queries, '[[query]]\ntext = "zlib"\nexpect = ["3c0ffee003"]\n\n[[query]]\ntext = "vtable"\nmode = "fuzzy"\nexpect = []\n');
+    const mode = await rkb(["eval", "--queries", queries, "--format", "json"], { env: box.env });
+    expect(mode.json().error.message).toStartWith(`${queries}:7: [[query]] number 2 has mode \`fuzzy\``);
+    writeFile(queries, '[[query]]\ntext = "zlib"\nexpect = ["3c0ffee003"\n');
+    const syntax = await rkb(["eval", "--queries", queries, "--format", "json"], { env: box.env });
+    expect(syntax.json().error.message).toStartWith(`${queries}:3 is not valid TOML`);
+  });
+});

@@ -35,6 +35,7 @@ import { proposedLesson } from "../../cli/proposals/lesson.ts";
 import { proposalReport } from "../../cli/proposals/report.ts";
 import type { Candidate, FixedFailure } from "../../cli/proposals/candidates.ts";
 import type { ProposeResult } from "../../cli/proposals/propose.ts";
+import { keyLine, parseToml } from "../../cli/base/toml.ts";
 import { factLesson, kbFromFixture, rkb, sandbox } from "../helpers.ts";
 import { brokenFrontmatter, lessonLinking, lessonWithDataUri, MiB, run, RUNS, sessionWithLongLines, svg } from "./adversarial.ts";
 
@@ -243,6 +244,25 @@ describe("the work inside grows linearly (4× the input, under 8× the time)", (
     );
   }, 60_000);
 
+  test("a TOML file of many settings broken on its last line: finding that line", () => {
+    let line = 0;
+    expectLinear(
+      "TOML error line",
+      (settings) => {
+        const text = Array.from({ length: settings }, (_, i) => `key${i} = "value ${i}"\n`).join("") + "last = nope\n";
+        return () => {
+          try {
+            parseToml(text);
+          } catch (e) {
+            line = (e as { line: number }).line;
+          }
+        };
+      },
+      20_000,
+    );
+    expect(line).toBe(80_001);
+  }, 30_000);
+
   test("runs of one character through every text path", () => {
     const index = buildIndex(loadKb(join(import.meta.dir, "../fixtures/eval-kb")));
     const nowhere = { facts: {}, isAncestor: () => undefined };
@@ -292,6 +312,9 @@ describe("the work inside grows linearly (4× the input, under 8× the time)", (
       jsoncSet: (s) => refused(() => setAt(`{\n  "a": ${JSON.stringify(s)} // ${s.replaceAll("\n", " ")}\n}\n`, ["mcp", "rkb"], { command: ["rkb", "mcp"] })),
       proposedLesson: (s) => proposedLesson(candidateOf(s)),
       proposalReport: (s) => proposalReport(reportOf(s)),
+      // A broken TOML file: the bisection that finds the line, and the line of a key.
+      tomlErrorLine: (s) => refused(() => parseToml(`a = 1\n${s}\nb = [`)),
+      tomlKeyLine: (s) => keyLine(`[x]\n${s}\n`, ["x", "y"]),
     };
     const slow: string[] = [];
     for (const [name, fn] of Object.entries(paths)) {
