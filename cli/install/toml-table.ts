@@ -4,7 +4,6 @@
 // a line edit, checked afterwards: the file parsed before and after must agree on everything but the
 // table, and the table must parse to exactly what was meant. A file where that fails (the table spelt
 // as dotted keys or an inline table elsewhere) is refused, never half edited.
-import { isDeepStrictEqual } from "node:util";
 import { RkbError } from "../base/errors.ts";
 import { parseToml as parseTomlText, TomlError, tomlOrUndefined } from "../base/toml.ts";
 
@@ -71,8 +70,8 @@ export function editTable(text: string, path: string[], block: string | undefine
   // An edit that made the file no valid TOML is refused.
   const after = tomlOrUndefined(next);
   const meant = block === undefined ? undefined : parseToml(block, file);
-  const same =
-    after !== undefined && isDeepStrictEqual(without(after, path), without(before, path)) && isDeepStrictEqual(at(after, path), meant && at(meant, path));
+  // Compared as values: parsed tables have no prototype, and the copies `without` makes do.
+  const same = after !== undefined && Bun.deepEquals(without(after, path), without(before, path)) && Bun.deepEquals(at(after, path), meant && at(meant, path));
   if (!same) {
     const name = `[${path.join(".")}]`;
     throw new RkbError(
