@@ -41,10 +41,18 @@ export default defineCommand({
       reports = harnesses.map((h) => install(h, bin, ctx.env));
     }
     const changed = reports.some((r) => r.files.some((f) => f.action === "written" || f.action === "removed"));
+    // A harness that is not set up here (its report has a note saying so) is not running: it loads
+    // rkb when it first starts, so there is nothing to restart or reload.
+    const absent = reports.filter((r) => r.note).map((r) => r.harness);
+    const running = harnesses.filter((h) => !absent.includes(h));
     const help = input.uninstall
       ? ["Files and settings rkb did not write were left alone"]
       : changed
-        ? [`Restart ${harnesses.map(harnessName).join(" and ")}${reloadHint(harnesses)} to load rkb`, ...harnesses.flatMap((h) => NOTES[h] ?? [])]
+        ? [
+            ...(running.length ? [`Restart ${running.map(harnessName).join(" and ")}${reloadHint(running)} to load rkb`] : []),
+            ...(absent.length ? [loadsWhenStarted(absent)] : []),
+            ...harnesses.flatMap((h) => NOTES[h] ?? []),
+          ]
         : ["Already installed and current"];
     const shown = (f: InstallReport["files"][number]) => `${tildify(f.path)}${f.entry ? ` (${f.entry})` : ""}`;
     const human = [
@@ -57,6 +65,9 @@ export default defineCommand({
 
 const NAMES: Record<string, string> = { claude: "Claude Code", codex: "Codex", gemini: "Gemini CLI" };
 const harnessName = (h: string) => NAMES[h] ?? h;
+
+const loadsWhenStarted = (harnesses: string[]) =>
+  `${harnesses.map(harnessName).join(" and ")} ${harnesses.length === 1 ? "loads rkb when it first starts" : "load rkb when they first start"}`;
 
 /** What a user must do besides restarting. */
 const NOTES: Record<string, string[]> = {

@@ -1,7 +1,9 @@
 // What the new-user pass of issue 22 saw and left: each on the compiled binary, with a real git
 // knowledge base. Near-duplicates in a knowledge base of two or three lessons; a place name that is
-// no folder name, and RKB_PROJECT on every path.
+// no folder name, and RKB_PROJECT on every path; TOML errors without a line; install's words for a
+// harness that is not set up.
 import { describe, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, kbFromFixture, rkb, sandbox, writeFile, type Sandbox } from "../helpers.ts";
 
@@ -222,5 +224,24 @@ describe("a TOML error names its file and line", () => {
     writeFile(queries, '[[query]]\ntext = "zlib"\nexpect = ["3c0ffee003"\n');
     const syntax = await rkb(["eval", "--queries", queries, "--format", "json"], { env: box.env });
     expect(syntax.json().error.message).toStartWith(`${queries}:3 is not valid TOML`);
+  });
+});
+
+describe("rkb install into a harness that is not set up", () => {
+  test("says the harness loads rkb when it starts, not to restart or reload it", async () => {
+    const box = sandbox("rkb-left-install");
+    const pi = await rkb(["install", "pi", "--format", "json"], { env: box.env });
+    expect(pi.exit).toBe(0);
+    expect(pi.json().installs[0].note).toContain("pi is not set up on this machine");
+    expect(pi.json().help).toEqual(["pi loads rkb when it first starts"]);
+    const human = await rkb(["install", "claude"], { env: box.env });
+    expect(human.stdout).toContain("Claude Code loads rkb when it first starts");
+    expect(human.stdout).not.toMatch(/Restart|\/reload/);
+    // A harness that is set up is running, or may be: it is told to restart, with its reload command.
+    expect((await rkb(["install", "pi", "--uninstall"], { env: box.env })).exit).toBe(0);
+    mkdirSync(join(box.home, ".pi", "agent"), { recursive: true });
+    const present = await rkb(["install", "pi", "--format", "json"], { env: box.env });
+    expect(present.json().installs[0].note).toBeUndefined();
+    expect(present.json().help).toEqual(["Restart pi (or run /reload) to load rkb"]);
   });
 });
