@@ -1,9 +1,10 @@
-import { planAdd } from "../plan/changes.ts";
+import { planAdd, type AddInput } from "../plan/changes.ts";
 import { lessonParts, template, type LessonFields } from "../lesson/compose.ts";
 import { completeFromItem, DRAFT_SECTIONS, draftTitle, finishItem, itemSource, partsOfText, readFromItem, type FromItem } from "../inbox/from-item.ts";
 import { openKb, provenance } from "../kb/open.ts";
 import { transact, waitsForUser } from "../write/write.ts";
 import { isLessonType } from "../lesson/lesson.ts";
+import { scanBody } from "../lesson/body.ts";
 import { ALL_TYPE_SECTIONS, LESSON_TYPES, REQUIRED_SECTIONS, sectionField, VERIFIED_HOW } from "../lesson/schema.ts";
 import { usageError } from "../base/errors.ts";
 import { callerFrom } from "../machine/settings.ts";
@@ -49,6 +50,14 @@ export const addInput = (Type: TypeBuilder) => {
   );
 };
 
+const ADD_FLAGS: Record<string, { flag?: string; valueHint?: string; example?: string }> = {
+  tags: { flag: "tag" },
+  queries: { flag: "query" },
+  when: { valueHint: "key=value", example: "project=foo" },
+  template: { valueHint: "type" },
+  from_item: { flag: "from", valueHint: "item id" },
+};
+
 type AddFields = Record<string, unknown> & {
   type?: string;
   title?: string;
@@ -67,15 +76,7 @@ export default defineCommand({
     'rkb add --topic git --type fact --title "git describe needs tags" --statement "…" --evidence "…"',
   ],
   input: addInput,
-  cli: {
-    flags: {
-      tags: { flag: "tag" },
-      queries: { flag: "query" },
-      when: { valueHint: "key=value", example: "project=foo" },
-      template: { valueHint: "type" },
-      from_item: { flag: "from", valueHint: "item id" },
-    },
-  },
+  cli: { flags: ADD_FLAGS },
   async run(input, ctx) {
     if (input.template !== undefined) {
       if (!isLessonType(input.template)) throw usageError(`unknown lesson type \`${input.template}\``, `use one of ${LESSON_TYPES.join(", ")}`);
@@ -84,7 +85,7 @@ export default defineCommand({
     }
     if (!input.topic) throw usageError("`rkb add` needs --topic", "name the topic folder, e.g. --topic cmake");
     const from = input.from_item ? readFromItem(ctx.env, input.from_item) : undefined;
-    let lesson: { text: string } | ReturnType<typeof lessonParts>;
+    let lesson: AddInput["lesson"];
     // A lesson is built from flags or read from stdin, never both: with a title or a section given,
     // stdin is not read at all (a pipe that never closes is no reason to wait).
     const inFlags = Boolean(input.title) || ALL_TYPE_SECTIONS.some((h) => typeof (input as AddFields)[sectionField(h)] === "string");
@@ -103,19 +104,26 @@ export default defineCommand({
     // The frontmatter flags go into a lesson read from stdin too.
     const { tags, queries, when, verified_how } = input as AddFields;
     const flags = "text" in lesson ? { tags, queries, when, verified_how } : undefined;
-    const written = await transact(root, ctx, (kb) => planAdd(kb, { lesson, topic: input.topic!, type: input.type, flags, source, env: ctx.env }));
+    const fieldName = (field: string) => fieldAs(field, ctx);
+    const written = await transact(root, ctx, (kb) => planAdd(kb, { lesson, topic: input.topic!, type: input.type, flags, source, env: ctx.env, fieldName }));
     if (waitsForUser(written)) return needsUserOutput(written);
     if (from) finishItem(ctx.env, from, written.result.id);
     return writtenOutput(written, [`rkb show ${written.result.id}`], { warnings: true });
   },
 });
 
+/** A field as the caller wrote it: `cause` in a tool call, `--cause` (`--tag` for tags) on the command line. */
+function fieldAs(field: string, ctx: Pick<CommandContext, "caller">): string {
+  if (ctx.caller.origin === "tool") return field;
+  return `--${(ADD_FLAGS[field]?.flag ?? field).replace(/_/g, "-")}`;
+}
+
 /**
  * The new lesson's fields from the input: every section of its type, none of another type's. From a
  * draft pitfall, the type, the title and the sections the draft fills may be left out.
  */
 export function lessonFields(input: AddFields, ctx: Pick<CommandContext, "caller">, from?: FromItem): LessonFields {
-  const name = (field: string) => (ctx.caller.origin === "tool" ? `\`${field}\`` : `--${field.replace(/_/g, "-")}`);
+  const name = (field: string) => (ctx.caller.origin === "tool" ? `\`${field}\`` : fieldAs(field, ctx));
   const type = input.type ?? (from?.draft ? "pitfall" : undefined);
   const filled = from?.draft && type === "pitfall" ? DRAFT_SECTIONS.map(sectionField) : [];
   if (!type || !isLessonType(type)) throw usageError("building a lesson from flags needs --type", `use one of ${LESSON_TYPES.join(", ")}`);
@@ -130,6 +138,15 @@ export function lessonFields(input: AddFields, ctx: Pick<CommandContext, "caller
   }
   const missing = own.filter((f) => !filled.includes(f) && (typeof input[f] !== "string" || (input[f] as string).trim() === ""));
   if (missing.length) throw usageError(`a ${type} needs ${missing.map(name).join(", ")}`, `give every section of a ${type}: ${own.map(name).join(", ")}`);
+  // rkb writes the title and the section headings from the fields; one more in a section's text would split it.
+  for (const field of own) {
+    const heading = typeof input[field] === "string" ? scanBody(input[field] as string).headings.find((h) => h.level <= 2) : undefined;
+    if (heading)
+      throw usageError(
+        `${name(field)} holds the heading \`${"#".repeat(heading.level)} ${heading.text}\` on its line ${heading.line}`,
+        "rkb writes the title and each section's heading from the fields; give a section its text alone (`###` for a part of it)",
+      );
+  }
   const kept = (items: string[] | undefined) => (items ?? []).map((s) => s.trim()).filter(Boolean);
   return {
     type,

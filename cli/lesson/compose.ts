@@ -1,4 +1,4 @@
-import { REQUIRED_SECTIONS, type LessonType } from "./schema.ts";
+import { REQUIRED_SECTIONS, sectionField, type LessonType } from "./schema.ts";
 import type { YamlValue } from "./yaml.ts";
 
 // Lessons written from nothing: the skeleton `rkb add --template` prints, and a lesson built from
@@ -21,12 +21,36 @@ export interface LessonFields {
   sections: Record<string, string>;
 }
 
-/** A new lesson built from fields, as planAdd takes it: frontmatter values and the body (`# Title`, the type's sections in order). */
-export function lessonParts(f: LessonFields): { frontmatter: Record<string, YamlValue>; body: string } {
+/** Where a line of a built body came from: a field, and its line as given (0: the heading rkb wrote for it). */
+export interface FieldLine {
+  field: string;
+  line: number;
+}
+
+/**
+ * A new lesson built from fields, as planAdd takes it: frontmatter values and the body (`# Title`,
+ * the type's sections in order), and for each line of the body the field it came from, so an error
+ * on the lesson names the field the caller wrote, not a line of a file that does not exist yet.
+ */
+export function lessonParts(f: LessonFields): { frontmatter: Record<string, YamlValue>; body: string; fieldLines: (FieldLine | undefined)[] } {
   const frontmatter: Record<string, YamlValue> = { type: f.type, verified_how: f.verifiedHow ?? "ran" };
   if (f.tags?.length) frontmatter.tags = f.tags;
   if (f.queries?.length) frontmatter.queries = f.queries;
   if (f.when && Object.keys(f.when).length) frontmatter.when = f.when;
-  const sections = REQUIRED_SECTIONS[f.type].map((h) => `\n## ${h}\n${(f.sections[h] ?? "").trim()}\n`).join("");
-  return { frontmatter, body: `\n# ${f.title}\n${sections}` };
+  const lines: string[] = ["", `# ${f.title}`];
+  const fieldLines: (FieldLine | undefined)[] = [undefined, { field: "title", line: 1 }];
+  for (const heading of REQUIRED_SECTIONS[f.type]) {
+    const given = f.sections[heading] ?? "";
+    const text = given.trim();
+    // Lines trimmed off the start still count: line 1 is the first line of the field as given.
+    const skipped = given.slice(0, given.length - given.trimStart().length).split("\n").length - 1;
+    const field = sectionField(heading);
+    lines.push("", `## ${heading}`);
+    fieldLines.push(undefined, { field, line: 0 });
+    text.split("\n").forEach((line, i) => {
+      lines.push(line);
+      fieldLines.push({ field, line: skipped + i + 1 });
+    });
+  }
+  return { frontmatter, body: `${lines.join("\n")}\n`, fieldLines };
 }

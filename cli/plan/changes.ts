@@ -31,6 +31,8 @@ import type { Kb } from "../kb/store.ts";
 import type { Finding } from "../lesson/finding.ts";
 import type { Plan } from "../write/write.ts";
 import type { YamlValue } from "../lesson/yaml.ts";
+import type { FieldLine } from "../lesson/compose.ts";
+import { asGiven, inFields } from "./as-given.ts";
 
 // Plans for every change to a lesson: what the files become and the commit message. They read the
 // knowledge base as it is under the write lock and never touch the disk themselves.
@@ -60,8 +62,8 @@ export function slugify(title: string): string {
 }
 
 export interface AddInput {
-  /** The lesson as a file (stdin of `rkb add`), or as values already (built from fields). */
-  lesson: { text: string } | { frontmatter: Record<string, YamlValue>; body: string };
+  /** The lesson as a file (stdin of `rkb add`), or as values already (built from fields, with the field of each body line when known). */
+  lesson: { text: string } | { frontmatter: Record<string, YamlValue>; body: string; fieldLines?: (FieldLine | undefined)[] };
   topic: string;
   type?: string;
   /** Frontmatter given as flags beside a lesson's text (`rkb add --tag x < lesson.md`): added to its own. */
@@ -71,6 +73,8 @@ export interface AddInput {
   env?: NodeJS.ProcessEnv;
   /** What errors call the text (default `<stdin>`), e.g. the file an import read it from. */
   name?: string;
+  /** What errors call a field of a lesson built from fields (`--cause` on the command line, `cause` in a tool call); without it they name the file. */
+  fieldName?: (field: string) => string;
   /** A lesson from elsewhere (`rkb import`): it may bring its schema, status and id (kept when free). */
   imported?: boolean;
   /** The lookups of a batch of adds (`rkb import`), built once and kept current by the batch. */
@@ -233,34 +237,6 @@ function withFlags(fm: Record<string, YamlValue>, flags: NonNullable<AddInput["f
   return out;
 }
 
-/**
- * A finding on the lesson rkb wrote, as it reads on the text it was given (stdin, an imported
- * file): that text's name, its line, and the line its message names. Body lines keep their distance
- * from the `# Title` line; a frontmatter line maps to the same key's line (rkb rewrites the
- * frontmatter in its own order, and keys it adds have no line there: line 1).
- */
-export function asGiven(given: { name: string; text: string }, written: { rel: string; text: string }, f: Finding): Finding {
-  if (!f.line) return { ...f, path: given.name };
-  const line = givenLine(given, written, f.line);
-  return { ...f, path: given.name, line, message: f.message.replaceAll(`on line ${f.line}`, `on line ${line}`) };
-}
-
-function givenLine(given: { name: string; text: string }, written: { rel: string; text: string }, line: number): number {
-  const w = splitFrontmatter(written.text, written.rel);
-  const source = /^---\r?\n/.test(given.text) ? splitFrontmatter(given.text, given.name) : { yaml: "", body: given.text, bodyLine: 1 };
-  if (line >= w.bodyLine) {
-    const title = (s: { body: string; bodyLine: number }) =>
-      s.bodyLine + Math.max(0, s.body.slice(0, Math.max(0, s.body.search(/^# /m))).split("\n").length - 1);
-    return Math.max(source.bodyLine, line - title(w) + title(source));
-  }
-  const keys = Object.entries(frontmatterKeyLines(w.yaml))
-    .filter(([, at]) => at <= line)
-    .sort((a, b) => b[1] - a[1]);
-  const [key, at] = keys[0] ?? ["", line];
-  const from = frontmatterKeyLines(source.yaml)[key];
-  return from === undefined ? 1 : from + (line - at);
-}
-
 /** A lesson given on stdin or by a tool that does not parse: an invalid lesson naming the line, not a crash. */
 function invalidInput(e: unknown): never {
   if (e instanceof LessonParseError)
@@ -367,9 +343,13 @@ function planAddParsed(kb: Kb, input: AddInput): Plan<LessonWrite> {
       `looks like ${s.item.id} "${s.item.title}" (${s.item.path}, similarity ${s.similarity}); consider merging them with \`rkb edit\` and \`rkb supersede\``,
     );
   const given = "text" in input.lesson ? { name, text: input.lesson.text } : undefined;
+  // Only a caller that wrote the fields (add, rkb_add) has them named; a lesson rkb built (propose) keeps its path.
+  const fieldLines = "fieldLines" in input.lesson ? input.lesson.fieldLines : undefined;
+  const fields = fieldLines && input.fieldName ? { lines: fieldLines, name: input.fieldName } : undefined;
   return {
     changes: [{ rel, text }],
     ...(given ? { given: { rel, asGiven: (f: Finding) => asGiven(given, { rel, text }, f) } } : {}),
+    ...(fields ? { given: { rel, asGiven: (f: Finding) => inFields(fields.lines, fields.name, text, f) } } : {}),
     message: `add(${folder}): ${lesson.title} [${id}]`,
     result: { action: "add", id, path: rel, title: lesson.title, notes },
   };

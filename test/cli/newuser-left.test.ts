@@ -245,3 +245,73 @@ describe("rkb install into a harness that is not set up", () => {
     expect(present.json().help).toEqual(["Restart pi (or run /reload) to load rkb"]);
   });
 });
+
+describe("a lesson built from fields is told by its fields", () => {
+  const pitfall = {
+    topic: "cmake",
+    type: "pitfall",
+    title: "CMake misses zlib without ZLIB_ROOT",
+    symptom: "\nCMake stops:\n<<<<<<< HEAD\nCould NOT find ZLIB\n=======\nFound ZLIB\n>>>>>>> theirs",
+    cause: "zlib lives under /opt/zlib.",
+    fix: "Set `ZLIB_ROOT=/opt/zlib`, as in [the recipe](../nowhere/zlib.md).",
+    evidence: "`cmake -S . -B build` printed `Found ZLIB`.",
+    tags: ["Zlib Root"],
+  };
+
+  test("rkb_add's lint errors name the field and its line, not a file that does not exist", async () => {
+    const box = await kb();
+    const r = await rkb(["tool", "rkb_add", "--format", "json"], { env: box.env, stdin: JSON.stringify(pitfall) });
+    expect(r.exit).toBe(1);
+    const error = r.json().error;
+    expect(error.code).toBe("invalid_lesson");
+    const found = error.findings.map((f: any) => [f.path, f.line, f.rule]);
+    // The symptom's marker is on its line 3 as given (the blank first line counts).
+    expect(found).toContainEqual(["symptom", 3, "format/conflict"]);
+    expect(found).toContainEqual(["fix", 1, "links/broken"]);
+    expect(found).toContainEqual(["tags", undefined, "format/tags"]);
+    expect(JSON.stringify(error)).not.toContain("general/cmake/");
+    expect(error.message).toStartWith("fix:1: ");
+    expect(Bun.spawnSync(["git", "-C", box.kb, "log", "--oneline"]).stdout.toString().trim().split("\n")).toHaveLength(1);
+  });
+
+  test("rkb add's flags are named as flags", async () => {
+    const box = await kb();
+    const r = await rkb(
+      [
+        "add",
+        "--topic",
+        "cmake",
+        "--type",
+        "fact",
+        "--title",
+        "zlib is found through ZLIB_ROOT",
+        "--statement",
+        "Set it.\nToken ghp_Zq8XwR2mTk5VbN7cLp3HsJ9dFg4YtE6uWa1K",
+        "--evidence",
+        "ran",
+        "--tag",
+        "Zlib Root",
+      ],
+      { env: box.env },
+    );
+    expect(r.exit).toBe(1);
+    expect(r.stderr).toContain("error: --statement:2: this looks like a GitHub token");
+    expect(r.stderr).toMatch(/--tag {2}error {2}format\/tags/);
+    expect(r.stderr).not.toContain("general/cmake/");
+  });
+
+  test("a section's text that holds a title or section heading is refused naming the field and line; a heading in a code block is text", async () => {
+    const box = await kb();
+    const split = await rkb(["tool", "rkb_add", "--format", "json"], {
+      env: box.env,
+      stdin: JSON.stringify({ ...pitfall, symptom: "CMake stops.", tags: [], fix: "Set ZLIB_ROOT.\n\n## Evidence\nIt worked." }),
+    });
+    expect(split.exit).toBe(2);
+    expect(split.json().error.message).toBe("`fix` holds the heading `## Evidence` on its line 3");
+    const fenced = await rkb(["tool", "rkb_add", "--format", "json"], {
+      env: box.env,
+      stdin: JSON.stringify({ ...pitfall, symptom: "CMake stops.", tags: [], fix: "Run:\n\n```sh\n## set the root\nexport ZLIB_ROOT=/opt/zlib\n```" }),
+    });
+    expect(fenced.exit).toBe(0);
+  });
+});
