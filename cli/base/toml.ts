@@ -16,9 +16,8 @@ export class TomlError extends Error {
   }
 }
 
-/** A top-level statement: where it starts, and the keys it defines (`[a.b]` → a, b; `x.y = 1` → x, y). */
-export interface TomlStatement {
-  start: number;
+/** A top-level statement: the line it starts on, and the keys it defines (`[a.b]` → a, b; `x.y = 1` → x, y). */
+interface TomlStatement {
   line: number;
   kind: "table" | "array" | "pair" | "comment";
   keys: string[];
@@ -96,7 +95,7 @@ export function keyLine(text: string, path: (string | number)[]): number | undef
 }
 
 /** The text's top-level statements, in one pass; broken text still splits (the statement that breaks it runs to where the scan can resync). */
-export function tomlStatements(text: string): TomlStatement[] {
+function tomlStatements(text: string): TomlStatement[] {
   const out: TomlStatement[] = [];
   const n = text.length;
   let i = 0;
@@ -172,11 +171,10 @@ export function tomlStatements(text: string): TomlStatement[] {
       i++;
       continue;
     }
-    const start = i;
     const at = line;
     if (c === "#") {
       while (i < n && text[i] !== "\n") i++;
-      out.push({ start, line: at, kind: "comment", keys: [] });
+      out.push({ line: at, kind: "comment", keys: [] });
       continue;
     }
     let kind: TomlStatement["kind"] = "pair";
@@ -188,7 +186,7 @@ export function tomlStatements(text: string): TomlStatement[] {
     // The rest of a header's line, or a pair's value (which may run over lines).
     if (kind === "pair" && text[i] === "=") i++;
     skipValue();
-    out.push({ start, line: at, kind, keys });
+    out.push({ line: at, kind, keys });
   }
   return out;
 }
