@@ -50,7 +50,7 @@ function why(e: ParseError, text: string): string {
   if (/control characters are not allowed in strings/.test(reason) && /^\r?$/.test(rest))
     return 'a string is left open at the end of the line (close its quote, or use """ for text over several lines)';
   const word = /^[A-Za-z_][\w-]*/.exec(rest)?.[0];
-  if (reason === "invalid value" && word) return `invalid value \`${word}\`: a string is written in quotes ("${word}")`;
+  if (reason === "invalid value" && word) return `\`${word}\` is no TOML value: write a number, true or false, or a string in quotes ("${word}")`;
   return reason;
 }
 
