@@ -112,9 +112,9 @@ export default defineCommand({
   },
 });
 
-/** A field as the caller wrote it: `cause` in a tool call, `--cause` (`--tag` for tags) on the command line. */
+/** A field as the caller wrote it: `` `cause` `` in a tool call, `--cause` (`--tag` for tags) on the command line. */
 function fieldAs(field: string, ctx: Pick<CommandContext, "caller">): string {
-  if (ctx.caller.origin === "tool") return field;
+  if (ctx.caller.origin === "tool") return `\`${field}\``;
   return `--${(ADD_FLAGS[field]?.flag ?? field).replace(/_/g, "-")}`;
 }
 
@@ -123,7 +123,7 @@ function fieldAs(field: string, ctx: Pick<CommandContext, "caller">): string {
  * draft pitfall, the type, the title and the sections the draft fills may be left out.
  */
 export function lessonFields(input: AddFields, ctx: Pick<CommandContext, "caller">, from?: FromItem): LessonFields {
-  const name = (field: string) => (ctx.caller.origin === "tool" ? `\`${field}\`` : fieldAs(field, ctx));
+  const name = (field: string) => fieldAs(field, ctx);
   const type = input.type ?? (from?.draft ? "pitfall" : undefined);
   const filled = from?.draft && type === "pitfall" ? DRAFT_SECTIONS.map(sectionField) : [];
   if (!type || !isLessonType(type)) throw usageError("building a lesson from flags needs --type", `use one of ${LESSON_TYPES.join(", ")}`);

@@ -73,7 +73,7 @@ export interface AddInput {
   env?: NodeJS.ProcessEnv;
   /** What errors call the text (default `<stdin>`), e.g. the file an import read it from. */
   name?: string;
-  /** What errors call a field of a lesson built from fields (`--cause` on the command line, `cause` in a tool call); without it they name the file. */
+  /** What errors call a field of a lesson built from fields (`--cause` on the command line, `` `cause` `` in a tool call); without it they name the file. */
   fieldName?: (field: string) => string;
   /** A lesson from elsewhere (`rkb import`): it may bring its schema, status and id (kept when free). */
   imported?: boolean;

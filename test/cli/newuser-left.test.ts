@@ -266,11 +266,11 @@ describe("a lesson built from fields is told by its fields", () => {
     expect(error.code).toBe("invalid_lesson");
     const found = error.findings.map((f: any) => [f.path, f.line, f.rule]);
     // The symptom's marker is on its line 3 as given (the blank first line counts).
-    expect(found).toContainEqual(["symptom", 3, "format/conflict"]);
-    expect(found).toContainEqual(["fix", 1, "links/broken"]);
-    expect(found).toContainEqual(["tags", undefined, "format/tags"]);
+    expect(found).toContainEqual(["`symptom`", 3, "format/conflict"]);
+    expect(found).toContainEqual(["`fix`", 1, "links/broken"]);
+    expect(found).toContainEqual(["`tags`", undefined, "format/tags"]);
     expect(JSON.stringify(error)).not.toContain("general/cmake/");
-    expect(error.message).toStartWith("fix:1: ");
+    expect(error.message).toStartWith("`fix`:1: ");
     expect(Bun.spawnSync(["git", "-C", box.kb, "log", "--oneline"]).stdout.toString().trim().split("\n")).toHaveLength(1);
   });
 
