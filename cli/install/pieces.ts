@@ -2,7 +2,8 @@
 // (each carries rkb's marker, so uninstall and doctor touch only those), and entries rkb owns inside a
 // user's settings file (an MCP server, rkb's hooks), edited in place with every other byte kept. One
 // install checks every piece before it writes any, so a refusal leaves nothing half installed.
-import { existsSync, lstatSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, rmdirSync, rmSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { writeAtomic } from "../base/fsutil.ts";
 import { RkbError } from "../base/errors.ts";
 import { tildify } from "../machine/settings.ts";
@@ -136,4 +137,17 @@ export function piecesProblem(pieces: Piece[], compareText: boolean): { detail: 
     if (compareText && state === "differs") return { detail: `${where} differs from what this rkb writes (older rkb, or another binary)`, foreign: false };
   }
   return undefined;
+}
+
+/**
+ * After an uninstall: the folders that held `files`, up to `top` (the harness's own folder)
+ * included, each once it is empty. A folder that is a link (the user's dotfiles) is the user's, and stays.
+ */
+export function removeEmptiedFolders(files: string[], top: string): void {
+  const folders = new Set<string>();
+  for (const file of files) for (let dir = dirname(file); dir === top || dir.startsWith(top + "/"); dir = dirname(dir)) folders.add(dir);
+  for (const dir of [...folders].sort((a, b) => b.length - a.length)) {
+    const st = lstatSync(dir, { throwIfNoEntry: false });
+    if (st?.isDirectory() && readdirSync(dir).length === 0) rmdirSync(dir);
+  }
 }

@@ -1,14 +1,14 @@
 // `rkb install codex|gemini|opencode` and their doctor checks: each program's pieces (install/codex.ts,
 // gemini.ts, opencode.ts) installed, removed and checked alike (install/pieces.ts).
-import { existsSync, readdirSync, readFileSync, rmdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { RkbError } from "../base/errors.ts";
 import type { Check } from "../doctor/doctor.ts";
 import { configHome, tildify } from "../machine/settings.ts";
 import { codexDir, codexPieces, codexTarget, codexUntrusted } from "./codex.ts";
 import { geminiExtensionDir, geminiHome, geminiPieces, geminiTarget } from "./gemini.ts";
 import { opencodeConfigFile, opencodeDir, opencodePieces, opencodeTarget } from "./opencode.ts";
-import { installPieces, type OwnedEntry, type Piece, type PieceReport, piecesProblem, uninstallPieces } from "./pieces.ts";
+import { installPieces, type OwnedEntry, type Piece, type PieceReport, piecesProblem, removeEmptiedFolders, uninstallPieces } from "./pieces.ts";
 
 export const PROGRAMS = ["codex", "gemini", "opencode"] as const;
 export type Program = (typeof PROGRAMS)[number];
@@ -37,13 +37,8 @@ export function uninstallProgram(program: Program, env: NodeJS.ProcessEnv, home:
   const reports = uninstallPieces(programPieces(program, env, home, "rkb", marker), program);
   // The folders left empty go too, the program's own folder included: rkb made them for its files,
   // or they held nothing anyway.
-  const top = programDir(program, env, home);
-  const folders = new Set<string>();
-  for (const r of reports) {
-    if (r.action !== "removed" || r.entry) continue;
-    for (let dir = dirname(r.path); dir === top || dir.startsWith(top + "/"); dir = dirname(dir)) folders.add(dir);
-  }
-  for (const dir of [...folders].sort((a, b) => b.length - a.length)) if (existsSync(dir) && readdirSync(dir).length === 0) rmdirSync(dir);
+  const removed = reports.filter((r) => r.action === "removed" && !r.entry).map((r) => r.path);
+  removeEmptiedFolders(removed, programDir(program, env, home));
   return reports;
 }
 

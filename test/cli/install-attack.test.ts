@@ -151,6 +151,26 @@ describe("rkb install: settings files a user keeps elsewhere or protects", () =>
     expect(readFileSync(join(home, "dotfiles", "codex.toml"), "utf8")).toBe(text);
   });
 
+  test("each program's folder linked from a dotfiles folder: install writes through the links, uninstall empties them and leaves the links", async () => {
+    const { env, home } = sandbox("rkb-install-attack");
+    const links: Record<string, string> = { codex: ".codex", gemini: ".gemini", opencode: ".config/opencode" };
+    mkdirSync(join(home, ".config"));
+    for (const [program, at] of Object.entries(links)) {
+      mkdirSync(join(home, "dotfiles", program), { recursive: true });
+      symlinkSync(join(home, "dotfiles", program), join(home, at));
+    }
+    for (const program of Object.keys(links)) expect((await rkb(["install", program], { env })).exit).toBe(0);
+    expect(existsSync(join(home, "dotfiles", "codex", "config.toml"))).toBe(true);
+    for (const program of Object.keys(links)) {
+      const run = await rkb(["install", program, "--uninstall"], { env });
+      expect({ exit: run.exit, stderr: run.stderr }).toEqual({ exit: 0, stderr: "" });
+    }
+    for (const [program, at] of Object.entries(links)) {
+      expect(lstatSync(join(home, at)).isSymbolicLink()).toBe(true);
+      expect(readdirSync(join(home, "dotfiles", program))).toEqual([]);
+    }
+  });
+
   test("a read-only opencode.json is refused with words that say so, and nothing of rkb's is written", async () => {
     const { env } = sandbox("rkb-install-attack");
     const dir = join(env.XDG_CONFIG_HOME!, "opencode");
