@@ -59,6 +59,35 @@ describe("rkb install opencode: the user's opencode.jsonc", () => {
   });
 });
 
+describe("rkb install: a settings file whose shape has no place for rkb's entry", () => {
+  const cases: [string, string, string, RegExp][] = [
+    ["`mcp` a string", ".config/opencode/opencode.json", '{ "mcp": "off" }\n', /`mcp` is a string, not an object/],
+    ["`mcp` null", ".config/opencode/opencode.json", '{\n  "mcp": null\n}\n', /`mcp` is null, not an object/],
+    ["`mcp` an array", ".config/opencode/opencode.json", '{ "mcp": [] }\n', /`mcp` is an array, not an object/],
+    ["the file an array", ".config/opencode/opencode.json", "[]\n", /the file is an array, not an object/],
+    [
+      "`mcp` twice (the last counts)",
+      ".config/opencode/opencode.json",
+      '{ "mcp": {}, "mcp": { "o": { "type": "local", "command": ["o"] } } }\n',
+      /more than once/,
+    ],
+    ["hooks.json's `Stop` an object", ".codex/hooks.json", '{ "hooks": { "Stop": {} } }\n', /`hooks.Stop` is an object, not an array/],
+  ];
+  test.each(cases)("%s: refused naming the file, nothing of rkb's written, the file as it was", async (_, rel, text, why) => {
+    const { env, home } = sandbox("rkb-install-attack");
+    const file = join(home, rel);
+    mkdirSync(join(file, ".."), { recursive: true });
+    writeFileSync(file, text);
+    const program = rel.startsWith(".codex") ? "codex" : "opencode";
+    const before = files(home);
+    const run = await rkb(["install", program], { env });
+    expect(run.exit).toBe(1);
+    expect(run.stderr).toContain(`~/${rel}`);
+    expect(run.stderr).toMatch(why);
+    expect(files(home)).toEqual(before);
+  });
+});
+
 describe("rkb install codex: the user's config.toml", () => {
   const cases: [string, string][] = [
     ["CRLF line ends", 'model = "o3"\r\n\r\n[mcp_servers.other]\r\ncommand = "other"\r\n'],
