@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { rkb, sandbox } from "../helpers.ts";
 
@@ -84,6 +84,43 @@ describe("rkb install: a settings file whose shape has no place for rkb's entry"
     expect(run.exit).toBe(1);
     expect(run.stderr).toContain(`~/${rel}`);
     expect(run.stderr).toMatch(why);
+    expect(files(home)).toEqual(before);
+  });
+});
+
+describe("rkb install: something in the way", () => {
+  const cases: [string, string, (home: string) => void, string][] = [
+    [
+      "a file where the plugins folder goes",
+      "opencode",
+      (h) => writeFileSync(join(h, ".config", "opencode", "plugins"), ""),
+      "~/.config/opencode/plugins is a file",
+    ],
+    ["a file where the program's folder goes", "gemini", (h) => writeFileSync(join(h, ".gemini"), ""), "~/.gemini is a file"],
+    [
+      "a folder where rkb's skill file goes",
+      "codex",
+      (h) => mkdirSync(join(h, ".codex", "skills", "rkb", "SKILL.md"), { recursive: true }),
+      "~/.codex/skills/rkb/SKILL.md is a folder",
+    ],
+    [
+      "config.toml a link into a dotfiles folder that is not there",
+      "codex",
+      (h) => symlinkSync(join(h, "dotfiles", "config.toml"), join(h, ".codex", "config.toml")),
+      "~/.codex/config.toml is a link to ~/dotfiles/config.toml, which does not exist",
+    ],
+  ];
+  test.each(cases)("%s: refused naming it before anything is written", async (_, program, arrange, words) => {
+    const { env, home } = sandbox("rkb-install-attack");
+    mkdirSync(join(home, ".codex"));
+    mkdirSync(join(home, ".config", "opencode"), { recursive: true });
+    writeFileSync(join(home, ".config", "opencode", "opencode.json"), '{\n  "model": "x/y"\n}\n');
+    arrange(home);
+    const before = files(home);
+    const run = await rkb(["install", program], { env });
+    expect(run.exit).toBe(1);
+    expect(run.stderr).toContain(words);
+    expect(run.stderr).not.toContain("bug in rkb");
     expect(files(home)).toEqual(before);
   });
 });
@@ -242,13 +279,15 @@ describe("rkb install: settings files a user keeps elsewhere or protects", () =>
   });
 });
 
-/** Every file and folder under `dir` (relative path → hash of its bytes, or "folder"). */
+/** Every file, folder and link under `dir` (relative path → hash of its bytes, "folder", or where the link points). */
 function files(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (at: string) => {
     for (const name of readdirSync(at)) {
       const path = join(at, name);
-      if (lstatSync(path).isDirectory()) {
+      const st = lstatSync(path);
+      if (st.isSymbolicLink()) out.set(relative(dir, path), `link to ${readlinkSync(path)}`);
+      else if (st.isDirectory()) {
         out.set(relative(dir, path) + "/", "folder");
         walk(path);
       } else out.set(relative(dir, path), createHash("sha256").update(readFileSync(path)).digest("hex"));
