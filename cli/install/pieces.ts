@@ -3,7 +3,7 @@
 // user's settings file (an MCP server, rkb's hooks), edited in place with every other byte kept. One
 // install checks every piece before it writes any (its text, its place), so a refusal leaves
 // nothing half installed.
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmdirSync, rmSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { writeAtomic } from "../base/fsutil.ts";
 import { RkbError } from "../base/errors.ts";
@@ -46,7 +46,21 @@ export interface PieceReport {
   action: PieceAction;
 }
 
-const read = (path: string) => (existsSync(path) ? readFileSync(path, "utf8") : undefined);
+/**
+ * A piece's file as text; undefined when there is none (or a part of its path is a file). Anything
+ * else at its path (a folder) reads as "", which holds nothing of rkb's: kept by uninstall, named by doctor.
+ */
+export function readPiece(path: string): string | undefined {
+  let st: ReturnType<typeof statSync>;
+  try {
+    st = statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+  if (!st) return undefined;
+  return st.isFile() ? readFileSync(path, "utf8") : "";
+}
+const read = readPiece;
 
 /**
  * Where an edit of a user's settings file is written: the file itself, or the file a link points

@@ -125,6 +125,21 @@ describe("rkb install: something in the way", () => {
   });
 });
 
+test("a folder where rkb's skill file and opencode.json go: uninstall keeps them, doctor names them, neither fails", async () => {
+  const { env, home } = sandbox("rkb-install-attack");
+  expect((await rkb(["init"], { env })).exit).toBe(0);
+  mkdirSync(join(home, ".codex", "skills", "rkb", "SKILL.md"), { recursive: true });
+  mkdirSync(join(home, ".config", "opencode", "opencode.json"), { recursive: true });
+  const codex = await rkb(["install", "codex", "--uninstall", "--format", "json"], { env });
+  expect(codex.exit).toBe(0);
+  expect(codex.json().installs[0].files).toContainEqual({ path: "~/.codex/skills/rkb/SKILL.md", action: "kept" });
+  expect((await rkb(["install", "opencode", "--uninstall"], { env })).exit).toBe(0);
+  const doctor = await rkb(["doctor", "--format", "json"], { env });
+  expect(doctor.stderr).not.toContain("bug in rkb");
+  expect(doctor.json().checks.find((c: any) => c.check === "install: codex").status).toBe("warn");
+  expect(existsSync(join(home, ".codex", "skills", "rkb", "SKILL.md"))).toBe(true);
+});
+
 describe("rkb install codex: the user's config.toml", () => {
   const cases: [string, string][] = [
     ["CRLF line ends", 'model = "o3"\r\n\r\n[mcp_servers.other]\r\ncommand = "other"\r\n'],
