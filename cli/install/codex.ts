@@ -109,9 +109,9 @@ function hooksEntry(path: string, bin: string): OwnedEntry {
   const without = (text: string) => {
     let next = text;
     for (const { event, at } of ours(parseJsonc(text, file))) {
-      for (const i of [...at].reverse()) next = setAt(next, ["hooks", event, i], undefined);
+      for (const i of [...at].reverse()) next = setAt(next, ["hooks", event, i], undefined, file);
       const left = valueAt(parseJsonc(next, file), ["hooks", event]);
-      if (at.length && Array.isArray(left) && left.length === 0) next = setAt(next, ["hooks", event], undefined);
+      if (at.length && Array.isArray(left) && left.length === 0) next = setAt(next, ["hooks", event], undefined, file);
     }
     return next;
   };
@@ -132,7 +132,7 @@ function hooksEntry(path: string, bin: string): OwnedEntry {
     set(text) {
       if (text.trim() && this.state(text) === "current") return text;
       let next = text.trim() ? without(text) : '{\n  "hooks": {}\n}\n';
-      for (const [event, [group]] of Object.entries(wanted)) next = setAt(next, ["hooks", event, -1], group as HookGroup);
+      for (const [event, [group]] of Object.entries(wanted)) next = setAt(next, ["hooks", event, -1], group as HookGroup, file);
       return next;
     },
     remove(text) {

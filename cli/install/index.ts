@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { writeAtomic } from "../base/fsutil.ts";
@@ -10,7 +10,7 @@ import { skillText } from "./skill.ts";
 
 export { parseProblem };
 import { claudePluginDir, claudePluginFiles } from "./claude.ts";
-import { MARKER } from "./pieces.ts";
+import { MARKER, removeEmptiedFolders } from "./pieces.ts";
 import { filled, parseProblem } from "./source.ts";
 import { installProgram, type Program, PROGRAM_NAMES, PROGRAMS, programCheck, programDir, uninstallProgram } from "./programs.ts";
 
@@ -127,10 +127,7 @@ export function uninstall(harness: Harness, env: NodeJS.ProcessEnv): InstallRepo
   });
   // The folders that held rkb's files go once they are empty, up to the harness's own folder in the
   // home (~/.omp, ~/.claude): a harness that is set up has other files there, which keep them.
-  const top = harness === "claude" ? agentDir(harness, env) : dirname(agentDir(harness, env));
-  const folders = new Set<string>();
-  for (const path of paths) for (let dir = dirname(path); dir.startsWith(top); dir = dirname(dir)) folders.add(dir);
-  for (const dir of [...folders].sort((a, b) => b.length - a.length)) if (existsSync(dir) && readdirSync(dir).length === 0) rmdirSync(dir);
+  removeEmptiedFolders(paths, harness === "claude" ? agentDir(harness, env) : dirname(agentDir(harness, env)));
   return { harness, action: "uninstall", files };
 }
 

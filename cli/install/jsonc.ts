@@ -6,6 +6,7 @@
 // re-format the lines around an insertion, the user's sibling entry included, and cut an array's
 // last element wrongly when the closing bracket has a line of its own).
 import { findNodeAtLocation, type JSONPath, type Node, type ParseError, parse, parseTree, printParseErrorCode } from "jsonc-parser";
+import { isDeepStrictEqual } from "node:util";
 import { RkbError } from "../base/errors.ts";
 
 /** The file's value, JSONC allowed (comments, trailing commas); a clear error naming the file and line. */
@@ -38,9 +39,26 @@ const withoutBom = (text: string) => (text.startsWith(BOM) ? text.slice(1) : tex
  * their trailing comma or comment from rkb's); a new array element goes last, since positions in an
  * array can matter (Codex keys its trust of a hook by its group's index).
  */
-export function setAt(text: string, path: JSONPath, value: unknown): string {
-  if (text.startsWith(BOM)) return BOM + setAt(text.slice(1), path, value);
-  if (value === undefined) return removeAt(text, path);
+export function setAt(text: string, path: JSONPath, value: unknown, file = "the JSON text"): string {
+  const next = value === undefined ? removeAt(text, path) : insertAt(text, path, value, file);
+  // Read back: an edit that did not land where a JSON reader looks (a key written twice, where the
+  // last one counts) is refused, not written.
+  // (An element removed from an array leaves the next one at its index: nothing to read back.)
+  const key = path.at(-1);
+  if (value === undefined && typeof key === "number") return next;
+  const doc = parseJsonc(next, file);
+  const at = key === -1 ? [...path.slice(0, -1), (valueAt(doc, path.slice(0, -1)) as unknown[]).length - 1] : path;
+  if (!isDeepStrictEqual(valueAt(doc, at), value))
+    throw new RkbError(
+      "refused",
+      `${file} holds a key of \`${path.filter((k) => k !== -1).join(".")}\` more than once, so rkb's edit would not be the one read`,
+      `keep each key once in ${file}, then run rkb install again`,
+    );
+  return next;
+}
+
+function insertAt(text: string, path: JSONPath, value: unknown, file: string): string {
+  if (text.startsWith(BOM)) return BOM + insertAt(text.slice(1), path, value, file);
   const base = text.trim() ? text : "{}\n";
   const unit = /^( +|\t)\S/m.exec(base)?.[1] ?? "  ";
   const eol = base.includes("\r\n") ? "\r\n" : "\n";
@@ -55,6 +73,18 @@ export function setAt(text: string, path: JSONPath, value: unknown): string {
   }
   const key = at.at(-1);
   const parent = findNodeAtLocation(root, at.slice(0, -1))!;
+  const wanted = typeof key === "number" ? "array" : "object";
+  if (parent.type !== wanted) {
+    const where = at.length > 1 ? `\`${at.slice(0, -1).join(".")}\`` : "the file";
+    const is = parent.type === "null" ? "null" : `${parent.type === "array" || parent.type === "object" ? "an" : "a"} ${parent.type}`;
+    throw new RkbError(
+      "refused",
+      `${file}: ${where} is ${is}, not an ${wanted}, so rkb cannot put \`${path.join(".")}\` in it`,
+      at.length > 1
+        ? `make ${where} an ${wanted} (or remove it), then run rkb install again`
+        : `make ${file} one JSON object ({ … }), then run rkb install again`,
+    );
+  }
   const pretty = (v: unknown, indent: string) => JSON.stringify(v, null, unit).replaceAll("\n", eol + indent);
   const existing = key !== undefined && key !== -1 ? findNodeAtLocation(root, at) : undefined;
   if (existing) {

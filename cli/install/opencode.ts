@@ -73,13 +73,13 @@ function mcpEntry(path: string, bin: string): OwnedEntry {
     },
     set(text) {
       if (this.state(text) === "current") return text;
-      return setAt(text.trim() ? text : '{\n  "$schema": "https://opencode.ai/config.json"\n}\n', MCP_PATH, wanted);
+      return setAt(text.trim() ? text : '{\n  "$schema": "https://opencode.ai/config.json"\n}\n', MCP_PATH, wanted, file);
     },
     remove(text) {
-      let next = setAt(text, MCP_PATH, undefined);
+      let next = setAt(text, MCP_PATH, undefined, file);
       const doc = parseJsonc(next, file) as Record<string, unknown>;
       const mcp = doc.mcp;
-      if (mcp && typeof mcp === "object" && Object.keys(mcp).length === 0) next = setAt(next, ["mcp"], undefined);
+      if (mcp && typeof mcp === "object" && Object.keys(mcp).length === 0) next = setAt(next, ["mcp"], undefined, file);
       // A file rkb made holds nothing of the user's once the entry is gone.
       const left = Object.keys(parseJsonc(next, file) as Record<string, unknown>).filter((k) => k !== "$schema");
       return left.length ? next : undefined;

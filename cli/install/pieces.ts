@@ -1,8 +1,10 @@
 // What `rkb install` writes for Codex CLI, Gemini CLI and opencode, as pieces: files rkb owns whole
 // (each carries rkb's marker, so uninstall and doctor touch only those), and entries rkb owns inside a
 // user's settings file (an MCP server, rkb's hooks), edited in place with every other byte kept. One
-// install checks every piece before it writes any, so a refusal leaves nothing half installed.
-import { existsSync, lstatSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+// install checks every piece before it writes any (its text, its place), so a refusal leaves
+// nothing half installed.
+import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmdirSync, rmSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { writeAtomic } from "../base/fsutil.ts";
 import { RkbError } from "../base/errors.ts";
 import { tildify } from "../machine/settings.ts";
@@ -44,14 +46,45 @@ export interface PieceReport {
   action: PieceAction;
 }
 
-const read = (path: string) => (existsSync(path) ? readFileSync(path, "utf8") : undefined);
+/**
+ * A piece's file as text; undefined when there is none (or a part of its path is a file). Anything
+ * else at its path (a folder) reads as "", which holds nothing of rkb's: kept by uninstall, named by doctor.
+ */
+export function readPiece(path: string): string | undefined {
+  let st: ReturnType<typeof statSync>;
+  try {
+    st = statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+  if (!st) return undefined;
+  return st.isFile() ? readFileSync(path, "utf8") : "";
+}
+const read = readPiece;
 
 /**
  * Where an edit of a user's settings file is written: the file itself, or the file a link points
  * to (a dotfiles folder), so the link stays a link. A write replaces the file by rename, so a link
  * written through its own path would become a plain file.
  */
-const target = (path: string) => (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() ? realpathSync(path) : path);
+function target(path: string): string {
+  let link = false;
+  try {
+    link = lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true;
+  } catch {
+    return path; // a part of the path is a file: refuseObstacle names it
+  }
+  if (!link) return path;
+  try {
+    return realpathSync(path);
+  } catch {
+    throw new RkbError(
+      "refused",
+      `${tildify(path)} is a link to ${tildify(readlinkSync(path))}, which does not exist`,
+      "restore the file it points to (your dotfiles?), or remove the link, then run rkb install again",
+    );
+  }
+}
 
 /** A user's settings file made read-only is theirs to open: rkb refuses rather than write around it. */
 function refuseReadOnly(p: OwnedEntry, harness: string, uninstall: boolean): void {
@@ -68,6 +101,7 @@ export const ownedFile = (path: string) => read(path)?.includes(MARKER) === true
 
 export function installPieces(pieces: Piece[], harness: string): PieceReport[] {
   for (const p of pieces) {
+    refuseObstacle(p.kind === "entry" ? target(p.path) : p.path, harness);
     const text = read(p.path);
     if (p.kind === "file" && text !== undefined && !text.includes(MARKER))
       throw new RkbError(
@@ -89,10 +123,35 @@ export function installPieces(pieces: Piece[], harness: string): PieceReport[] {
     if (p.kind === "entry" && text !== next) refuseReadOnly(p, harness, false);
     return { piece: p, next, same: text === next };
   });
-  return planned.map(({ piece, next, same }) => {
-    if (!same) writeAtomic(piece.kind === "entry" ? target(piece.path) : piece.path, next);
-    return { path: piece.path, ...(piece.kind === "entry" ? { entry: piece.label } : {}), action: same ? "unchanged" : "written" };
-  });
+  // rkb's own files first, the user's settings last: a write that fails midway (a full disk)
+  // leaves at most files uninstall removes, never a setting that runs what is not there.
+  const order = [...planned].sort((a, b) => Number(a.piece.kind === "entry") - Number(b.piece.kind === "entry"));
+  for (const { piece, next, same } of order) if (!same) writeAtomic(piece.kind === "entry" ? target(piece.path) : piece.path, next);
+  return planned.map(({ piece, same }) => ({
+    path: piece.path,
+    ...(piece.kind === "entry" ? { entry: piece.label } : {}),
+    action: same ? "unchanged" : "written",
+  }));
+}
+
+/** Something that is no folder where a piece's folder goes, or a folder where its file goes: refused before any write. */
+function refuseObstacle(path: string, harness: string): void {
+  // ENOTDIR: a part of the path is a file; the walk up finds which.
+  const stat = (at: string) => {
+    try {
+      return statSync(at, { throwIfNoEntry: false });
+    } catch {
+      return undefined;
+    }
+  };
+  const fix = (what: string) => `move ${tildify(what)} away, then run \`rkb install ${harness}\` again`;
+  if (stat(path)?.isDirectory()) throw new RkbError("refused", `${tildify(path)} is a folder, where rkb writes a file`, fix(path));
+  for (let dir = dirname(path); dir !== dirname(dir); dir = dirname(dir)) {
+    const at = stat(dir);
+    if (!at) continue;
+    if (!at.isDirectory()) throw new RkbError("refused", `${tildify(dir)} is a file, where rkb needs a folder for ${tildify(path)}`, fix(dir));
+    return;
+  }
 }
 
 export function uninstallPieces(pieces: Piece[], harness: string): PieceReport[] {
@@ -136,4 +195,17 @@ export function piecesProblem(pieces: Piece[], compareText: boolean): { detail: 
     if (compareText && state === "differs") return { detail: `${where} differs from what this rkb writes (older rkb, or another binary)`, foreign: false };
   }
   return undefined;
+}
+
+/**
+ * After an uninstall: the folders that held `files`, up to `top` (the harness's own folder)
+ * included, each once it is empty. A folder that is a link (the user's dotfiles) is the user's, and stays.
+ */
+export function removeEmptiedFolders(files: string[], top: string): void {
+  const folders = new Set<string>();
+  for (const file of files) for (let dir = dirname(file); dir === top || dir.startsWith(top + "/"); dir = dirname(dir)) folders.add(dir);
+  for (const dir of [...folders].sort((a, b) => b.length - a.length)) {
+    const st = lstatSync(dir, { throwIfNoEntry: false });
+    if (st?.isDirectory() && readdirSync(dir).length === 0) rmdirSync(dir);
+  }
 }

@@ -1,14 +1,14 @@
 // `rkb install codex|gemini|opencode` and their doctor checks: each program's pieces (install/codex.ts,
 // gemini.ts, opencode.ts) installed, removed and checked alike (install/pieces.ts).
-import { existsSync, readdirSync, readFileSync, rmdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { RkbError } from "../base/errors.ts";
 import type { Check } from "../doctor/doctor.ts";
 import { configHome, tildify } from "../machine/settings.ts";
 import { codexDir, codexPieces, codexTarget, codexUntrusted } from "./codex.ts";
 import { geminiExtensionDir, geminiHome, geminiPieces, geminiTarget } from "./gemini.ts";
 import { opencodeConfigFile, opencodeDir, opencodePieces, opencodeTarget } from "./opencode.ts";
-import { installPieces, type OwnedEntry, type Piece, type PieceReport, piecesProblem, uninstallPieces } from "./pieces.ts";
+import { installPieces, type OwnedEntry, type Piece, type PieceReport, piecesProblem, readPiece, removeEmptiedFolders, uninstallPieces } from "./pieces.ts";
 
 export const PROGRAMS = ["codex", "gemini", "opencode"] as const;
 export type Program = (typeof PROGRAMS)[number];
@@ -37,13 +37,8 @@ export function uninstallProgram(program: Program, env: NodeJS.ProcessEnv, home:
   const reports = uninstallPieces(programPieces(program, env, home, "rkb", marker), program);
   // The folders left empty go too, the program's own folder included: rkb made them for its files,
   // or they held nothing anyway.
-  const top = programDir(program, env, home);
-  const folders = new Set<string>();
-  for (const r of reports) {
-    if (r.action !== "removed" || r.entry) continue;
-    for (let dir = dirname(r.path); dir === top || dir.startsWith(top + "/"); dir = dirname(dir)) folders.add(dir);
-  }
-  for (const dir of [...folders].sort((a, b) => b.length - a.length)) if (existsSync(dir) && readdirSync(dir).length === 0) rmdirSync(dir);
+  const removed = reports.filter((r) => r.action === "removed" && !r.entry).map((r) => r.path);
+  removeEmptiedFolders(removed, programDir(program, env, home));
   return reports;
 }
 
@@ -52,7 +47,11 @@ export function programInstalled(program: Program, env: NodeJS.ProcessEnv, home:
   return installedIn(programPieces(program, env, home, "rkb", ""));
 }
 
-const installedIn = (pieces: Piece[]) => pieces.some((p) => existsSync(p.path) && (p.kind === "file" || entryIn(p, readFileSync(p.path, "utf8"))));
+const installedIn = (pieces: Piece[]) =>
+  pieces.some((p) => {
+    const text = readPiece(p.path);
+    return text !== undefined && (p.kind === "file" || entryIn(p, text));
+  });
 
 /** Whether rkb's entry is in the file; a file that does not parse may hold it (doctor's check names the file). */
 function entryIn(p: OwnedEntry, text: string): boolean {
@@ -115,7 +114,7 @@ function mainFile(program: Program, env: NodeJS.ProcessEnv, home: string): strin
 
 function installedTarget(program: Program, env: NodeJS.ProcessEnv, home: string): string | undefined {
   const path = mainFile(program, env, home);
-  if (!existsSync(path)) return undefined;
-  const text = readFileSync(path, "utf8");
+  const text = readPiece(path);
+  if (text === undefined) return undefined;
   return program === "codex" ? codexTarget(text) : program === "gemini" ? geminiTarget(text) : opencodeTarget(text);
 }

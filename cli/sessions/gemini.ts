@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { stripInjected } from "./clean.ts";
 import { type Entry, type Header, type LineFormat, resultEvent, shellCall, str, toolCall } from "./entries.ts";
 
@@ -58,13 +58,16 @@ function readHeader(obj: any, header: Header): undefined {
  */
 export function readGeminiJson(path: string, from = 0): GeminiDocument {
   const read: GeminiDocument = { entries: [], header: {}, skipped: [], seen: from };
+  // Only a document that opens as a Gemini CLI session is read whole: any other JSON file (a
+  // 200 MB export) would be parsed for nothing, at several times its size in memory.
+  if (!looksLikeGemini(head(path))) return { ...read, problem: "no Gemini CLI session" };
   if (statSync(path).size > MAX_JSON_BYTES) return { ...read, problem: `larger than ${MAX_JSON_BYTES >> 20} MB` };
   const text = readFileSync(path, "utf8");
   let doc: any;
   try {
     doc = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (e) {
-    return { ...read, problem: "not valid JSON", ...(looksLikeGemini(text) ? { damaged: damage(text, e) } : {}) };
+    return { ...read, problem: "not valid JSON", damaged: damage(text, e) };
   }
   if (!isHeader(doc) || !Array.isArray(doc.messages)) return { ...read, problem: "no Gemini CLI session" };
   readHeader(doc, read.header);
@@ -93,8 +96,19 @@ export interface GeminiDocument {
 const ENDED = new Set(["success", "error", "cancelled"]);
 const running = (m: any) => m?.type === "gemini" && Array.isArray(m.toolCalls) && m.toolCalls.some((c: any) => !ENDED.has(c?.status));
 
-/** Whether a document's start is a Gemini CLI session's header (its first keys, in the first few KB). */
-const looksLikeGemini = (text: string) => /"sessionId"\s*:/.test(text.slice(0, 4096)) && /"projectHash"\s*:/.test(text.slice(0, 4096));
+/** Whether a document's start (its first few KB) is a Gemini CLI session's header: its first keys. */
+const looksLikeGemini = (start: string) => /"sessionId"\s*:/.test(start) && /"projectHash"\s*:/.test(start);
+
+/** The file's first 4 KB, as text. */
+function head(path: string): string {
+  const fd = openSync(path, "r");
+  try {
+    const buf = Buffer.alloc(4096);
+    return buf.toString("utf8", 0, readSync(fd, buf, 0, buf.length, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
 
 function damage(text: string, e: unknown): string {
   let lines = text.endsWith("\n") ? 0 : 1;

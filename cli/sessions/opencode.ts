@@ -57,9 +57,11 @@ export function opencodeSessions(db: string): string[] {
 function withStore<T>(db: string, use: (store: Database) => T): T {
   let store: Database | undefined;
   try {
-    store = existsSync(`${db}-wal`)
-      ? new Database(db, { readonly: true })
-      : new Database(`${pathToFileURL(db).href}?immutable=1`, constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI);
+    // A log beside it (opencode writing, or a crash's journal to roll back) is SQLite's to read.
+    store =
+      existsSync(`${db}-wal`) || existsSync(`${db}-journal`)
+        ? new Database(db, { readonly: true })
+        : new Database(`${pathToFileURL(db).href}?immutable=1`, constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI);
     return use(store);
   } catch (e) {
     throw e instanceof RkbError ? e : storeError(db, e);
@@ -71,15 +73,20 @@ function withStore<T>(db: string, use: (store: Database) => T): T {
 /** What SQLite's refusal means for a user, and what to do; `extra.problem` says it without the path. */
 function storeError(db: string, e: unknown): RkbError {
   const why = e instanceof Error ? e.message : String(e);
-  const [code, problem, fix]: [ErrorCode, string, string] = /locked|busy/i.test(why)
-    ? ["locked", `is locked by another program (SQLite: ${why})`, "run again once opencode has finished writing"]
-    : /no such (table|column)/i.test(why)
-      ? ["bad_format", `is an SQLite file but not opencode's store (SQLite: ${why})`, "pass opencode's opencode.db (in ~/.local/share/opencode)"]
-      : [
-          "bad_format",
-          `is an SQLite file rkb cannot read (SQLite: ${why})`,
-          "copy the store again, with opencode stopped (a copy made while it writes may be cut off)",
-        ];
+  const store = "pass opencode's opencode.db (in ~/.local/share/opencode)";
+  const [code, problem, fix]: [ErrorCode, string, string] = !isSqlite(db)
+    ? ["bad_format", "is no SQLite file (opencode's store is one)", store] // a `<file>#ses_…` name for another file
+    : /locked|busy/i.test(why)
+      ? ["locked", `is locked by another program (SQLite: ${why})`, "run again once opencode has finished writing"]
+      : /readonly database/i.test(why)
+        ? ["bad_format", `has the journal of a write that never ended beside it (SQLite: ${why})`, "start opencode once (it undoes that write), then run again"]
+        : /no such (table|column)/i.test(why)
+          ? ["bad_format", `is an SQLite file but not opencode's store (SQLite: ${why})`, store]
+          : [
+              "bad_format",
+              `is an SQLite file rkb cannot read (SQLite: ${why})`,
+              "copy the store again, with opencode stopped (a copy made while it writes may be cut off)",
+            ];
   return new RkbError(code, `${tildify(db)} ${problem}`, fix, { problem });
 }
 

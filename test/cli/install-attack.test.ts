@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { rkb, sandbox } from "../helpers.ts";
 
@@ -57,6 +57,87 @@ describe("rkb install opencode: the user's opencode.jsonc", () => {
     expect(readFileSync(join(dir, "opencode.jsonc"), "utf8")).toBe(text);
     expect(existsSync(join(dir, "plugins"))).toBe(false);
   });
+});
+
+describe("rkb install: a settings file whose shape has no place for rkb's entry", () => {
+  const cases: [string, string, string, RegExp][] = [
+    ["`mcp` a string", ".config/opencode/opencode.json", '{ "mcp": "off" }\n', /`mcp` is a string, not an object/],
+    ["`mcp` null", ".config/opencode/opencode.json", '{\n  "mcp": null\n}\n', /`mcp` is null, not an object/],
+    ["`mcp` an array", ".config/opencode/opencode.json", '{ "mcp": [] }\n', /`mcp` is an array, not an object/],
+    ["the file an array", ".config/opencode/opencode.json", "[]\n", /the file is an array, not an object/],
+    [
+      "`mcp` twice (the last counts)",
+      ".config/opencode/opencode.json",
+      '{ "mcp": {}, "mcp": { "o": { "type": "local", "command": ["o"] } } }\n',
+      /more than once/,
+    ],
+    ["hooks.json's `Stop` an object", ".codex/hooks.json", '{ "hooks": { "Stop": {} } }\n', /`hooks.Stop` is an object, not an array/],
+  ];
+  test.each(cases)("%s: refused naming the file, nothing of rkb's written, the file as it was", async (_, rel, text, why) => {
+    const { env, home } = sandbox("rkb-install-attack");
+    const file = join(home, rel);
+    mkdirSync(join(file, ".."), { recursive: true });
+    writeFileSync(file, text);
+    const program = rel.startsWith(".codex") ? "codex" : "opencode";
+    const before = files(home);
+    const run = await rkb(["install", program], { env });
+    expect(run.exit).toBe(1);
+    expect(run.stderr).toContain(`~/${rel}`);
+    expect(run.stderr).toMatch(why);
+    expect(files(home)).toEqual(before);
+  });
+});
+
+describe("rkb install: something in the way", () => {
+  const cases: [string, string, (home: string) => void, string][] = [
+    [
+      "a file where the plugins folder goes",
+      "opencode",
+      (h) => writeFileSync(join(h, ".config", "opencode", "plugins"), ""),
+      "~/.config/opencode/plugins is a file",
+    ],
+    ["a file where the program's folder goes", "gemini", (h) => writeFileSync(join(h, ".gemini"), ""), "~/.gemini is a file"],
+    [
+      "a folder where rkb's skill file goes",
+      "codex",
+      (h) => mkdirSync(join(h, ".codex", "skills", "rkb", "SKILL.md"), { recursive: true }),
+      "~/.codex/skills/rkb/SKILL.md is a folder",
+    ],
+    [
+      "config.toml a link into a dotfiles folder that is not there",
+      "codex",
+      (h) => symlinkSync(join(h, "dotfiles", "config.toml"), join(h, ".codex", "config.toml")),
+      "~/.codex/config.toml is a link to ~/dotfiles/config.toml, which does not exist",
+    ],
+  ];
+  test.each(cases)("%s: refused naming it before anything is written", async (_, program, arrange, words) => {
+    const { env, home } = sandbox("rkb-install-attack");
+    mkdirSync(join(home, ".codex"));
+    mkdirSync(join(home, ".config", "opencode"), { recursive: true });
+    writeFileSync(join(home, ".config", "opencode", "opencode.json"), '{\n  "model": "x/y"\n}\n');
+    arrange(home);
+    const before = files(home);
+    const run = await rkb(["install", program], { env });
+    expect(run.exit).toBe(1);
+    expect(run.stderr).toContain(words);
+    expect(run.stderr).not.toContain("bug in rkb");
+    expect(files(home)).toEqual(before);
+  });
+});
+
+test("a folder where rkb's skill file and opencode.json go: uninstall keeps them, doctor names them, neither fails", async () => {
+  const { env, home } = sandbox("rkb-install-attack");
+  expect((await rkb(["init"], { env })).exit).toBe(0);
+  mkdirSync(join(home, ".codex", "skills", "rkb", "SKILL.md"), { recursive: true });
+  mkdirSync(join(home, ".config", "opencode", "opencode.json"), { recursive: true });
+  const codex = await rkb(["install", "codex", "--uninstall", "--format", "json"], { env });
+  expect(codex.exit).toBe(0);
+  expect(codex.json().installs[0].files).toContainEqual({ path: "~/.codex/skills/rkb/SKILL.md", action: "kept" });
+  expect((await rkb(["install", "opencode", "--uninstall"], { env })).exit).toBe(0);
+  const doctor = await rkb(["doctor", "--format", "json"], { env });
+  expect(doctor.stderr).not.toContain("bug in rkb");
+  expect(doctor.json().checks.find((c: any) => c.check === "install: codex").status).toBe("warn");
+  expect(existsSync(join(home, ".codex", "skills", "rkb", "SKILL.md"))).toBe(true);
 });
 
 describe("rkb install codex: the user's config.toml", () => {
@@ -151,6 +232,26 @@ describe("rkb install: settings files a user keeps elsewhere or protects", () =>
     expect(readFileSync(join(home, "dotfiles", "codex.toml"), "utf8")).toBe(text);
   });
 
+  test("each program's folder linked from a dotfiles folder: install writes through the links, uninstall empties them and leaves the links", async () => {
+    const { env, home } = sandbox("rkb-install-attack");
+    const links: Record<string, string> = { codex: ".codex", gemini: ".gemini", opencode: ".config/opencode" };
+    mkdirSync(join(home, ".config"));
+    for (const [program, at] of Object.entries(links)) {
+      mkdirSync(join(home, "dotfiles", program), { recursive: true });
+      symlinkSync(join(home, "dotfiles", program), join(home, at));
+    }
+    for (const program of Object.keys(links)) expect((await rkb(["install", program], { env })).exit).toBe(0);
+    expect(existsSync(join(home, "dotfiles", "codex", "config.toml"))).toBe(true);
+    for (const program of Object.keys(links)) {
+      const run = await rkb(["install", program, "--uninstall"], { env });
+      expect({ exit: run.exit, stderr: run.stderr }).toEqual({ exit: 0, stderr: "" });
+    }
+    for (const [program, at] of Object.entries(links)) {
+      expect(lstatSync(join(home, at)).isSymbolicLink()).toBe(true);
+      expect(readdirSync(join(home, "dotfiles", program))).toEqual([]);
+    }
+  });
+
   test("a read-only opencode.json is refused with words that say so, and nothing of rkb's is written", async () => {
     const { env } = sandbox("rkb-install-attack");
     const dir = join(env.XDG_CONFIG_HOME!, "opencode");
@@ -193,13 +294,15 @@ describe("rkb install: settings files a user keeps elsewhere or protects", () =>
   });
 });
 
-/** Every file and folder under `dir` (relative path → hash of its bytes, or "folder"). */
+/** Every file, folder and link under `dir` (relative path → hash of its bytes, "folder", or where the link points). */
 function files(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (at: string) => {
     for (const name of readdirSync(at)) {
       const path = join(at, name);
-      if (lstatSync(path).isDirectory()) {
+      const st = lstatSync(path);
+      if (st.isSymbolicLink()) out.set(relative(dir, path), `link to ${readlinkSync(path)}`);
+      else if (st.isDirectory()) {
         out.set(relative(dir, path) + "/", "folder");
         walk(path);
       } else out.set(relative(dir, path), createHash("sha256").update(readFileSync(path)).digest("hex"));

@@ -184,6 +184,24 @@ describe("opencode's store as it comes", () => {
     }
   });
 
+  test("a store whose writer died mid-write (its journal beside it): named, not read half-written", async () => {
+    const db = store();
+    // In rollback-journal mode, pages spilled to the file before the kill: the store holds a write that never ended.
+    const writer = `const { Database } = require("bun:sqlite"); const s = new Database(${JSON.stringify(db)});
+      s.exec("PRAGMA journal_mode = DELETE"); s.exec("PRAGMA cache_size = 1"); s.exec("BEGIN"); s.exec("UPDATE part SET data = '{}'");
+      s.exec("CREATE TABLE filler (x)"); for (let i = 0; i < 2000; i++) s.query("INSERT INTO filler VALUES (?)").run("y".repeat(1000));
+      process.kill(process.pid, "SIGKILL");`;
+    Bun.spawnSync([process.execPath, "-e", writer]);
+    expect(existsSync(`${db}-journal`)).toBe(true);
+    await expect(readSession(`${db}#${OC_SESSION}`)).rejects.toThrow(/has the journal of a write that never ended/);
+  });
+
+  test("a session name `<file>#ses_…` for a file that is no SQLite file: named as that", () => {
+    const path = `${file("s.jsonl", jsonLines(SESSION))}#ses_1`;
+    expect(findSessionFiles([path], "/").problems).toEqual([]);
+    return expect(readSession(path)).rejects.toThrow(/s\.jsonl is no SQLite file \(opencode's store is one\)/);
+  });
+
   test("`rkb extract <db>#<session>`, the name extract itself gives a session of the store, reads that session", async () => {
     const box = sandbox("rkb-opencode-source");
     const db = join(box.dir, "opencode.db");
