@@ -28,6 +28,10 @@ describe("parseToml", () => {
     expect(f.message).toContain(words);
   });
 
+  test("every valid file parses: a 64-bit integer comes back whole", () => {
+    expect(parseToml("big = 9223372036854775807\nsmall = 7\n")).toEqual({ big: 9223372036854775807n, small: 7 });
+  });
+
   test("tables have no prototype, and a key named like one is a key", () => {
     const doc = parseToml('[t]\nconstructor = "x"\n') as { t: Record<string, unknown> };
     expect(Object.getPrototypeOf(doc.t)).toBeNull();

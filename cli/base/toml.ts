@@ -7,6 +7,10 @@ import { parse, TomlError as ParseError } from "smol-toml";
 // gives the line of a key, for an error about a value that parsed, and the start of a value an error
 // lies inside (an array left open is reported where the parser gives up, lines later).
 
+// Every valid TOML file parses: an integer past 2^53 (valid TOML, 64 bits) comes back as a BigInt
+// instead of refusing the file (a user's Codex config that rkb edits may hold one).
+const OPTIONS = { integersAsBigInt: "asNeeded" } as const;
+
 export class TomlError extends Error {
   constructor(
     message: string,
@@ -30,7 +34,7 @@ interface TomlStatement {
  */
 export function parseToml(text: string): Record<string, unknown> {
   try {
-    return parse(text) as Record<string, unknown>;
+    return parse(text, OPTIONS) as Record<string, unknown>;
   } catch (e) {
     if (!(e instanceof ParseError)) throw e;
     const holder = tomlStatements(text)
@@ -54,10 +58,15 @@ function why(e: ParseError, text: string): string {
   return reason;
 }
 
+/** A parsed value as an error shows it (JSON, which has no BigInt, for all but a 64-bit integer). */
+export function valueText(value: unknown): string {
+  return typeof value === "bigint" ? String(value) : JSON.stringify(value);
+}
+
 /** The text parsed, or undefined when it is no valid TOML (for a check that needs no line). */
 export function tomlOrUndefined(text: string): Record<string, unknown> | undefined {
   try {
-    return parse(text) as Record<string, unknown>;
+    return parse(text, OPTIONS) as Record<string, unknown>;
   } catch {
     return undefined;
   }

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { RkbError } from "../base/errors.ts";
-import { keyLine, parseToml, TomlError } from "../base/toml.ts";
+import { keyLine, parseToml, TomlError, valueText } from "../base/toml.ts";
 
 // kb.toml: the knowledge base's own settings (synced with it).
 
@@ -79,7 +79,7 @@ export function parseKbToml(text: string): KbConfig {
     if (value === undefined) return fallback;
     if (typeof value === "number" && Number.isFinite(value) && value >= min && value <= max) return value;
     const range = max === Number.POSITIVE_INFINITY ? `a number ≥ ${min}` : `a number from ${min} to ${max}`;
-    throw new ConfigError(`\`${key}\` in [${section}] must be ${range}, not ${JSON.stringify(value)}`, keyLine(text, [section, key]));
+    throw new ConfigError(`\`${key}\` in [${section}] must be ${range}, not ${valueText(value)}`, keyLine(text, [section, key]));
   };
   const labels: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(raw.labels ?? {})) labels[k] = strs(v);

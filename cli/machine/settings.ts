@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { RkbError } from "../base/errors.ts";
 import { folderNameLike, isFolderName } from "../base/folder-name.ts";
-import { keyLine, parseToml, TomlError } from "../base/toml.ts";
+import { keyLine, parseToml, TomlError, valueText } from "../base/toml.ts";
 
 // Every setting rkb takes from outside the knowledge base, read in one place: the environment
 // variables, `<config>/config.toml` (the user's settings) and `<state>/checkouts.toml` (which
@@ -169,7 +169,7 @@ export function userConfig(env: NodeJS.ProcessEnv): UserConfig {
   if (stopNudge !== undefined && typeof stopNudge !== "boolean") {
     throw new RkbError(
       "config",
-      `${at(path, text, ["hooks", "stop_nudge"])}: \`[hooks] stop_nudge\` must be true or false, not ${JSON.stringify(stopNudge)}`,
+      `${at(path, text, ["hooks", "stop_nudge"])}: \`[hooks] stop_nudge\` must be true or false, not ${valueText(stopNudge)}`,
       `write \`stop_nudge = true\` (or false) under [hooks] in ${tildify(path)}`,
     );
   }

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { RkbError } from "../base/errors.ts";
 import { folderNameLike, isFolderName } from "../base/folder-name.ts";
-import { keyLine, parseToml, TomlError } from "../base/toml.ts";
+import { keyLine, parseToml, TomlError, valueText } from "../base/toml.ts";
 import { resolvePlace, type Place } from "../place/place.ts";
 import type { Kb } from "../kb/store.ts";
 import type { UsageCounts } from "../kb/usage.ts";
@@ -93,6 +93,9 @@ function entries(path: string, table: string, keys: Set<string>): { entry: Recor
     }
     if (!Array.isArray(entry.expect))
       throw new RkbError("config", `${where("expect")} has no \`expect\` list`, 'write expect = ["<id>"], or expect = [] when no lesson should answer');
+    const odd = entry.expect.find((id: unknown) => typeof id !== "string");
+    if (odd !== undefined)
+      throw new RkbError("config", `${where("expect")} expects ${valueText(odd)}, which is no lesson id`, 'write the ids as strings: expect = ["<id>"]');
     return { entry, where };
   });
 }

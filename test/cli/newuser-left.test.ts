@@ -197,6 +197,21 @@ describe("a TOML error names its file and line", () => {
     }
   });
 
+  test("a 64-bit integer is a value like any other: out of range at its line, and no lesson id", async () => {
+    const { box, line } = await withKbToml("[review]\nstale_days = 9223372036854775807\n");
+    // Parsed whole, it is checked like any number; JSON, which has no 64-bit integers, never sees it.
+    const review = await rkb(["review", "--format", "json"], { env: box.env });
+    expect(review.json().error).toMatchObject({ code: "config" });
+    const lint = (await rkb(["lint", "--format", "json"], { env: box.env })).json();
+    const finding = lint.findings.find((f: any) => f.rule === "config/invalid");
+    expect(finding.line).toBe(Number(line(2).split(":").at(-2)));
+    expect(finding.message).toContain("not 9223372036854775807");
+    const queries = join(box.dir, "queries.toml");
+    writeFile(queries, '[[query]]\ntext = "zlib"\nexpect = [9223372036854775807]\n');
+    const ids = await rkb(["eval", "--queries", queries, "--format", "json"], { env: box.env });
+    expect(ids.json().error).toMatchObject({ code: "config", message: `${queries}:3: [[query]] number 1 expects 9223372036854775807, which is no lesson id` });
+  });
+
   test("kb.toml: an unknown section is named at its line, whatever its name holds", async () => {
     const { box, line } = await withKbToml('\n["we(ird"]\nx = 1\n');
     const dupes = await rkb(["dupes", "--format", "json"], { env: box.env });

@@ -26,6 +26,11 @@ describe("editTable", () => {
     expect(tableIn(out, PATH)).toEqual({ command: "/opt/rkb", args: ["mcp"], env: { RKB_HARNESS: "codex" } });
   });
 
+  test("a file with a 64-bit integer and a date is edited like any other, and given back on removal", () => {
+    const mine = "seed = 9223372036854775807\nsince = 1979-05-27T07:32:00Z\n";
+    expect(remove(edit(mine))).toBe(mine);
+  });
+
   test("an empty or missing file becomes the table alone", () => {
     expect(edit("")).toBe(block());
   });
