@@ -1,6 +1,6 @@
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, sep } from "node:path";
 import { writeAtomic } from "../base/fsutil.ts";
 import type { Check } from "../doctor/doctor.ts";
 import { RkbError } from "../base/errors.ts";
@@ -86,12 +86,34 @@ export interface InstallReport {
   note?: string;
 }
 
+/**
+ * Whether the harness is set up here: its folder holds something rkb did not write. The folders an
+ * earlier `rkb install` made for its own files do not count, so installing again on a machine
+ * without pi still says so. A program's folder counts as it is (its settings files are the user's).
+ */
+function setUp(harness: Harness, env: NodeJS.ProcessEnv): boolean {
+  if (isProgram(harness)) return existsSync(agentDir(harness, env));
+  const ours = wantedFiles(harness, "rkb", env).map((f) => f.path);
+  const holdsOthers = (folder: string): boolean => {
+    try {
+      return readdirSync(folder).some((name) => {
+        const path = join(folder, name);
+        if (ours.includes(path)) return false;
+        return ours.some((o) => o.startsWith(path + sep)) ? holdsOthers(path) : true;
+      });
+    } catch {
+      return false; // no folder
+    }
+  };
+  return holdsOthers(agentDir(harness, env));
+}
+
 export function install(harness: Harness, bin: string, env: NodeJS.ProcessEnv): InstallReport {
-  const missing = !existsSync(agentDir(harness, env));
+  const dir = agentDir(harness, env);
   const name = isProgram(harness) ? PROGRAM_NAMES[harness] : harness === "claude" ? "Claude Code" : harness;
-  const note = missing
-    ? `${name} is not set up on this machine (there was no ${tildify(agentDir(harness, env))}); the files wait there for it, and \`rkb install ${harness} --uninstall\` removes them and the folders made for them`
-    : undefined;
+  const note = setUp(harness, env)
+    ? undefined
+    : `${name} is not set up on this machine (${tildify(dir)} ${existsSync(dir) ? "holds only rkb's files" : "did not exist"}); the files wait there for it, and \`rkb install ${harness} --uninstall\` removes them and the folders made for them`;
   if (isProgram(harness))
     return { harness, action: "install", bin, files: installProgram(harness, env, home(env), bin, marker(harness)), ...(note ? { note } : {}) };
   const wanted = wantedFiles(harness, bin, env);

@@ -73,13 +73,14 @@ describe("rkb install", () => {
     expect(none.exit).toBe(2);
     expect(none.stderr).toContain("rkb install pi");
     expect((await rkb(["install", "cursor"], { env })).exit).toBe(2);
-    mkdirSync(join(home, ".omp", "agent"), { recursive: true });
+    // Harnesses that have run: their folders hold files of their own.
+    mkdirSync(join(home, ".omp", "agent", "sessions"), { recursive: true });
     const found = await rkb(["install", "--format", "json"], { env });
     expect(found.json().installs.map((i: any) => i.harness)).toEqual(["omp"]);
     expect(existsSync(files(home, "pi").extension)).toBe(false);
     // Each harness is told its own reload command (omp has none that reloads extensions).
     expect(found.json().help).toEqual(["Restart omp to load rkb"]);
-    mkdirSync(join(home, ".claude"), { recursive: true });
+    mkdirSync(join(home, ".claude", "projects"), { recursive: true });
     const both = await rkb(["install", "--format", "json"], { env });
     expect(both.json().help).toEqual(["Restart omp and Claude Code (or run /reload-plugins in Claude Code) to load rkb"]);
   });

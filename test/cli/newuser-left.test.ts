@@ -3,7 +3,7 @@
 // no folder name, and RKB_PROJECT on every path; TOML errors without a line; install's words for a
 // harness that is not set up.
 import { describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, kbFromFixture, rkb, sandbox, writeFile, type Sandbox } from "../helpers.ts";
 
@@ -252,9 +252,16 @@ describe("rkb install into a harness that is not set up", () => {
     const human = await rkb(["install", "claude"], { env: box.env });
     expect(human.stdout).toContain("Claude Code loads rkb when it first starts");
     expect(human.stdout).not.toMatch(/Restart|\/reload/);
-    // A harness that is set up is running, or may be: it is told to restart, with its reload command.
-    expect((await rkb(["install", "pi", "--uninstall"], { env: box.env })).exit).toBe(0);
-    mkdirSync(join(box.home, ".pi", "agent"), { recursive: true });
+    // Installing again (a new rkb binary) into the folders rkb made: pi is still not set up.
+    const extension = join(box.home, ".pi", "agent", "extensions", "rkb.ts");
+    rmSync(extension);
+    const again = await rkb(["install", "pi", "--format", "json"], { env: box.env });
+    expect(again.json().installs[0].files.map((f: any) => f.action)).toEqual(["written", "unchanged"]);
+    expect(again.json().installs[0].note).toContain("holds only rkb's files");
+    expect(again.json().help).toEqual(["pi loads rkb when it first starts"]);
+    // A harness that is set up (its folder holds its own files) is running, or may be: it is told to restart, with its reload command.
+    mkdirSync(join(box.home, ".pi", "agent", "sessions"), { recursive: true });
+    rmSync(extension);
     const present = await rkb(["install", "pi", "--format", "json"], { env: box.env });
     expect(present.json().installs[0].note).toBeUndefined();
     expect(present.json().help).toEqual(["Restart pi (or run /reload) to load rkb"]);
