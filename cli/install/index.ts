@@ -27,7 +27,7 @@ const isProgram = (h: Harness): h is Program => (PROGRAMS as readonly string[]).
 
 const home = (env: NodeJS.ProcessEnv) => env.HOME || homedir();
 
-/** The folder whose presence says the harness is set up on this machine. */
+/** The harness's folder on this machine: where rkb looks for it (`rkb install` without a name, doctor) and writes into it. */
 export function agentDir(harness: Harness, env: NodeJS.ProcessEnv): string {
   if (isProgram(harness)) return programDir(harness, env, home(env));
   return harness === "claude" ? join(home(env), ".claude") : join(home(env), harness === "pi" ? ".pi" : ".omp", "agent");
