@@ -81,6 +81,8 @@ export interface FailureEvidence {
   number?: string;
   /** A setting of the failed command that the lesson's fix makes (`GOOS=linux`): the fix was in place and it failed all the same. */
   applied?: string;
+  /** A flag of the failed command that turns off what the lesson's title is about (`-p no:cov` against a lesson on pytest-cov). */
+  optedOut?: string;
   /** How many lessons, in how many folders, hold the frame the best line shares with the quote. */
   spread?: Spread;
 }
@@ -203,6 +205,15 @@ function appliedFix(command: string, fixes: string[]): string | undefined {
   return made.size ? fixes.flatMap((f) => f.match(SETTING) ?? []).find((s) => made.has(s)) : undefined;
 }
 
+/** A flag that turns something off (`--no-cov`, `-p no:cov`, `--without-ssl`, `--disable-gpu`, `--skip-tests`): what it names. */
+const OPT_OUT = /(?<![^\s])(?:--?(?:no|without|disable|skip)-|no:)([A-Za-z][\w.-]*)/g;
+
+/** A flag of the failed command that turns off what the lesson's title is about: the lesson says it is missing, the command left it out on purpose. */
+function optedOut(command: string, title: Set<string>): string | undefined {
+  for (const m of command.matchAll(OPT_OUT)) if (tokenize(m[1]!).some((t) => t.length > 1 && title.has(t))) return m[0].trim();
+  return undefined;
+}
+
 /** The pair of key line and quote that says the most, among those that say enough when there are such. */
 interface BestPair {
   passes: boolean;
@@ -319,6 +330,8 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, failure: Fai
   if (number) evidence.number = number;
   const applied = appliedFix(failure.command, lesson.fixes);
   if (applied) evidence.applied = applied;
+  const off = optedOut(failure.command, new Set(tokenize(lesson.title)));
+  if (off) evidence.optedOut = off;
   if (best.passes) evidence.spread = frameSpread(index, best.words);
   return evidence;
 }

@@ -46,6 +46,7 @@ export function failureVeto(e: FailureEvidence): string | undefined {
   const said = (words: string[]) => `"${words.join(" ")}"`;
   if (e.number) return `${e.id} is about ${e.number}, which the error does not say`;
   if (e.applied) return `the command already sets ${e.applied}, as ${e.id}'s fix does`;
+  if (e.optedOut) return `the command turns off what ${e.id} is about (${e.optedOut})`;
   if (e.family) return `${e.id} is about ${e.family.lesson}, the failure is ${e.family.failure}'s (it never names ${e.family.failure})`;
   if (e.firstLines)
     return `the error starts with "${clip(e.firstLines.failure, 60)}", which ${e.id} does not quote, and ${e.id}'s "${clip(e.firstLines.lesson, 60)}" is not in the error`;

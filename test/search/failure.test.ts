@@ -456,6 +456,13 @@ describe("the specifics of an error decide, not its frame", () => {
     "widget: ERROR! the role 'acme.net' was not found in roles/\nThe error appears in 'site.yml', but may be elsewhere in the file",
     "widget galaxy install acme.net",
   );
+  lesson(
+    "general/widgets/plugin.md",
+    "3c0000cc06",
+    "widget rejects --trace because widget-trace is not installed",
+    "widget: error: unrecognized arguments: --trace=all",
+    "widget plugin add widget-trace",
+  );
   for (const [i, topic] of ["git rebase conflicts", "python virtual environments", "ssh agent forwarding", "latex bibliography", "slurm job arrays"].entries())
     writeFile(
       join(kb, `general/misc/filler-${i}.md`),
@@ -487,6 +494,16 @@ describe("the specifics of an error decide, not its frame", () => {
       false,
       /starts with .* is not in the error/,
     ],
+    ["the plugin the lesson is about missing", "widget run", "widget: error: unrecognized arguments: --trace=all", "3c0000cc06", true, /./],
+    [
+      "the command turns that plugin off",
+      "widget run -p no:trace",
+      "widget: error: unrecognized arguments: --trace=all",
+      "3c0000cc06",
+      false,
+      /turns off what 3c0000cc06 is about \(no:trace\)/,
+    ],
+    ["or leaves it out", "widget run --without-trace", "widget: error: unrecognized arguments: --trace=all", "3c0000cc06", false, /--without-trace/],
   ])("%s", (_, command, error, id, injected, why) => {
     const d = decide(command, error);
     expect(d.lesson?.id === id).toBe(injected);
