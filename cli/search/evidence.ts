@@ -277,6 +277,7 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, failure: Fai
     lessonTerms: new Set(termSequence(lesson.text)),
     titleTerms,
     ownTerms: new Set(termSequence(lesson.prose)),
+    known: (t) => docFrequency(index, t) > (termFrequency(index, t, hit.doc) > 0 ? 1 : 0),
     runTerms: words.runTerms,
     errorTerms: words.errorTerms,
     sharedCode: shared.some((c) => !ERRNO.has(c)),
