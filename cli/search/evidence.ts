@@ -77,8 +77,8 @@ export interface FailureEvidence {
   otherSpeaker?: string;
   /** The failing program and the other member of its family that the lesson is about instead (it never names the failing one). */
   family?: { failure: string; lesson: string };
-  /** A number the lesson's title and symptom name (`HTTP 413`) that the error does not say. */
-  number?: string;
+  /** A number or a kind of file the lesson's title and symptom name (`HTTP 413`, `*.module.css`) that the error does not say. */
+  titled?: string;
   /** A setting of the failed command that the lesson's fix makes (`GOOS=linux`): the fix was in place and it failed all the same. */
   applied?: string;
   /** A flag of the failed command that turns off what the lesson's title is about (`-p no:cov` against a lesson on pytest-cov). */
@@ -189,11 +189,25 @@ function wholeSide(index: SearchIndex, comparison: Comparison, key: LineWords, q
 /** A number standing as a word of its own (`HTTP 413`, `Jest 27`): not a version's part, a port or a line. */
 const PLAIN_NUMBER = /(?<![\w.:/-])\d+(?![\w.:/-])/g;
 
-/** The number the lesson's title names and its symptom shows, when the error does not say it: another status, another code. */
-function titleNumber(title: string, symptom: string[], error: string): string | undefined {
-  const shown = new Set(symptom.join("\n").match(PLAIN_NUMBER) ?? []);
+/** A kind of file standing as a word of its own (`*.module.css`, `(.d.ts)`): not a file's name, a version or a path. */
+const FILE_KIND = /(?<![\w/.-])\*?(\.[a-z][a-z0-9]*(?:\.[a-z][a-z0-9]*)*)(?![\w.])/gi;
+
+/**
+ * What the lesson's title names and its symptom shows, when the error does not say it: another
+ * status or code (a plain number), another kind of file (`*.module.css` against a package's module).
+ */
+function titleSpecific(title: string, symptom: string[], error: string): string | undefined {
+  const shownText = symptom.join("\n");
+  const shown = new Set(shownText.match(PLAIN_NUMBER) ?? []);
   const said = new Set(error.match(PLAIN_NUMBER) ?? []);
-  return (title.match(PLAIN_NUMBER) ?? []).find((n) => shown.has(n) && !said.has(n));
+  const number = (title.match(PLAIN_NUMBER) ?? []).find((n) => shown.has(n) && !said.has(n));
+  if (number) return number;
+  const lower = error.toLowerCase();
+  for (const m of title.matchAll(FILE_KIND)) {
+    const kind = m[1]!.toLowerCase();
+    if (shownText.toLowerCase().includes(kind) && !lower.includes(kind)) return `*${kind} files`;
+  }
+  return undefined;
 }
 
 /** `NAME=value` settings in a command line. */
@@ -282,7 +296,22 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, failure: Fai
     errorTerms: words.errorTerms,
     sharedCode: shared.some((c) => !ERRNO.has(c)),
   };
-  const best = bestPair(index, failure, words.keys, quotes, ctx, known.length > 0 && named === undefined && filedWith === undefined);
+  const symptom = quotes.map((q, i) => (lesson.symptom[i] ? q : { ...q, terms: [], weights: [] }));
+  const shows = symptom.some((q) => q.terms.length >= 2);
+  // A command line of the failing program that the lesson names outside its Symptom (`go mod tidy` in its Evidence) is what to run, not the error, even where the tool prints it as a hint.
+  const run = (i: number) =>
+    !lesson.symptom[i] &&
+    programs.some((p) =>
+      sameProgram(
+        p,
+        lesson.raw[i]!.trim()
+          .replace(/^\$\s+/, "")
+          .split(/\s+/)[0]!
+          .toLowerCase(),
+      ),
+    );
+  const matched = shows ? quotes.map((q, i) => (run(i) ? symptom[i]! : q)) : quotes;
+  const best = bestPair(index, failure, words.keys, matched, ctx, known.length > 0 && named === undefined && filedWith === undefined);
   const evidence: FailureEvidence = {
     id: hit.lesson.id,
     relevance: hit.relevance ?? 0,
@@ -309,9 +338,7 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, failure: Fai
     if (speaker && titleTerms.has(speaker) && !programs.some((p) => sameProgram(p, speaker))) evidence.otherSpeaker = speaker;
   }
   // Only what the lesson shows as its symptom says how the failure looks. A lesson whose title says the best line's message is about that message, whatever its detail says this time.
-  const symptom = quotes.map((q, i) => (lesson.symptom[i] ? q : { ...q, terms: [] }));
   const subject = best.passes && best.words.filter((t) => titleTerms.has(t)).length * 4 >= best.words.length * 3;
-  const shows = symptom.some((q) => q.terms.length >= 2);
   const against = subject || !shows ? undefined : contradiction(words.output, symptom, ctx);
   if (against) {
     const { failure: said, lesson: quoted, differs } = against.comparison.differs!;
@@ -323,12 +350,12 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, failure: Fai
     evidence.firstLines = { failure: failure.lines[0], lesson: lesson.quotes[own]! };
   const family = familyMismatch(index, hit.doc, lesson.title, failure);
   if (family) evidence.family = family;
-  const number = titleNumber(
+  const titled = titleSpecific(
     lesson.title,
     lesson.raw.filter((_, i) => lesson.symptom[i]),
     failure.text,
   );
-  if (number) evidence.number = number;
+  if (titled) evidence.titled = titled;
   const applied = appliedFix(failure.command, lesson.fixes);
   if (applied) evidence.applied = applied;
   const off = optedOut(failure.command, new Set(tokenize(lesson.title)));

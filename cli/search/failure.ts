@@ -44,7 +44,7 @@ export function failureQuery(failure: Failure): string {
 /** Why the evidence does not make the lesson injectable (undefined: it does). */
 export function failureVeto(e: FailureEvidence): string | undefined {
   const said = (words: string[]) => `"${words.join(" ")}"`;
-  if (e.number) return `${e.id} is about ${e.number}, which the error does not say`;
+  if (e.titled) return `${e.id} is about ${e.titled}, which the error does not say`;
   if (e.applied) return `the command already sets ${e.applied}, as ${e.id}'s fix does`;
   if (e.optedOut) return `the command turns off what ${e.id} is about (${e.optedOut})`;
   if (e.family) return `${e.id} is about ${e.family.lesson}, the failure is ${e.family.failure}'s (it never names ${e.family.failure})`;

@@ -463,6 +463,17 @@ describe("the specifics of an error decide, not its frame", () => {
     "widget: error: unrecognized arguments: --trace=all",
     "widget plugin add widget-trace",
   );
+  lesson(
+    "general/widgets/skin.md",
+    "3c0000cc08",
+    "widget cannot resolve a *.skin.css import without the skin loader",
+    "widget: error W2307: cannot resolve import './Card.skin.css' or its declarations",
+    "widget loader add skin",
+  );
+  writeFile(
+    join(kb, "general/widgets/sum.md"),
+    "---\nschema: 1\nid: 3c0000cc07\ntype: pitfall\nstatus: active\nverified: 2026-12-01\nverified_how: ran\n---\n\n# widget build stops on a missing sum entry after editing widget.mod\n\n## Symptom\n```text\nwidget: missing sum entry for module providing package acme/cli\n```\n\n## Cause\nThe sum file has no checksum for it.\n\n## Fix\nRun the tidy command.\n\n## Evidence\n`widget mod tidy` added the checksums.\n",
+  );
   for (const [i, topic] of ["git rebase conflicts", "python virtual environments", "ssh agent forwarding", "latex bibliography", "slurm job arrays"].entries())
     writeFile(
       join(kb, `general/misc/filler-${i}.md`),
@@ -504,6 +515,31 @@ describe("the specifics of an error decide, not its frame", () => {
       /turns off what 3c0000cc06 is about \(no:trace\)/,
     ],
     ["or leaves it out", "widget run --without-trace", "widget: error: unrecognized arguments: --trace=all", "3c0000cc06", false, /--without-trace/],
+    [
+      "the kind of file the lesson is about",
+      "widget build",
+      "widget: error W2307: cannot resolve import './Nav.skin.css' or its declarations",
+      "3c0000cc08",
+      true,
+      /./,
+    ],
+    [
+      "another kind of import",
+      "widget build",
+      "widget: error W2307: cannot resolve import '@/stores/cart' or its declarations",
+      "3c0000cc08",
+      false,
+      /about \*\.skin\.css files/,
+    ],
+    ["the error the lesson shows", "widget build", "widget: missing sum entry for module providing package acme/web", "3c0000cc07", true, /./],
+    [
+      "only the command its Evidence names, printed as a hint",
+      "widget build",
+      "widget: updates to widget.mod needed; to update it:\n\twidget mod tidy",
+      "3c0000cc07",
+      false,
+      /quotes no part of the error/,
+    ],
   ])("%s", (_, command, error, id, injected, why) => {
     const d = decide(command, error);
     expect(d.lesson?.id === id).toBe(injected);
