@@ -62,6 +62,8 @@ export interface FailureEvidence {
   contradiction?: { line: string; quote: string; failure: string[]; lesson: string[]; differs: Difference };
   /** The failure's first error line and the lesson's, when neither says the other's: the line they share comes after two different errors. */
   firstLines?: { failure: string; lesson: string };
+  /** The lines after the one both say, when neither is the other's: the lesson's message goes on with another hint than the failure's. */
+  goesOn?: { failure: string; lesson: string };
   /** Error codes of the failure and of the lesson's quotes; the ones both have. */
   codes: { failure: string[]; lesson: string[]; shared: string[] };
   /** The failure's programs (the command's, and the names that start its error lines). */
@@ -348,6 +350,24 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, failure: Fai
   const own = lesson.raw.findIndex((r, i) => lesson.symptom[i] && (KEY_LINE.test(r) || errorShaped(r)) && !isAftermath(r) && quotes[i]!.terms.length >= 2);
   if (best.passes && failure.lines[0] && best.headline < FAILURE_MIN_QUOTED && own >= 0 && !counterpart(words.output, quotes[own]!, ctx))
     evidence.firstLines = { failure: failure.lines[0], lesson: lesson.quotes[own]! };
+  // The message goes on otherwise: the lesson's line after its quote (indented: the same message's hint) is nowhere in the failure, and the failure's line after it is nowhere in the lesson.
+  if (best.passes) {
+    const q = best.quote + 1;
+    const lessonNext = lesson.raw[q];
+    const at = failure.textLines.indexOf(best.line);
+    const failureNext = at >= 0 ? words.output[at + 1] : undefined;
+    if (
+      lessonNext !== undefined &&
+      lesson.symptom[q] &&
+      /^\s+\S/.test(lessonNext) &&
+      quotes[q]!.terms.length >= 3 &&
+      failureNext &&
+      failureNext.terms.length >= 3 &&
+      !counterpart(words.output, quotes[q]!, ctx) &&
+      !quotes.some((other) => counterpart([failureNext], other, ctx))
+    )
+      evidence.goesOn = { failure: failure.textLines[at + 1]!, lesson: lesson.quotes[q]! };
+  }
   const family = familyMismatch(index, hit.doc, lesson.title, failure);
   if (family) evidence.family = family;
   const titled = titleSpecific(

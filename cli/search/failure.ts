@@ -50,6 +50,8 @@ export function failureVeto(e: FailureEvidence): string | undefined {
   if (e.family) return `${e.id} is about ${e.family.lesson}, the failure is ${e.family.failure}'s (it never names ${e.family.failure})`;
   if (e.firstLines)
     return `the error starts with "${clip(e.firstLines.failure, 60)}", which ${e.id} does not quote, and ${e.id}'s "${clip(e.firstLines.lesson, 60)}" is not in the error`;
+  if (e.goesOn)
+    return `the error goes on "${clip(e.goesOn.failure, 60)}" where ${e.id} goes on "${clip(e.goesOn.lesson, 60)}": the same line in another message`;
   if (e.contradiction) {
     const c = e.contradiction;
     return `the error says ${said(c.failure)} where ${e.id} quotes ${said(c.lesson)} (${c.differs}: "${clip(c.line, 60)}" against "${clip(c.quote, 60)}")`;

@@ -470,6 +470,13 @@ describe("the specifics of an error decide, not its frame", () => {
     "widget: error W2307: cannot resolve import './Card.skin.css' or its declarations",
     "widget loader add skin",
   );
+  lesson(
+    "general/widgets/types.md",
+    "3c0000cc09",
+    "widget W7016 for an untyped package is fixed by adding its types package",
+    "widget: error W7016: no declaration file for module 'acme'\n  Try `widget add @types/acme` if it exists or declare the module yourself",
+    "widget add @types/acme",
+  );
   writeFile(
     join(kb, "general/widgets/sum.md"),
     "---\nschema: 1\nid: 3c0000cc07\ntype: pitfall\nstatus: active\nverified: 2026-12-01\nverified_how: ran\n---\n\n# widget build stops on a missing sum entry after editing widget.mod\n\n## Symptom\n```text\nwidget: missing sum entry for module providing package acme/cli\n```\n\n## Cause\nThe sum file has no checksum for it.\n\n## Fix\nRun the tidy command.\n\n## Evidence\n`widget mod tidy` added the checksums.\n",
@@ -530,6 +537,22 @@ describe("the specifics of an error decide, not its frame", () => {
       "3c0000cc08",
       false,
       /about \*\.skin\.css files/,
+    ],
+    [
+      "the message with the lesson's hint",
+      "widget check",
+      "widget: error W7016: no declaration file for module 'leftpad'\n  Try `widget add @types/leftpad` if it exists or declare the module yourself",
+      "3c0000cc09",
+      true,
+      /./,
+    ],
+    [
+      "the same line with another hint",
+      "widget check",
+      "widget: error W7016: no declaration file for module 'leftpad'\n  There are types at 'dist/index.d.ts', but the exports map of the package hides them",
+      "3c0000cc09",
+      false,
+      /goes on "There are types at .* the same line in another message/,
     ],
     ["the error the lesson shows", "widget build", "widget: missing sum entry for module providing package acme/web", "3c0000cc07", true, /./],
     [
