@@ -71,8 +71,6 @@ export interface FailureEvidence {
   /** Whether the lesson names one of them (absent: the knowledge base names none of them, so it tells nothing), and which. */
   programMatch?: boolean;
   namedProgram?: string;
-  /** Whether the lesson's title names that program: the lesson is about it, not only mentions it. */
-  titleProgram?: boolean;
   /** When it names none: the program whose lessons the knowledge base files in the lesson's folder. */
   filedWith?: { program: string; folder: string };
   /** The program the lesson's quoted line comes from, when the failure is not that program's. */
@@ -332,7 +330,6 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, failure: Fai
   if (known.length) {
     evidence.programMatch = named !== undefined || filedWith !== undefined;
     if (named) evidence.namedProgram = named;
-    if (named && programFamily(named, (t) => titleTerms.has(t) || tokenize(lesson.title).includes(t))) evidence.titleProgram = true;
     if (filedWith) evidence.filedWith = { program: filedWith, folder: folderOf(index, hit.doc) };
   }
   if (best.line) {

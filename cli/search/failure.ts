@@ -61,8 +61,8 @@ export function failureVeto(e: FailureEvidence): string | undefined {
   const d = e.specifics?.differs;
   if (d)
     return `the error says ${said(d.failure)} where ${e.id} quotes ${said(d.lesson)} after ${said(e.specifics!.frame)}: the same message about something else`;
-  // An errno is the system's verdict, which any program may report: shared, it proves the failure only when the lesson is about that program (its title names it).
-  if (e.codes.shared.some((c) => !ERRNO.has(c)) || (e.codes.shared.length && e.titleProgram)) return undefined;
+  // An errno is the system's verdict, which any program reports for countless causes: shared, it is a word of the frame, never the quote's stand-in.
+  if (e.codes.shared.some((c) => !ERRNO.has(c))) return undefined;
   if (e.codes.failure.length && e.codes.lesson.length && !e.codes.shared.length)
     return `${e.id} quotes error code ${e.codes.lesson.join(", ")}, the failure has ${e.codes.failure.join(", ")}`;
   if (!e.quoted.length) return `${e.id} quotes no part of the error`;

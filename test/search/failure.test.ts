@@ -174,10 +174,11 @@ describe("failureVeto", () => {
       false,
     ],
     [
-      "a shared errno from the program the lesson is about",
-      { quoted: [], quotedShare: 0, foundShare: 0, titleProgram: true, codes: { failure: ["eacces"], lesson: ["eacces"], shared: ["eacces"] } },
-      true,
+      "a shared errno alone, even from the program the lesson is about",
+      { quoted: [], quotedShare: 0, foundShare: 0, namedProgram: "nginx", codes: { failure: ["eacces"], lesson: ["eacces"], shared: ["eacces"] } },
+      false,
     ],
+    ["a shared errno with a quote", { codes: { failure: ["eacces"], lesson: ["eacces"], shared: ["eacces"] } }, true],
     [
       "a shared errno from a program the lesson only mentions",
       { quoted: [], quotedShare: 0, foundShare: 0, codes: { failure: ["eacces"], lesson: ["eacces"], shared: ["eacces"] } },
