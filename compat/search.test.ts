@@ -40,10 +40,10 @@ describe.skipIf(!existsSync(shared))("search quality on the shared fixtures", ()
 
 // The real-failure development set (issue 21): 89 failed commands whose output users pasted in
 // public threads, against the Rust eval/kb plus the set's own lessons. Before issue 21 the rule was
-// right on 38 of 43 answerable and wrong on 20 of 89; its measured numbers are its floor now.
+// right on 38 of 43 answerable and wrong on 20 of 89; its measured numbers (43 right, 5 wrong) are its floor now.
 const realFailures = join(shared, "fixtures/real-failures");
 describe.skipIf(!existsSync(realFailures))("the failure rule on real error output", () => {
-  test("real-failures/failures.toml: right on ≥ 43 of 43, wrong on ≤ 10 of 89", async () => {
+  test("real-failures/failures.toml: right on ≥ 43 of 43, wrong on ≤ 5 of 89", async () => {
     const box = sandbox("rkb-compat-real");
     cpSync(join(fixtures, "eval/kb"), box.kb, { recursive: true });
     for (const topic of readdirSync(join(realFailures, "kb/general")))
@@ -53,6 +53,6 @@ describe.skipIf(!existsSync(realFailures))("the failure rule on real error outpu
     const d = r.json();
     expect([d.queries, d.answerable]).toEqual([89, 43]);
     expect(d.rows.filter((row: any) => row.answerable && row.verdict === "right").length).toBeGreaterThanOrEqual(43);
-    expect(d.wrong).toBeLessThanOrEqual(10);
+    expect(d.wrong).toBeLessThanOrEqual(5);
   });
 });

@@ -62,6 +62,8 @@ export interface FailureEvidence {
   contradiction?: { line: string; quote: string; failure: string[]; lesson: string[]; differs: Difference };
   /** The failure's first error line and the lesson's, when neither says the other's: the line they share comes after two different errors. */
   firstLines?: { failure: string; lesson: string };
+  /** The lines after the one both say, when neither is the other's: the lesson's message goes on with another hint than the failure's. */
+  goesOn?: { failure: string; lesson: string };
   /** Error codes of the failure and of the lesson's quotes; the ones both have. */
   codes: { failure: string[]; lesson: string[]; shared: string[] };
   /** The failure's programs (the command's, and the names that start its error lines). */
@@ -69,18 +71,18 @@ export interface FailureEvidence {
   /** Whether the lesson names one of them (absent: the knowledge base names none of them, so it tells nothing), and which. */
   programMatch?: boolean;
   namedProgram?: string;
-  /** Whether the lesson's title names that program: the lesson is about it, not only mentions it. */
-  titleProgram?: boolean;
   /** When it names none: the program whose lessons the knowledge base files in the lesson's folder. */
   filedWith?: { program: string; folder: string };
   /** The program the lesson's quoted line comes from, when the failure is not that program's. */
   otherSpeaker?: string;
   /** The failing program and the other member of its family that the lesson is about instead (it never names the failing one). */
   family?: { failure: string; lesson: string };
-  /** A number the lesson's title and symptom name (`HTTP 413`) that the error does not say. */
-  number?: string;
+  /** A number or a kind of file the lesson's title and symptom name (`HTTP 413`, `*.module.css`) that the error does not say. */
+  titled?: string;
   /** A setting of the failed command that the lesson's fix makes (`GOOS=linux`): the fix was in place and it failed all the same. */
   applied?: string;
+  /** A flag of the failed command that turns off what the lesson's title is about (`-p no:cov` against a lesson on pytest-cov). */
+  optedOut?: string;
   /** How many lessons, in how many folders, hold the frame the best line shares with the quote. */
   spread?: Spread;
 }
@@ -187,11 +189,25 @@ function wholeSide(index: SearchIndex, comparison: Comparison, key: LineWords, q
 /** A number standing as a word of its own (`HTTP 413`, `Jest 27`): not a version's part, a port or a line. */
 const PLAIN_NUMBER = /(?<![\w.:/-])\d+(?![\w.:/-])/g;
 
-/** The number the lesson's title names and its symptom shows, when the error does not say it: another status, another code. */
-function titleNumber(title: string, symptom: string[], error: string): string | undefined {
-  const shown = new Set(symptom.join("\n").match(PLAIN_NUMBER) ?? []);
+/** A kind of file standing as a word of its own (`*.module.css`, `(.d.ts)`): not a file's name, a version or a path. */
+const FILE_KIND = /(?<![\w/.-])\*?(\.[a-z][a-z0-9]*(?:\.[a-z][a-z0-9]*)*)(?![\w.])/gi;
+
+/**
+ * What the lesson's title names and its symptom shows, when the error does not say it: another
+ * status or code (a plain number), another kind of file (`*.module.css` against a package's module).
+ */
+function titleSpecific(title: string, symptom: string[], error: string): string | undefined {
+  const shownText = symptom.join("\n");
+  const shown = new Set(shownText.match(PLAIN_NUMBER) ?? []);
   const said = new Set(error.match(PLAIN_NUMBER) ?? []);
-  return (title.match(PLAIN_NUMBER) ?? []).find((n) => shown.has(n) && !said.has(n));
+  const number = (title.match(PLAIN_NUMBER) ?? []).find((n) => shown.has(n) && !said.has(n));
+  if (number) return number;
+  const lower = error.toLowerCase();
+  for (const m of title.matchAll(FILE_KIND)) {
+    const kind = m[1]!.toLowerCase();
+    if (shownText.toLowerCase().includes(kind) && !lower.includes(kind)) return `*${kind} files`;
+  }
+  return undefined;
 }
 
 /** `NAME=value` settings in a command line. */
@@ -201,6 +217,15 @@ const SETTING = /(?<![^\s;&|(])[A-Z][A-Z0-9_]*=[^\s;&|)]+/g;
 function appliedFix(command: string, fixes: string[]): string | undefined {
   const made = new Set(command.match(SETTING) ?? []);
   return made.size ? fixes.flatMap((f) => f.match(SETTING) ?? []).find((s) => made.has(s)) : undefined;
+}
+
+/** A flag that turns something off (`--no-cov`, `-p no:cov`, `--without-ssl`, `--disable-gpu`, `--skip-tests`): what it names. */
+const OPT_OUT = /(?<![^\s])(?:--?(?:no|without|disable|skip)-|no:)([A-Za-z][\w.-]*)/g;
+
+/** A flag of the failed command that turns off what the lesson's title is about: the lesson says it is missing, the command left it out on purpose. */
+function optedOut(command: string, title: Set<string>): string | undefined {
+  for (const m of command.matchAll(OPT_OUT)) if (tokenize(m[1]!).some((t) => t.length > 1 && title.has(t))) return m[0].trim();
+  return undefined;
 }
 
 /** The pair of key line and quote that says the most, among those that say enough when there are such. */
@@ -266,11 +291,27 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, failure: Fai
     lessonTerms: new Set(termSequence(lesson.text)),
     titleTerms,
     ownTerms: new Set(termSequence(lesson.prose)),
+    known: (t) => docFrequency(index, t) > (termFrequency(index, t, hit.doc) > 0 ? 1 : 0),
     runTerms: words.runTerms,
     errorTerms: words.errorTerms,
     sharedCode: shared.some((c) => !ERRNO.has(c)),
   };
-  const best = bestPair(index, failure, words.keys, quotes, ctx, known.length > 0 && named === undefined && filedWith === undefined);
+  const symptom = quotes.map((q, i) => (lesson.symptom[i] ? q : { ...q, terms: [], weights: [] }));
+  const shows = symptom.some((q) => q.terms.length >= 2);
+  // A command line of the failing program that the lesson names outside its Symptom (`go mod tidy` in its Evidence) is what to run, not the error, even where the tool prints it as a hint.
+  const run = (i: number) =>
+    !lesson.symptom[i] &&
+    programs.some((p) =>
+      sameProgram(
+        p,
+        lesson.raw[i]!.trim()
+          .replace(/^\$\s+/, "")
+          .split(/\s+/)[0]!
+          .toLowerCase(),
+      ),
+    );
+  const matched = shows ? quotes.map((q, i) => (run(i) ? symptom[i]! : q)) : quotes;
+  const best = bestPair(index, failure, words.keys, matched, ctx, known.length > 0 && named === undefined && filedWith === undefined);
   const evidence: FailureEvidence = {
     id: hit.lesson.id,
     relevance: hit.relevance ?? 0,
@@ -289,7 +330,6 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, failure: Fai
   if (known.length) {
     evidence.programMatch = named !== undefined || filedWith !== undefined;
     if (named) evidence.namedProgram = named;
-    if (named && programFamily(named, (t) => titleTerms.has(t) || tokenize(lesson.title).includes(t))) evidence.titleProgram = true;
     if (filedWith) evidence.filedWith = { program: filedWith, folder: folderOf(index, hit.doc) };
   }
   if (best.line) {
@@ -297,9 +337,7 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, failure: Fai
     if (speaker && titleTerms.has(speaker) && !programs.some((p) => sameProgram(p, speaker))) evidence.otherSpeaker = speaker;
   }
   // Only what the lesson shows as its symptom says how the failure looks. A lesson whose title says the best line's message is about that message, whatever its detail says this time.
-  const symptom = quotes.map((q, i) => (lesson.symptom[i] ? q : { ...q, terms: [] }));
   const subject = best.passes && best.words.filter((t) => titleTerms.has(t)).length * 4 >= best.words.length * 3;
-  const shows = symptom.some((q) => q.terms.length >= 2);
   const against = subject || !shows ? undefined : contradiction(words.output, symptom, ctx);
   if (against) {
     const { failure: said, lesson: quoted, differs } = against.comparison.differs!;
@@ -309,16 +347,36 @@ export function failureEvidence(index: SearchIndex, hit: SearchHit, failure: Fai
   const own = lesson.raw.findIndex((r, i) => lesson.symptom[i] && (KEY_LINE.test(r) || errorShaped(r)) && !isAftermath(r) && quotes[i]!.terms.length >= 2);
   if (best.passes && failure.lines[0] && best.headline < FAILURE_MIN_QUOTED && own >= 0 && !counterpart(words.output, quotes[own]!, ctx))
     evidence.firstLines = { failure: failure.lines[0], lesson: lesson.quotes[own]! };
+  // The message goes on otherwise: the lesson's line after its quote (indented: the same message's hint) is nowhere in the failure, and the failure's line after it is nowhere in the lesson.
+  if (best.passes) {
+    const q = best.quote + 1;
+    const lessonNext = lesson.raw[q];
+    const at = failure.textLines.indexOf(best.line);
+    const failureNext = at >= 0 ? words.output[at + 1] : undefined;
+    if (
+      lessonNext !== undefined &&
+      lesson.symptom[q] &&
+      /^\s+\S/.test(lessonNext) &&
+      quotes[q]!.terms.length >= 3 &&
+      failureNext &&
+      failureNext.terms.length >= 3 &&
+      !counterpart(words.output, quotes[q]!, ctx) &&
+      !quotes.some((other) => counterpart([failureNext], other, ctx))
+    )
+      evidence.goesOn = { failure: failure.textLines[at + 1]!, lesson: lesson.quotes[q]! };
+  }
   const family = familyMismatch(index, hit.doc, lesson.title, failure);
   if (family) evidence.family = family;
-  const number = titleNumber(
+  const titled = titleSpecific(
     lesson.title,
     lesson.raw.filter((_, i) => lesson.symptom[i]),
     failure.text,
   );
-  if (number) evidence.number = number;
+  if (titled) evidence.titled = titled;
   const applied = appliedFix(failure.command, lesson.fixes);
   if (applied) evidence.applied = applied;
+  const off = optedOut(failure.command, new Set(tokenize(lesson.title)));
+  if (off) evidence.optedOut = off;
   if (best.passes) evidence.spread = frameSpread(index, best.words);
   return evidence;
 }

@@ -44,11 +44,14 @@ export function failureQuery(failure: Failure): string {
 /** Why the evidence does not make the lesson injectable (undefined: it does). */
 export function failureVeto(e: FailureEvidence): string | undefined {
   const said = (words: string[]) => `"${words.join(" ")}"`;
-  if (e.number) return `${e.id} is about ${e.number}, which the error does not say`;
+  if (e.titled) return `${e.id} is about ${e.titled}, which the error does not say`;
   if (e.applied) return `the command already sets ${e.applied}, as ${e.id}'s fix does`;
+  if (e.optedOut) return `the command turns off what ${e.id} is about (${e.optedOut})`;
   if (e.family) return `${e.id} is about ${e.family.lesson}, the failure is ${e.family.failure}'s (it never names ${e.family.failure})`;
   if (e.firstLines)
     return `the error starts with "${clip(e.firstLines.failure, 60)}", which ${e.id} does not quote, and ${e.id}'s "${clip(e.firstLines.lesson, 60)}" is not in the error`;
+  if (e.goesOn)
+    return `the error goes on "${clip(e.goesOn.failure, 60)}" where ${e.id} goes on "${clip(e.goesOn.lesson, 60)}": the same line in another message`;
   if (e.contradiction) {
     const c = e.contradiction;
     return `the error says ${said(c.failure)} where ${e.id} quotes ${said(c.lesson)} (${c.differs}: "${clip(c.line, 60)}" against "${clip(c.quote, 60)}")`;
@@ -58,8 +61,8 @@ export function failureVeto(e: FailureEvidence): string | undefined {
   const d = e.specifics?.differs;
   if (d)
     return `the error says ${said(d.failure)} where ${e.id} quotes ${said(d.lesson)} after ${said(e.specifics!.frame)}: the same message about something else`;
-  // An errno is the system's verdict, which any program may report: shared, it proves the failure only when the lesson is about that program (its title names it).
-  if (e.codes.shared.some((c) => !ERRNO.has(c)) || (e.codes.shared.length && e.titleProgram)) return undefined;
+  // An errno is the system's verdict, which any program reports for countless causes: shared, it is a word of the frame, never the quote's stand-in.
+  if (e.codes.shared.some((c) => !ERRNO.has(c))) return undefined;
   if (e.codes.failure.length && e.codes.lesson.length && !e.codes.shared.length)
     return `${e.id} quotes error code ${e.codes.lesson.join(", ")}, the failure has ${e.codes.failure.join(", ")}`;
   if (!e.quoted.length) return `${e.id} quotes no part of the error`;

@@ -24,6 +24,8 @@ export interface Phrase {
   parts: string[][];
   /** Whether each term's word says something went wrong on its own, as the key-line filter reads it (`unknown`, `denied`). */
   errorWords: boolean[];
+  /** Whether each term is a word the message ends with a colon (`on project orders:`): what it names before it says what went wrong. */
+  labels: boolean[];
 }
 
 /** Words a phrase reads per line: an error of any length is judged in bounded time. */
@@ -53,6 +55,7 @@ export function phraseOf(line: string, skip: Set<string>): Phrase {
   const aliases: (string | undefined)[] = [];
   const errorWords: boolean[] = [];
   const parts: string[][] = [];
+  const labels: boolean[] = [];
   const add = (text: string, quoted: boolean) => {
     const words = text.split(/\s+/).filter(Boolean);
     for (const raw of words) {
@@ -72,6 +75,7 @@ export function phraseOf(line: string, skip: Set<string>): Phrase {
         aliases.push(g.whole && /^\W*(?:-l|lib)[a-z]/.test(raw) ? g.parts[g.parts.length - 1] : undefined);
         parts.push(g.parts);
         errorWords.push(!quoted && KEY_LINE.test(raw));
+        labels.push(groups.length === 1 && raw.endsWith(":"));
       }
     }
   };
@@ -82,7 +86,7 @@ export function phraseOf(line: string, skip: Set<string>): Phrase {
     at = m.index + m[0].length;
   }
   add(line.slice(at), false);
-  return { terms, kinds, aliases, parts, errorWords };
+  return { terms, kinds, aliases, parts, errorWords, labels };
 }
 
 /** Positions that say the same thing in two phrases: `a[i]` and `b[j]`, increasing in both. */

@@ -24,6 +24,8 @@ export interface SpecificsContext {
   ownTerms: Set<string>;
   /** The terms of the failed command's arguments: the names of this run. */
   runTerms: Set<string>;
+  /** Whether another lesson of the knowledge base uses a term: a word none uses is a name of this run, one they use is a word of messages. */
+  known: (term: string) => boolean;
 }
 
 /** Why a place where the two say something different tells another error. */
@@ -32,7 +34,8 @@ export type Difference =
   | "the lesson's line reports a failure there"
   | "the lesson's title names its word"
   | "more of the message"
-  | "the lesson's own words";
+  | "the lesson's own words"
+  | "a word of messages";
 
 type Verdict = { tolerated: NonNullable<Slot["tolerated"]>; differs?: undefined } | { differs: Difference; tolerated?: undefined };
 
@@ -141,7 +144,12 @@ function tolerance(failure: Phrase, quote: Phrase, slot: { a: number[]; b: numbe
   const names = (p: Phrase, ks: number[]) => ks.every((k) => p.kinds[k] !== "word");
   // A name for a name is this run's; words where the quote has only a name are more of the message ("target 'Makefile', needed by").
   if (names(quote, other)) return names(failure, own) ? { tolerated: "a name of this run" } : { differs: "more of the message" };
-  return otherTerms.some((t) => ctx.ownTerms.has(t)) ? { differs: "the lesson's own words" } : { tolerated: "an example of the lesson's" };
+  if (otherTerms.some((t) => ctx.ownTerms.has(t))) return { differs: "the lesson's own words" };
+  // A word or two that lessons use, where the lesson's quote has its own, is another specific (a syscall, a kind, a wording); a word no lesson uses, a longer stretch of this run's
+  // values, or the word each names before its colon (`on project orders:`) is this run's.
+  const subject = own.length === 1 && other.length === 1 && failure.labels[own[0]!] && quote.labels[other[0]!];
+  if (!subject && own.length <= MAX_SLOT && own.some((i) => ctx.known(failure.terms[i]!))) return { differs: "a word of messages" };
+  return { tolerated: "an example of the lesson's" };
 }
 
 /**
@@ -249,9 +257,31 @@ export interface Contradiction {
 export function contradiction(lines: WeightedPhrase[], quotes: WeightedPhrase[], ctx: SpecificsContext): Contradiction | undefined {
   for (let q = 0; q < quotes.length; q++) {
     const found = counterpart(lines, quotes[q]!, ctx);
-    if (found?.comparison.differs) return { line: found.line, quote: q, comparison: found.comparison };
+    if (!found?.comparison.differs) continue;
+    // A line another quote of the lesson says as it is (its `file` variant where this one has `directory`) is that quote's, not this one's counterpart.
+    if (quotes.some((other, o) => o !== q && saysAsIs(lines[found.line]!, other, ctx))) continue;
+    return { line: found.line, quote: q, comparison: found.comparison };
   }
   return undefined;
+}
+
+/** Whether a quote says a line as it is: most of each is the other's, in order, with no other specific. */
+function saysAsIs(line: WeightedPhrase, quote: WeightedPhrase, ctx: SpecificsContext): boolean {
+  if (quote.terms.length < 2) return false;
+  const c = compareLines(line, quote, (i) => line.weights[i]!, ctx);
+  const share = (p: WeightedPhrase, ks: number[]) => weightOf(p, ks) >= COUNTERPART_SHARE * weightOf(p);
+  return (
+    !c.differs &&
+    c.frame.length >= 2 &&
+    share(
+      line,
+      c.matched.map(([i]) => i),
+    ) &&
+    share(
+      quote,
+      c.matched.map(([, j]) => j),
+    )
+  );
 }
 
 /**

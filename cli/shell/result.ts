@@ -54,7 +54,7 @@ export const KEY_LINE =
 // TeX's "Emergency stop", "compilation terminated", nginx's "configuration file … test failed",
 // Gradle's "Build failed with an exception". They say nothing about which failure it was.
 const AFTERMATH =
-  /returned \d+ exit status|due to (?:\d+ )?previous errors?|errors? occurred|emergency stop|compilation terminated|configuration file \S+ test failed|build failed with an exception/i;
+  /returned \d+ exit status|due to (?:\d+ )?previous errors?|errors? occurred|emergency stop|compilation terminated|configuration file \S+ test failed|build failed with an exception|\busage: \S+ \[/i;
 // make's `*** … Error 1`, found from the first `***` (a `.*` between them retries from every `***`).
 const MAKE_ERROR = /\bError \d+/;
 export const isAftermath = (line: string): boolean => {

@@ -54,6 +54,7 @@ describe("frame and specifics of an error line against a quote", () => {
     ownTerms: new Set(),
     runTerms: new Set(),
     errorTerms: new Set(),
+    known: () => false,
     ...over,
   });
   const compare = (line: string, quote: string, over: Partial<SpecificsContext> = {}) => compareLines(phrase(line), phrase(quote), () => 1, ctx(over));
@@ -69,6 +70,27 @@ describe("frame and specifics of an error line against a quote", () => {
       "the lesson's own words",
     ],
     ["a word only the lesson's output shows", "Failed to execute goal on project orders: boom", "Failed to execute goal on project app: boom", {}, undefined],
+    [
+      "the name each gives before its colon",
+      "Failed to execute goal on project orders: boom",
+      "Failed to execute goal on project app: boom",
+      { known: () => true },
+      undefined,
+    ],
+    [
+      "a word lessons use, in the lesson's word's place",
+      "gizmo: permission denied, rename the cache",
+      "gizmo: permission denied, mkdir the cache",
+      { known: () => true },
+      "a word of messages",
+    ],
+    [
+      "a word no lesson uses",
+      "gizmo: permission denied, frobnicate the cache",
+      "gizmo: permission denied, mkdir the cache",
+      { known: (t) => !t.startsWith("frob") },
+      undefined,
+    ],
     [
       "the lesson's title names its own",
       "packages are not available: - opencv-python",
@@ -134,5 +156,15 @@ describe("frame and specifics of an error line against a quote", () => {
     expect(contradiction([clang], [quote], ctx())?.comparison.differs?.failure).toEqual(["clang"]);
     expect(contradiction([clang, weighted("The CXX compiler identification is unknown")], [quote], ctx())).toBeUndefined();
     expect(counterpart([weighted("Configuring incomplete")], quote, ctx())).toBeUndefined();
+  });
+  test("a line another quote of the lesson says as it is contradicts none of its quotes", () => {
+    const file = weighted("error: unable to create file in the tree: Filename too long");
+    const quotes = [
+      weighted("fatal: unable to create directory in the tree: Filename too long"),
+      weighted("error: unable to create file in the tree: Filename too long"),
+    ];
+    const known = ctx({ known: () => true });
+    expect(contradiction([file], quotes.slice(0, 1), known)?.comparison.differs?.failure).toEqual(["fil"]);
+    expect(contradiction([file], quotes, known)).toBeUndefined();
   });
 });

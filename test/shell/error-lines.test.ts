@@ -24,6 +24,10 @@ describe("lines tools print as errors", () => {
       "curl: ( ) SSL certificate problem: certificate has expired",
     ]);
   });
+  test("a usage synopsis restates the command, the line after it says what went wrong", () => {
+    const f = readFailure("gizmo run", "ERROR: usage: gizmo [options] [target] [...]\ngizmo: error: unrecognized arguments: --trace");
+    expect(f.lines).toEqual(["gizmo: error: unrecognized arguments: --trace"]);
+  });
 });
 
 describe("messages laid out over several lines", () => {
