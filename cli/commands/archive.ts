@@ -1,4 +1,4 @@
-import { planArchive, planArchiveFolder } from "../plan/changes.ts";
+import { planArchive, planArchiveFolder } from "../plan/status.ts";
 import { SCOPES } from "../lesson/schema.ts";
 import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";

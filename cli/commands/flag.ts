@@ -1,4 +1,4 @@
-import { planFlag } from "../plan/changes.ts";
+import { planFlag } from "../plan/status.ts";
 import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
 import { transact, waitsForUser } from "../write/write.ts";

@@ -1,4 +1,4 @@
-import { planSupersede } from "../plan/changes.ts";
+import { planSupersede } from "../plan/status.ts";
 import { openKb } from "../kb/open.ts";
 import { findLesson } from "../kb/store.ts";
 import { transact, waitsForUser } from "../write/write.ts";
