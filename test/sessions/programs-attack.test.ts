@@ -48,6 +48,20 @@ describe("Gemini CLI sessions as they come", () => {
       expect(commands(await readSession(path))).toEqual(["make test:exit 2"]);
   });
 
+  test("/rewind (`$rewindTo`): the records from the named one on are gone, as when Gemini CLI loads the file; not a skipped line", async () => {
+    const tried = [user("u2", "use cmake instead"), shell("g9", "cmake .", "CMake Error: no CMakeLists.txt", 1)];
+    const lines = jsonLines([SESSION[0], SESSION[1], ...tried, { $rewindTo: "u2" }, SESSION[2], SESSION[3]]);
+    const r = await readSession(file("s.jsonl", lines));
+    expect(r.skipped).toEqual([]);
+    expect(commands(r)).toEqual(EXPECTED);
+    // Rewound to a record an earlier read saw: all this read holds before the rewind is gone.
+    const path = file("s.jsonl", jsonLines([SESSION[0], SESSION[1]]));
+    const first = await readSession(path);
+    writeFileSync(path, `${readFileSync(path, "utf8")}${[...tried, { $rewindTo: "u1" }, SESSION[2]].map((x) => JSON.stringify(x)).join("\n")}\n`);
+    const next = await readSession(path, { fromOffset: first.endOffset, fromLine: first.endLine, harness: "gemini" });
+    expect(commands(next)).toEqual(["apt-get install zlib1g-dev:ok"]);
+  });
+
   test("a byte-order mark before the first line: the header is read (JSON lines), the document is a session (older JSON)", async () => {
     const bom = Buffer.from([0xef, 0xbb, 0xbf]);
     for (const path of [
