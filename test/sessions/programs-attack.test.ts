@@ -3,7 +3,7 @@
 // Sessions are written here, record by record, in the shapes the two programs write.
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { findSessionFiles } from "../../cli/sessions/extract.ts";
 import { readSession, type SessionRead } from "../../cli/sessions/reader.ts";
@@ -110,6 +110,17 @@ describe("Gemini CLI sessions as they come", () => {
   test("record kinds rkb does not know in an older session are skipped and counted, as in JSON lines", async () => {
     const r = await readSession(file("session-x.json", document([...SESSION, { id: "h1", timestamp: T, type: "hologram" }])));
     expect(r.skipped).toEqual([{ line: 5, reason: 'unknown record type "hologram"' }]);
+  });
+
+  test("an older session Gemini CLI resumed (it copies it into <name>.jsonl and writes on there): one session, one item", async () => {
+    const box = sandbox("rkb-gemini-resumed");
+    const chats = join(box.dir, "tmp", "app", "chats");
+    mkdirSync(chats, { recursive: true });
+    writeFileSync(join(chats, "session-x.json"), document(SESSION));
+    writeFileSync(join(chats, "session-x.jsonl"), jsonLines([...SESSION, user("u9", "thanks")]));
+    const run = await rkb(["extract", box.dir, "--format", "json"], { env: box.env });
+    expect(run.json()).toMatchObject({ sessions: 1, items_written: 1, fixed: 1 });
+    expect(run.json().files.map((f: any) => f.path)).toEqual([join(chats, "session-x.jsonl")]);
   });
 
   test("an older session read again after it grew (Gemini CLI writes it whole each time): only the new records make an item", async () => {
