@@ -159,17 +159,36 @@ function addRecord(m: any, line: number, entries: Entry[]): string | undefined {
 }
 
 function readUser(m: any, entry: Entry): void {
-  const parts = typeof m.content === "string" ? [{ text: m.content }] : Array.isArray(m.content) ? m.content : [];
   // Tool results sent back are the user's turn in the API, not words: the gemini record has them.
-  if (parts.some((p: any) => p?.functionResponse)) {
+  if (asParts(m.content).some((p: any) => p?.functionResponse)) {
     entry.message = "toolResult";
     return;
   }
-  const text = stripInjected(parts.map((p: any) => str(p?.text) ?? "").join("\n"));
+  // What the user typed is `displayContent` when what was sent differs (files named with @ are
+  // sent with their text); an older record has the files' text inside `content`, between markers.
+  const typed = asParts(m.displayContent ?? m.content).map((p: any) => str(p?.text) ?? "");
+  const text = stripInjected(withoutReferencedFiles(typed.join("\n")));
   // A message of Gemini CLI's own blocks alone (the session's context) is nobody's words.
   entry.message = text ? "user" : "other";
   if (text) entry.raw.push({ kind: "user", text });
 }
+
+const asParts = (content: unknown): any[] => (typeof content === "string" ? [{ text: content }] : Array.isArray(content) ? content : []);
+
+/** The text without the files Gemini CLI sent with it (`--- Content from referenced files ---` to `--- End of content ---`). */
+function withoutReferencedFiles(text: string): string {
+  let out = "";
+  let at = 0;
+  for (let start = text.indexOf(REFERENCED_START); start !== -1; start = text.indexOf(REFERENCED_START, at)) {
+    out += text.slice(at, start);
+    const end = text.indexOf(REFERENCED_END, start);
+    if (end === -1) return out.trim(); // cut off: the rest is the files'
+    at = end + REFERENCED_END.length;
+  }
+  return (out + text.slice(at)).trim();
+}
+const REFERENCED_START = "--- Content from referenced files ---";
+const REFERENCED_END = "--- End of content ---";
 
 function readGemini(m: any, entry: Entry): void {
   entry.message = "assistant";

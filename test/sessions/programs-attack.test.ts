@@ -62,6 +62,16 @@ describe("Gemini CLI sessions as they come", () => {
     expect(commands(next)).toEqual(["apt-get install zlib1g-dev:ok"]);
   });
 
+  test("a prompt naming a file with @: the user's words are what they typed, not the file's text Gemini CLI sent with them", async () => {
+    const files = "--- Content from referenced files ---\nContent from @NOTES.md:\nremember: always vendor zlib\nno, never use cmake\n--- End of content ---";
+    const sent = { id: "u1", timestamp: T, type: "user", content: [{ text: "summarize @NOTES.md" }, { text: files }] };
+    const typed = { ...sent, displayContent: [{ text: "summarize @NOTES.md" }] };
+    for (const record of [typed, sent]) {
+      const r = await readSession(file("s.jsonl", jsonLines([record])));
+      expect(r.events).toMatchObject([{ kind: "user", text: "summarize @NOTES.md" }]);
+    }
+  });
+
   test("a byte-order mark before the first line: the header is read (JSON lines), the document is a session (older JSON)", async () => {
     const bom = Buffer.from([0xef, 0xbb, 0xbf]);
     for (const path of [
