@@ -128,6 +128,9 @@ export function findSessionFiles(
       if (found.size === before) problems.push({ path: p, message: "has no session file below it (.jsonl, Gemini CLI's session-*.json, opencode's store)" });
     } else add(abs);
   }
+  // Gemini CLI resumes an older session by copying it into <name>.jsonl, which it then goes on
+  // writing: the .json beside it holds the same records again, and is left out.
+  for (const path of [...found.keys()]) if (path.endsWith(".json") && found.has(`${path}l`)) found.delete(path);
   // opencode's store holds every session: each is one source.
   for (const [path, f] of [...found]) {
     if (!isSqlite(path)) continue;

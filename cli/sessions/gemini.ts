@@ -4,8 +4,8 @@ import { type Entry, type Header, type LineFormat, resultEvent, shellCall, str, 
 
 // Gemini CLI sessions, ~/.gemini/tmp/<project>/chats/session-<time>-<id>. Since 0.40 (checked with
 // 0.61.0) a JSON-lines file: a header line `{sessionId, projectHash, startTime, …}`, message records
-// `{id, timestamp, type: "user" | "gemini" | …, content, toolCalls?}`, and patches `{"$set": {…}}`
-// (a `$set` of `messages` is the whole list again). A record is written again with the same id once
+// `{id, timestamp, type: "user" | "gemini" | …, content, toolCalls?}`, patches `{"$set": {…}}`
+// (a `$set` of `messages` is the whole list again) and rewinds `{"$rewindTo": id}` (/rewind). A record is written again with the same id once
 // its tool calls ran: the later one counts. Before (checked with 0.25.0) one JSON document,
 // `{sessionId, …, messages: [records]}`. A tool call carries its result; a shell command's exit code
 // is only the `Exit Code: N` line of the text the model got (absent when it worked), and the plain
@@ -23,7 +23,7 @@ export const geminiFormat: LineFormat = {
   // a patch, or a record of the user or the model with its own id and content (Claude Code's
   // entries carry a message, a uuid and a session id instead).
   claims(obj) {
-    if (isHeader(obj) || isPatch(obj)) return "gemini";
+    if (isHeader(obj) || isPatch(obj) || isRewind(obj)) return "gemini";
     const record = (obj.type === "user" || obj.type === "gemini") && typeof obj.id === "string" && "content" in obj;
     return record && !("message" in obj) && !("uuid" in obj) && !("sessionId" in obj) ? "gemini" : undefined;
   },
@@ -38,12 +38,27 @@ export const geminiFormat: LineFormat = {
       for (const m of set.messages) addRecord(m, line, entries);
       return;
     }
+    if (isRewind(obj)) return rewind(obj.$rewindTo, entries);
     return addRecord(obj, line, entries);
   },
 };
 
 const isHeader = (obj: any) => typeof obj?.sessionId === "string" && typeof obj.projectHash === "string" && obj.type === undefined;
 const isPatch = (obj: any) => obj?.$set !== null && typeof obj?.$set === "object" && Object.keys(obj).length === 1;
+/** `{"$rewindTo": id}`: the user went back to before that message (/rewind); it and all after it are gone. */
+const isRewind = (obj: any) => typeof obj?.$rewindTo === "string" && Object.keys(obj).length === 1;
+
+/**
+ * Drops the rewound records from this read's entries, as Gemini CLI does when it loads the file:
+ * from the named one on, or all of them when it is not among them (it came before this read).
+ * Each entry is dropped at most once, so a file of rewinds stays linear.
+ */
+function rewind(id: string, entries: Entry[]): undefined {
+  const at = positions.get(entries);
+  const from = at?.get(id) ?? 0;
+  for (const e of entries.splice(from)) if (e.id !== undefined) at?.delete(e.id);
+  return undefined;
+}
 
 function readHeader(obj: any, header: Header): undefined {
   header.sessionId ??= obj.sessionId;
@@ -144,17 +159,36 @@ function addRecord(m: any, line: number, entries: Entry[]): string | undefined {
 }
 
 function readUser(m: any, entry: Entry): void {
-  const parts = typeof m.content === "string" ? [{ text: m.content }] : Array.isArray(m.content) ? m.content : [];
   // Tool results sent back are the user's turn in the API, not words: the gemini record has them.
-  if (parts.some((p: any) => p?.functionResponse)) {
+  if (asParts(m.content).some((p: any) => p?.functionResponse)) {
     entry.message = "toolResult";
     return;
   }
-  const text = stripInjected(parts.map((p: any) => str(p?.text) ?? "").join("\n"));
+  // What the user typed is `displayContent` when what was sent differs (files named with @ are
+  // sent with their text); an older record has the files' text inside `content`, between markers.
+  const typed = asParts(m.displayContent ?? m.content).map((p: any) => str(p?.text) ?? "");
+  const text = stripInjected(withoutReferencedFiles(typed.join("\n")));
   // A message of Gemini CLI's own blocks alone (the session's context) is nobody's words.
   entry.message = text ? "user" : "other";
   if (text) entry.raw.push({ kind: "user", text });
 }
+
+const asParts = (content: unknown): any[] => (typeof content === "string" ? [{ text: content }] : Array.isArray(content) ? content : []);
+
+/** The text without the files Gemini CLI sent with it (`--- Content from referenced files ---` to `--- End of content ---`). */
+function withoutReferencedFiles(text: string): string {
+  let out = "";
+  let at = 0;
+  for (let start = text.indexOf(REFERENCED_START); start !== -1; start = text.indexOf(REFERENCED_START, at)) {
+    out += text.slice(at, start);
+    const end = text.indexOf(REFERENCED_END, start);
+    if (end === -1) return out.trim(); // cut off: the rest is the files'
+    at = end + REFERENCED_END.length;
+  }
+  return (out + text.slice(at)).trim();
+}
+const REFERENCED_START = "--- Content from referenced files ---";
+const REFERENCED_END = "--- End of content ---";
 
 function readGemini(m: any, entry: Entry): void {
   entry.message = "assistant";

@@ -3,7 +3,7 @@
 // Sessions are written here, record by record, in the shapes the two programs write.
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { findSessionFiles } from "../../cli/sessions/extract.ts";
 import { readSession, type SessionRead } from "../../cli/sessions/reader.ts";
@@ -46,6 +46,30 @@ describe("Gemini CLI sessions as they come", () => {
     const noisy = shell("g1", "make test", "suite a\nExit Code: 0\nsuite b failed", 2);
     for (const path of [file("s.jsonl", jsonLines([user("u1", "test"), noisy])), file("session-x.json", document([user("u1", "test"), noisy]))])
       expect(commands(await readSession(path))).toEqual(["make test:exit 2"]);
+  });
+
+  test("/rewind (`$rewindTo`): the records from the named one on are gone, as when Gemini CLI loads the file; not a skipped line", async () => {
+    const tried = [user("u2", "use cmake instead"), shell("g9", "cmake .", "CMake Error: no CMakeLists.txt", 1)];
+    const lines = jsonLines([SESSION[0], SESSION[1], ...tried, { $rewindTo: "u2" }, SESSION[2], SESSION[3]]);
+    const r = await readSession(file("s.jsonl", lines));
+    expect(r.skipped).toEqual([]);
+    expect(commands(r)).toEqual(EXPECTED);
+    // Rewound to a record an earlier read saw: all this read holds before the rewind is gone.
+    const path = file("s.jsonl", jsonLines([SESSION[0], SESSION[1]]));
+    const first = await readSession(path);
+    writeFileSync(path, `${readFileSync(path, "utf8")}${[...tried, { $rewindTo: "u1" }, SESSION[2]].map((x) => JSON.stringify(x)).join("\n")}\n`);
+    const next = await readSession(path, { fromOffset: first.endOffset, fromLine: first.endLine, harness: "gemini" });
+    expect(commands(next)).toEqual(["apt-get install zlib1g-dev:ok"]);
+  });
+
+  test("a prompt naming a file with @: the user's words are what they typed, not the file's text Gemini CLI sent with them", async () => {
+    const files = "--- Content from referenced files ---\nContent from @NOTES.md:\nremember: always vendor zlib\nno, never use cmake\n--- End of content ---";
+    const sent = { id: "u1", timestamp: T, type: "user", content: [{ text: "summarize @NOTES.md" }, { text: files }] };
+    const typed = { ...sent, displayContent: [{ text: "summarize @NOTES.md" }] };
+    for (const record of [typed, sent]) {
+      const r = await readSession(file("s.jsonl", jsonLines([record])));
+      expect(r.events).toMatchObject([{ kind: "user", text: "summarize @NOTES.md" }]);
+    }
   });
 
   test("a byte-order mark before the first line: the header is read (JSON lines), the document is a session (older JSON)", async () => {
@@ -96,6 +120,17 @@ describe("Gemini CLI sessions as they come", () => {
   test("record kinds rkb does not know in an older session are skipped and counted, as in JSON lines", async () => {
     const r = await readSession(file("session-x.json", document([...SESSION, { id: "h1", timestamp: T, type: "hologram" }])));
     expect(r.skipped).toEqual([{ line: 5, reason: 'unknown record type "hologram"' }]);
+  });
+
+  test("an older session Gemini CLI resumed (it copies it into <name>.jsonl and writes on there): one session, one item", async () => {
+    const box = sandbox("rkb-gemini-resumed");
+    const chats = join(box.dir, "tmp", "app", "chats");
+    mkdirSync(chats, { recursive: true });
+    writeFileSync(join(chats, "session-x.json"), document(SESSION));
+    writeFileSync(join(chats, "session-x.jsonl"), jsonLines([...SESSION, user("u9", "thanks")]));
+    const run = await rkb(["extract", box.dir, "--format", "json"], { env: box.env });
+    expect(run.json()).toMatchObject({ sessions: 1, items_written: 1, fixed: 1 });
+    expect(run.json().files.map((f: any) => f.path)).toEqual([join(chats, "session-x.jsonl")]);
   });
 
   test("an older session read again after it grew (Gemini CLI writes it whole each time): only the new records make an item", async () => {
