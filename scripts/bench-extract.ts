@@ -5,7 +5,8 @@
 // throughput against that floor and its peak memory. With ../shared next to the checkout, a last
 // row does the same over the real transcripts of ../shared/fixtures/wild-sessions (--dry-run),
 // runs interleaved with the floor (--real-only: that row alone; --baseline: another build's row in
-// the same rounds, for a before/after measured in one run). Paste the output into BENCHMARKS.md.
+// the same rounds of the real-file row, for a before/after measured in one run). Paste the output
+// into BENCHMARKS.md.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,7 +30,7 @@ try {
     const bin = join(work, "rkb");
     await build(bin);
     if (!existsSync(wild)) throw new Error(`--real-only needs ${wild}`);
-    console.log(await realFiles({ "this checkout": bin, ...(values.baseline ? { [values.baseline]: values.baseline } : {}) }, wild, timeBinary()));
+    console.log(await realFiles(withBaseline(bin), wild, timeBinary()));
     process.exit(0);
   }
   const corpus = join(work, "corpus");
@@ -100,11 +101,16 @@ try {
       `| rkb extract ${mode === "full" ? "" : mode === "--dry-run" ? mode : `(${mode})`} | ${r.seconds.toFixed(2)} s | ${rate.toFixed(0)} MB/s | ${((rate / floorRate) * 100).toFixed(0)}% | ${Number.isNaN(r.maxRssMb) ? "n/a" : r.maxRssMb.toFixed(0) + " MB"} | ${correct ? "yes" : "NO"} |`,
     );
   }
-  if (existsSync(wild)) console.log(`\n${await realFiles({ "this checkout": bin }, wild, timeBin)}`);
+  if (existsSync(wild)) console.log(`\n${await realFiles(withBaseline(bin), wild, timeBin)}`);
 } finally {
   rmSync(work, { recursive: true, force: true });
   if (existsSync("/dev/shm"))
     for (const dir of readdirSync("/dev/shm").filter((d) => d.startsWith("rkb-bench-"))) rmSync(join("/dev/shm", dir), { recursive: true, force: true });
+}
+
+/** The binaries of the real-file row: this checkout's, and --baseline's in the same rounds. */
+function withBaseline(bin: string): Record<string, string> {
+  return { "this checkout": bin, ...(values.baseline ? { [values.baseline]: values.baseline } : {}) };
 }
 
 /** Every .jsonl below a folder. */
