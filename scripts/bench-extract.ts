@@ -143,8 +143,8 @@ function readAndParse(files: string[]): void {
  * Both sides are single-threaded. Each is measured in wall time and in CPU time (user + system),
  * which a machine shared with other work inflates less. The floor runs warm, in this process, round
  * after round; rkb starts cold every time, so a second floor runs the same loop in a fresh process
- * compiled as rkb is (its CPU time includes that process's own start): like with like for a one-shot
- * command, whose JIT never warms up on a small set.
+ * compiled as rkb is: like with like for a one-shot command (the floor's work is native code, so
+ * what the fresh process adds is mostly its start).
  */
 async function realFiles(bins: Record<string, string>, dir: string, timeBin: string | undefined): Promise<string> {
   const files = jsonlBelow(dir);
@@ -158,15 +158,20 @@ async function realFiles(bins: Record<string, string>, dir: string, timeBin: str
     const timed = async (argv: string[]) => {
       const state = mkdtempSync(join(tiny, "state-"));
       const t0 = performance.now();
-      const proc = Bun.spawn(timeBin ? [timeBin, "-f", "%U %S %M", ...argv] : argv, {
+      const proc = Bun.spawn(timeBin ? [timeBin, "-f", "%M", ...argv] : argv, {
         env: { ...process.env, XDG_STATE_HOME: state, HOME: tiny },
         stdout: "pipe",
         stderr: "pipe",
       });
       const [, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
       await proc.exited;
-      const [user, sys, rss] = timeBin ? err.trim().split("\n").pop()!.split(" ").map(Number) : [NaN, NaN, NaN];
-      return { seconds: (performance.now() - t0) / 1000, cpu: user! + sys!, rssMb: rss! / 1024 };
+      // In microseconds (GNU time counts in hundredths of a second, too coarse for these runs).
+      const cpu = proc.resourceUsage()?.cpuTime;
+      return {
+        seconds: (performance.now() - t0) / 1000,
+        cpu: cpu ? Number(cpu.user + cpu.system) / 1e6 : NaN,
+        rssMb: timeBin ? Number(err.trim().split("\n").pop()) / 1024 : NaN,
+      };
     };
     const timedRun = (bin: string, target: string) => timed([bin, "extract", target, "--dry-run", "--format", "json"]);
     const floor = { wall: [] as number[], cpu: [] as number[], coldWall: [] as number[], coldCpu: [] as number[] };
