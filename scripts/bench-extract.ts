@@ -5,12 +5,13 @@
 // throughput against that floor and its peak memory. With ../shared next to the checkout, a last
 // row does the same over the real transcripts of ../shared/fixtures/wild-sessions (--dry-run),
 // runs interleaved with the floor (--real-only: that row alone; --baseline: another build's row in
-// the same rounds, for a before/after measured in one run). Paste the output into BENCHMARKS.md.
+// the same rounds of the real-file row, for a before/after measured in one run). Paste the output
+// into BENCHMARKS.md.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { build } from "./build.ts";
+import { build, compileOptions, JIT_POLICY } from "./build.ts";
 import { writeCorpus } from "../test/sessions/corpus.ts";
 import { median } from "./bench-run.ts";
 
@@ -29,7 +30,7 @@ try {
     const bin = join(work, "rkb");
     await build(bin);
     if (!existsSync(wild)) throw new Error(`--real-only needs ${wild}`);
-    console.log(await realFiles({ "this checkout": bin, ...(values.baseline ? { [values.baseline]: values.baseline } : {}) }, wild, timeBinary()));
+    console.log(await realFiles(withBaseline(bin), wild, timeBinary()));
     process.exit(0);
   }
   const corpus = join(work, "corpus");
@@ -100,11 +101,16 @@ try {
       `| rkb extract ${mode === "full" ? "" : mode === "--dry-run" ? mode : `(${mode})`} | ${r.seconds.toFixed(2)} s | ${rate.toFixed(0)} MB/s | ${((rate / floorRate) * 100).toFixed(0)}% | ${Number.isNaN(r.maxRssMb) ? "n/a" : r.maxRssMb.toFixed(0) + " MB"} | ${correct ? "yes" : "NO"} |`,
     );
   }
-  if (existsSync(wild)) console.log(`\n${await realFiles({ "this checkout": bin }, wild, timeBin)}`);
+  if (existsSync(wild)) console.log(`\n${await realFiles(withBaseline(bin), wild, timeBin)}`);
 } finally {
   rmSync(work, { recursive: true, force: true });
   if (existsSync("/dev/shm"))
     for (const dir of readdirSync("/dev/shm").filter((d) => d.startsWith("rkb-bench-"))) rmSync(join("/dev/shm", dir), { recursive: true, force: true });
+}
+
+/** The binaries of the real-file row: this checkout's, and --baseline's in the same rounds. */
+function withBaseline(bin: string): Record<string, string> {
+  return { "this checkout": bin, ...(values.baseline ? { [values.baseline]: values.baseline } : {}) };
 }
 
 /** Every .jsonl below a folder. */
@@ -118,11 +124,27 @@ function timeBinary(): string | undefined {
   return ["/usr/bin/time", "/bin/time"].find((p) => existsSync(p));
 }
 
+/** The floor's loop: read every file, split its lines, JSON.parse each one. */
+function readAndParse(files: string[]): void {
+  for (const f of files)
+    for (const line of readFileSync(f, "utf8").split("\n"))
+      if (line)
+        try {
+          JSON.parse(line);
+        } catch {}
+}
+
 /**
  * `rkb extract --dry-run` over real transcripts against the floor, in rounds that interleave the
  * floor, a run of each binary and a run over one tiny session (the process start, which a small
  * set cannot hide): medians of 7 rounds. Real files spend their time elsewhere than generated ones
  * do: long tool outputs, many small entries, edits that carry whole files.
+ *
+ * Both sides are single-threaded. Each is measured in wall time and in CPU time (user + system),
+ * which a machine shared with other work inflates less. The floor runs warm, in this process, round
+ * after round; rkb starts cold every time, so a second floor runs the same loop in a fresh process
+ * compiled as rkb is: like with like for a one-shot command (the floor's work is native code, so
+ * what the fresh process adds is mostly its start).
  */
 async function realFiles(bins: Record<string, string>, dir: string, timeBin: string | undefined): Promise<string> {
   const files = jsonlBelow(dir);
@@ -131,9 +153,10 @@ async function realFiles(bins: Record<string, string>, dir: string, timeBin: str
   try {
     mkdirSync(join(tiny, "s"));
     writeFileSync(join(tiny, "s", "a.jsonl"), '{"type":"session","version":3,"id":"a","timestamp":"2026-01-01T00:00:00Z","cwd":"/p"}\n');
-    const timedRun = async (bin: string, target: string) => {
+    const coldFloor = join(tiny, "floor");
+    await compileColdFloor(join(tiny, "floor.ts"), coldFloor);
+    const timed = async (argv: string[]) => {
       const state = mkdtempSync(join(tiny, "state-"));
-      const argv = [bin, "extract", target, "--dry-run", "--format", "json"];
       const t0 = performance.now();
       const proc = Bun.spawn(timeBin ? [timeBin, "-f", "%M", ...argv] : argv, {
         env: { ...process.env, XDG_STATE_HOME: state, HOME: tiny },
@@ -142,42 +165,60 @@ async function realFiles(bins: Record<string, string>, dir: string, timeBin: str
       });
       const [, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
       await proc.exited;
-      return { seconds: (performance.now() - t0) / 1000, rssMb: timeBin ? Number(err.trim().split("\n").pop()) / 1024 : NaN };
+      // In microseconds (GNU time counts in hundredths of a second, too coarse for these runs).
+      const cpu = proc.resourceUsage()?.cpuTime;
+      return {
+        seconds: (performance.now() - t0) / 1000,
+        cpu: cpu ? Number(cpu.user + cpu.system) / 1e6 : NaN,
+        rssMb: timeBin ? Number(err.trim().split("\n").pop()) / 1024 : NaN,
+      };
     };
-    const floor: number[] = [];
-    const runs = Object.fromEntries(Object.keys(bins).map((name) => [name, { run: [] as number[], start: [] as number[], rss: 0 }]));
+    const timedRun = (bin: string, target: string) => timed([bin, "extract", target, "--dry-run", "--format", "json"]);
+    const floor = { wall: [] as number[], cpu: [] as number[], coldWall: [] as number[], coldCpu: [] as number[] };
+    const runs = Object.fromEntries(Object.keys(bins).map((name) => [name, { run: [] as number[], cpu: [] as number[], start: [] as number[], rss: 0 }]));
     for (let round = 0; round < 7; round++) {
-      const t0 = performance.now();
-      for (const f of files)
-        for (const line of readFileSync(f, "utf8").split("\n"))
-          if (line)
-            try {
-              JSON.parse(line);
-            } catch {}
-      floor.push((performance.now() - t0) / 1000);
+      const [t0, c0] = [performance.now(), process.cpuUsage()];
+      readAndParse(files);
+      const c = process.cpuUsage(c0);
+      floor.wall.push((performance.now() - t0) / 1000);
+      floor.cpu.push((c.user + c.system) / 1e6);
+      const cold = await timed([coldFloor, ...files]);
+      floor.coldWall.push(cold.seconds);
+      floor.coldCpu.push(cold.cpu);
       for (const [name, bin] of Object.entries(bins)) {
         const r = await timedRun(bin, dir);
         runs[name]!.run.push(r.seconds);
+        runs[name]!.cpu.push(r.cpu);
         runs[name]!.rss = Math.max(runs[name]!.rss, r.rssMb);
         runs[name]!.start.push((await timedRun(bin, join(tiny, "s"))).seconds);
       }
     }
-    const f = median(floor);
+    const [f, fc, cw, cc] = [median(floor.wall), median(floor.cpu), median(floor.coldWall), median(floor.coldCpu)];
+    const ms = (s: number) => `${(s * 1000).toFixed(0)} ms`;
+    const share = (floorSeconds: number, seconds: number) =>
+      Number.isNaN(seconds) ? "n/a" : `${((floorSeconds / Math.max(seconds, 1e-6)) * 100).toFixed(0)}%`;
     const mb = bytes / 1024 / 1024;
     const out = [
-      `real transcripts (${files.length} files, ${mb.toFixed(1)} MB, ../shared/fixtures/wild-sessions): floor ${f * 1000 >= 10 ? (f * 1000).toFixed(0) : (f * 1000).toFixed(1)} ms`,
+      `real transcripts (${files.length} files, ${mb.toFixed(1)} MB, ../shared/fixtures/wild-sessions): floor ${ms(f)} wall, ${ms(fc)} CPU (warm, in this process); in a fresh process ${ms(cw)} wall, ${ms(cc)} CPU`,
       "",
-      "| rkb extract --dry-run, real transcripts | time | process start | share of floor | without the process start | peak RSS |",
-      "|---|---:|---:|---:|---:|---:|",
+      "| rkb extract --dry-run, real transcripts | time | CPU | process start | share of floor | without the process start | share of floor, CPU | share of the fresh-process floor, CPU | peak RSS |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ];
     for (const [name, r] of Object.entries(runs)) {
-      const [t, s] = [median(r.run), median(r.start)];
+      const [t, cpu, s] = [median(r.run), median(r.cpu), median(r.start)];
       out.push(
-        `| ${name} | ${(t * 1000).toFixed(0)} ms | ${(s * 1000).toFixed(0)} ms | ${((f / t) * 100).toFixed(0)}% | ${((f / Math.max(t - s, 1e-6)) * 100).toFixed(0)}% | ${Number.isNaN(r.rss) ? "n/a" : r.rss.toFixed(0) + " MB"} |`,
+        `| ${name} | ${ms(t)} | ${ms(cpu)} | ${ms(s)} | ${share(f, t)} | ${share(f, t - s)} | ${share(fc, cpu)} | ${share(cc, cpu)} | ${Number.isNaN(r.rss) ? "n/a" : r.rss.toFixed(0) + " MB"} |`,
       );
     }
     return out.join("\n");
   } finally {
     rmSync(tiny, { recursive: true, force: true });
   }
+}
+
+/** The floor's loop as a program of its own (the files to read as arguments), compiled as rkb is. */
+async function compileColdFloor(source: string, outfile: string): Promise<void> {
+  writeFileSync(source, `import { readFileSync } from "node:fs";\n${readAndParse.toString()}\nreadAndParse(process.argv.slice(2));\n`);
+  const result = await Bun.build({ entrypoints: [source], compile: { outfile, jitPolicy: JIT_POLICY }, ...compileOptions });
+  if (!result.success) throw new AggregateError(result.logs, "building the fresh-process floor failed");
 }
