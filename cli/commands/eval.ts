@@ -3,6 +3,7 @@ import { defineCommand } from "./_shared.ts";
 import { loadKb } from "../kb/store.ts";
 import { appendReplay } from "../kb/usage.ts";
 import { RkbError, usageError } from "../base/errors.ts";
+import { shown } from "../base/fsutil.ts";
 import { findSessionFiles } from "../sessions/extract.ts";
 import { evalFailures, evalQueries, readFailures, readQueries, selfQueries, type EvalReport, type EvalRow } from "../search/eval.ts";
 import { explainLines } from "../search/explain.ts";
@@ -136,6 +137,10 @@ function replayHuman(report: ReplayReport): string {
     `${report.failures} failed commands in ${report.files} session file(s): ${report.covered} would get a lesson (${Math.round(report.coverage * 100)}%)`,
   ];
   for (const l of report.lessons) lines.push(`  ${String(l.count).padStart(4)}  ${l.id}  ${l.title}`);
+  if (report.not_sessions.length) {
+    lines.push("", "Not session files (left out):");
+    for (const n of report.not_sessions) lines.push(`  ${shown(n.path, 400)}${n.looks_like ? ` (looks like ${n.looks_like})` : ""}`);
+  }
   if (report.uncovered.length) {
     lines.push("", "Not covered (most frequent first):");
     for (const u of report.uncovered) lines.push(`  ${String(u.count).padStart(4)}  ${u.program}: ${u.example}`);

@@ -1,5 +1,5 @@
 import { readFailure } from "../shell/failure.ts";
-import { failedBashCommands } from "../sessions/reader.ts";
+import { failedBashCommands, readSession } from "../sessions/reader.ts";
 import type { EvalContext } from "./eval.ts";
 import { decideFailureIn } from "./failure.ts";
 
@@ -8,7 +8,9 @@ import { decideFailureIn } from "./failure.ts";
 // inject, and the failures nothing covers (grouped by signature), the candidates for new lessons.
 
 export interface ReplayReport {
+  /** Session files read (an empty one too); a file that is no session is named in `not_sessions`, not counted. */
   files: number;
+  not_sessions: { path: string; looks_like?: string }[];
   failures: number;
   covered: number;
   coverage: number;
@@ -19,10 +21,16 @@ export interface ReplayReport {
 export async function replayFailures(ctx: EvalContext, paths: string[]): Promise<ReplayReport> {
   const lessons = new Map<string, { id: string; title: string; count: number }>();
   const uncovered = new Map<string, { signature: string; program: string; count: number; example: string }>();
+  const notSessions: ReplayReport["not_sessions"] = [];
   let failures = 0;
   let covered = 0;
   for (const path of paths) {
-    for await (const f of failedBashCommands(path)) {
+    const read = await readSession(path);
+    if (read.kind === "not-session") {
+      notSessions.push({ path, ...(read.looksLike ? { looks_like: read.looksLike } : {}) });
+      continue;
+    }
+    for (const f of failedBashCommands(read)) {
       failures++;
       // Read as the hook reads a result (the reader has taken the harness's trailer off already).
       const failure = readFailure(f.command, f.error);
@@ -42,7 +50,8 @@ export async function replayFailures(ctx: EvalContext, paths: string[]): Promise
   }
   const byCount = <T extends { count: number }>(a: T, b: T) => b.count - a.count;
   return {
-    files: paths.length,
+    files: paths.length - notSessions.length,
+    not_sessions: notSessions,
     failures,
     covered,
     coverage: failures ? Math.round((covered / failures) * 1000) / 1000 : 0,

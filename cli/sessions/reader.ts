@@ -373,11 +373,12 @@ function pairTools(
   }
 }
 
-/** Every failed bash command in a session file, in order (the `eval --replay` input); refused ones never ran. */
-export async function* failedBashCommands(path: string): AsyncGenerator<{ command: string; error: string; exitCode?: number; entryId?: string; line: number }> {
-  const read = await readSession(path);
+/** Every failed bash command of a session read, in order (the `eval --replay` input); refused ones never ran. */
+export function failedBashCommands(read: SessionRead): { command: string; error: string; exitCode?: number; entryId?: string; line: number }[] {
+  const failed = [];
   for (const e of read.events) {
     if (e.kind === "command" && !e.ok && e.stopped !== "rejected")
-      yield { command: e.command, error: e.output, exitCode: e.exitCode, entryId: e.entryId, line: e.line };
+      failed.push({ command: e.command, error: e.output, exitCode: e.exitCode, entryId: e.entryId, line: e.line });
   }
+  return failed;
 }

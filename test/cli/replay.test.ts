@@ -50,3 +50,28 @@ test("eval --replay over a folder of sessions: coverage, injected lessons, uncov
   expect(none.exit).toBe(1);
   expect(none.json().error.code).toBe("not_found");
 });
+
+test("eval --replay names a file that is no session and counts only the sessions", async () => {
+  const box = sandbox("rkb-replay");
+  kbFromFixture(box);
+  const dir = join(box.dir, "archive");
+  mkdirSync(dir, { recursive: true });
+  const a = new SessionWriter("pi");
+  a.user("Update the branch.");
+  a.bash("git pull --rebase", "error: cannot pull with rebase: You have unstaged changes.\nerror: please commit or stash them.", 1);
+  writeFileSync(join(dir, "a.jsonl"), a.text());
+  // An export of something else, and a session cut off in its first line.
+  writeFileSync(join(dir, "metrics.jsonl"), '{"metric":"cpu","value":0.4}\n{"metric":"mem","value":0.7}\n');
+  writeFileSync(join(dir, "empty.jsonl"), "");
+
+  const r = await rkb(["eval", "--replay", dir, "--format", "json"], { env: box.env });
+  expect(r.exit).toBe(0);
+  const report = r.json();
+  expect(report.files).toBe(2);
+  expect(report.not_sessions.map((n: any) => n.path)).toEqual([join(dir, "metrics.jsonl")]);
+  expect(report.failures).toBe(1);
+
+  const human = await rkb(["eval", "--replay", dir], { env: box.env });
+  expect(human.stdout).toContain("1 failed commands in 2 session file(s)");
+  expect(human.stdout).toContain(`Not session files (left out):\n  ${join(dir, "metrics.jsonl")}`);
+});

@@ -89,8 +89,7 @@ describe("fixture sessions", () => {
   });
 
   test("failedBashCommands lists each failure with its line", async () => {
-    const got = [];
-    for await (const f of failedBashCommands(join(FIXTURES, "omp-pytest.jsonl"))) got.push(f);
+    const got = failedBashCommands(await readSession(join(FIXTURES, "omp-pytest.jsonl")));
     expect(got).toEqual([
       {
         command: "python -m pytest tests/",
