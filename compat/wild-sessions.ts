@@ -261,6 +261,26 @@ function scoreSaid(labelled: { line: number }[], signals: any[], kind: string): 
 export const precision = (r: Ratio) => (r.reported ? r.right / r.reported : 1);
 export const recall = (r: Ratio) => (r.labelled ? r.found / r.labelled : 1);
 
+/**
+ * The issue's capture bars, each one missed as a line (none: all met). One list for the real dev
+ * set (compat) and the held-out sets (test/cli/holdout.test.ts).
+ */
+export function missedBars(score: WildScore): string[] {
+  const missed = score.files.filter((f) => !f.handled).map((f) => `${f.file} read as ${f.status}`);
+  const atLeast = (name: string, value: number, bar: number) => {
+    if (value < bar) missed.push(`${name} ${value.toFixed(2)} < ${bar.toFixed(2)}`);
+  };
+  atLeast("draft precision", precision(score.drafts), 0.7);
+  atLeast("draft recall", recall(score.drafts), 2 / 3);
+  atLeast("correction precision", precision(score.corrections), 0.6);
+  atLeast("correction recall", recall(score.corrections), 0.4);
+  if (score.secrets.value) missed.push(`${score.secrets.value} fake secrets on disk: ${score.secrets.where.join(", ")}`);
+  if (score.homePaths.count) missed.push(`${score.homePaths.count} home paths on disk: ${score.homePaths.files.join(", ")}`);
+  for (const refusal of score.adds.refusals) missed.push(`rkb add --from refused: ${refusal}`);
+  if (score.adds.accepted !== score.adds.printed) missed.push(`rkb add --from accepted ${score.adds.accepted} of ${score.adds.printed}`);
+  return missed;
+}
+
 const pct = (x: number) => x.toFixed(2);
 const ratio = (r: Ratio) => `P ${pct(precision(r))} (${r.right}/${r.reported}), R ${pct(recall(r))} (${r.found}/${r.labelled})`;
 
