@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { parseLesson } from "../../cli/lesson/lesson.ts";
 import { distilledSince } from "../../cli/machine/state.ts";
 import { kbFromFixture, rkb, sandbox } from "../helpers.ts";
 import { SECRETS } from "../sessions/secret-samples.ts";
@@ -68,7 +69,8 @@ test("eval --replay is silent on a failure; add --from its inbox item; eval --re
   const path = join(box.kb, added.json().path);
   const lesson = readFileSync(path, "utf8");
   expect(lesson).toContain(`queries:\n  - "${WIDGET_ERROR}"`);
-  expect(lesson).toContain(`item: ${item.id}`);
+  // Read as YAML: an id such as 577e373936 is written quoted, or it would read as a number.
+  expect((parseLesson(lesson, path).frontmatter.meta as any).source.item).toBe(item.id);
   expect(lesson).toContain(`session: ${a.sessionId}`);
   expect(lesson).toContain("harness: pi");
   expect(lesson).toMatch(/entries: "?\w+\.\.\w+"?/);
