@@ -11,7 +11,7 @@ import type { FailureEvidence } from "./evidence.ts";
 import { decideFailureIn } from "./failure.ts";
 import { placeKb, type SearchIndex } from "../kb/index.ts";
 import { recallDecision, recallGate } from "./recall.ts";
-import { searchKb } from "./search.ts";
+import { searchKb, type SearchResult } from "./search.ts";
 
 // `rkb eval`: how well search ranks the lesson that answers each query, and how often the recall
 // and failure rules inject the right lesson, a wrong one, or stay silent.
@@ -191,6 +191,20 @@ function placeFor(ctx: EvalContext, q: EvalQuery): Place {
   });
 }
 
+/** A row's scores: where the expected lesson ranked, what the rule injected, and the top two. */
+function scored(result: SearchResult, expect: string[], injected: string | undefined): Omit<EvalRow, "query" | "command" | "explain"> {
+  return {
+    answerable: expect.length > 0,
+    rank: rankOf(
+      result.hits.map((h) => h.lesson.id),
+      expect,
+    ),
+    verdict: verdict(injected, expect),
+    ...(injected ? { injected } : {}),
+    top: result.hits.slice(0, 2).map((h) => ({ id: h.lesson.id, relevance: h.relevance ?? 0 })),
+  };
+}
+
 function rankOf(ids: string[], expect: string[]): number {
   const at = ids.slice(0, RANK_DEPTH).findIndex((id) => expect.includes(id));
   return at + 1;
@@ -209,17 +223,9 @@ export function evalQueries(ctx: EvalContext, queries: EvalQuery[], explain = fa
     const result = searchKb({ index: ctx.index, query: q.text, mode: q.mode === "literal" ? "literal" : "ranked", place, limit: RANK_DEPTH, usage: ctx.usage });
     const gate = result.mode === "ranked" ? recallGate(q.text) : "literal search never recalls";
     const decision = gate ? { reason: gate } : recallDecision(ctx.index, result);
-    const injected = decision.lesson?.id;
     return {
       query: q.text,
-      answerable: q.expect.length > 0,
-      rank: rankOf(
-        result.hits.map((h) => h.lesson.id),
-        q.expect,
-      ),
-      verdict: verdict(injected, q.expect),
-      ...(injected ? { injected } : {}),
-      top: result.hits.slice(0, 2).map((h) => ({ id: h.lesson.id, relevance: h.relevance ?? 0 })),
+      ...scored(result, q.expect, decision.lesson?.id),
       ...(explain ? { explain: { reason: decision.reason, hits: explainSearch(ctx.index, { ...result, hits: result.hits.slice(0, EXPLAINED) }) } } : {}),
     };
   });
@@ -237,17 +243,9 @@ export function evalFailures(ctx: EvalContext, failures: EvalFailure[], explain 
   const rows = failures.map((f): EvalRow => {
     const decision = decideFailureIn(ctx.index, ctx.here, ctx.usage, readFailure(f.command, f.error));
     const result = searchKb({ index: ctx.index, query: decision.query, place: ctx.here, limit: RANK_DEPTH, usage: ctx.usage });
-    const injected = decision.lesson?.id;
     return {
       command: f.command,
-      answerable: f.expect.length > 0,
-      rank: rankOf(
-        result.hits.map((h) => h.lesson.id),
-        f.expect,
-      ),
-      verdict: verdict(injected, f.expect),
-      ...(injected ? { injected } : {}),
-      top: result.hits.slice(0, 2).map((h) => ({ id: h.lesson.id, relevance: h.relevance ?? 0 })),
+      ...scored(result, f.expect, decision.lesson?.id),
       ...(explain ? { explain: { reason: decision.reason, candidates: decision.candidates } } : {}),
     };
   });
