@@ -9,10 +9,9 @@ import {
   type LineFormat,
   otherBlocks,
   type RawEvent,
+  readAgentBlocks,
   resultEvent,
-  shellCall,
   TEXT_BLOCKS,
-  toolCall,
 } from "./entries.ts";
 
 // Claude Code transcripts (~/.claude/projects/<dir>/<session>.jsonl): entries chained by
@@ -103,19 +102,11 @@ function readClaudeEntry(obj: any, line: number, entries: Entry[], header: Heade
 
 function readAssistant(m: any, entry: Entry): void {
   entry.message = "assistant";
-  for (const block of asBlocks(m.content)) {
-    if (block.type === "text" && typeof block.text === "string") {
-      const text = stripInjected(block.text);
-      if (text) entry.raw.push({ kind: "agent", text });
-    } else if (block.type === "tool_use" && typeof block.id === "string") {
-      const name = typeof block.name === "string" ? block.name : "?";
-      const input = block.input;
-      entry.raw.push(
-        name === "Bash" ? shellCall(block.id, name, typeof input?.command === "string" ? input.command : undefined) : toolCall(block.id, name, input),
-      );
-    }
-  }
+  readAgentBlocks(m.content, entry, CALLS);
 }
+
+/** Claude Code's tool calls: `tool_use` blocks with an `input`; the shell tool is `Bash`. */
+const CALLS = { block: "tool_use", args: "input", shell: "Bash" };
 
 function readUser(obj: any, m: any, entry: Entry): void {
   const results = asBlocks(m.content).filter((b) => b.type === "tool_result");

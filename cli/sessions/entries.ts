@@ -69,6 +69,29 @@ export function toolCall(callId: string, name: string, args: unknown): RawEvent 
   return change ? { kind: "call", callId, name, change } : { kind: "call", callId, name };
 }
 
+/** How a format writes an assistant's tool call: the block's type, its arguments' field, the shell tool's name. */
+export interface CallShape {
+  block: string;
+  args: string;
+  shell: string;
+}
+
+/** An assistant message's blocks: its words (harness text taken out) and its tool calls. */
+export function readAgentBlocks(content: unknown, entry: Entry, shape: CallShape): void {
+  for (const block of asBlocks(content)) {
+    if (block.type === "text" && typeof block.text === "string") {
+      const text = stripInjected(block.text);
+      if (text) entry.raw.push({ kind: "agent", text });
+    } else if (block.type === shape.block && typeof block.id === "string") {
+      const name = typeof block.name === "string" ? block.name : "?";
+      const args = block[shape.args];
+      entry.raw.push(
+        name === shape.shell ? shellCall(block.id, name, typeof args?.command === "string" ? args.command : undefined) : toolCall(block.id, name, args),
+      );
+    }
+  }
+}
+
 /**
  * A tool result. A success keeps no output, so only its tail is looked at, for a non-zero exit
  * line: big build logs are the bulk of session files, and this keeps reading them near parse

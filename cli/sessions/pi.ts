@@ -1,6 +1,5 @@
 import { stripInjected } from "./clean.ts";
 import {
-  asBlocks,
   clip,
   type Entry,
   type Header,
@@ -9,10 +8,9 @@ import {
   keptOutput,
   type LineFormat,
   otherBlocks,
+  readAgentBlocks,
   resultEvent,
-  shellCall,
   TEXT_BLOCKS,
-  toolCall,
 } from "./entries.ts";
 
 // pi and omp session files: a `session` header (older pi: no `version`, entries without ids), then
@@ -62,6 +60,8 @@ function unreadOfPi(obj: any): [object, string | number][] {
 }
 
 const ASSISTANT_BLOCKS = new Set(["text", "toolCall"]);
+/** pi's and omp's tool calls: `toolCall` blocks with `arguments`; the shell tool is `bash`. */
+const CALLS = { block: "toolCall", args: "arguments", shell: "bash" };
 
 function readPiEntry(obj: any, line: number, entries: Entry[], header: Header): string | undefined {
   const type: string = obj.type;
@@ -91,18 +91,7 @@ function readPiEntry(obj: any, line: number, entries: Entry[], header: Header): 
       if (text) entry.raw.push({ kind: "user", text });
     } else if (m.role === "assistant") {
       entry.message = "assistant";
-      for (const block of asBlocks(m.content)) {
-        if (block.type === "text" && typeof block.text === "string") {
-          const text = stripInjected(block.text);
-          if (text) entry.raw.push({ kind: "agent", text });
-        } else if (block.type === "toolCall" && typeof block.id === "string") {
-          const name = typeof block.name === "string" ? block.name : "?";
-          const args = block.arguments;
-          entry.raw.push(
-            name === "bash" ? shellCall(block.id, name, typeof args?.command === "string" ? args.command : undefined) : toolCall(block.id, name, args),
-          );
-        }
-      }
+      readAgentBlocks(m.content, entry, CALLS);
     } else if (m.role === "toolResult") {
       entry.message = "toolResult";
       if (typeof m.toolCallId === "string") entry.raw.push(resultEvent(m.toolCallId, m.toolName, m.isError === true, joinText(m.content)));
