@@ -132,15 +132,15 @@ export function gitIn(dir: string, env: Record<string, string>, ...args: string[
   return p.stdout.toString();
 }
 
-/** The pitfall the hook tests inject: a cmake failure to find ZLIB and its fix. */
-export const ZLIB_PITFALL = `---
+/** A cmake failure to find ZLIB and its fix, under any title (a new user adds it again with the title changed). */
+export const zlibPitfall = (title: string) => `---
 type: pitfall
 verified_how: ran
 tags:
   - cmake
 ---
 
-# CMake cannot find ZLIB unless ZLIB_ROOT is set
+# ${title}
 
 ## Symptom
 CMake stops with \`Could NOT find ZLIB (missing: ZLIB_LIBRARY ZLIB_INCLUDE_DIR)\`.
@@ -154,6 +154,32 @@ Set \`ZLIB_ROOT=/opt/zlib\`.
 ## Evidence
 \`ZLIB_ROOT=/opt/zlib cmake -S . -B build\` printed \`Found ZLIB\`.
 `;
+
+/** A git describe failure in a shallow CI checkout, under any title: with two titles, a pair for dupes. */
+export const shallowTagsPitfall = (title: string) => `---
+type: pitfall
+verified_how: ran
+tags:
+  - git
+---
+
+# ${title}
+
+## Symptom
+\`fatal: No names found, cannot describe anything.\` from \`git describe --tags\` in CI.
+
+## Cause
+The CI checkout is shallow and fetches no tags.
+
+## Fix
+Fetch with \`fetch-depth: 0\`.
+
+## Evidence
+\`git fetch --tags --unshallow\` then \`git describe --tags\` printed \`v1.2.0\`.
+`;
+
+/** The pitfall the hook tests inject. */
+export const ZLIB_PITFALL = zlibPitfall("CMake cannot find ZLIB unless ZLIB_ROOT is set");
 
 /** A fact lesson with this title, for tests that only need some valid lesson to write. */
 export const factLesson = (title: string) => `---

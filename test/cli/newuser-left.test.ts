@@ -5,36 +5,13 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, kbFromFixture, rkb, sandbox, writeFile, type Sandbox } from "../helpers.ts";
+import { BIN, kbFromFixture, rkb, sandbox, shallowTagsPitfall, writeFile, zlibPitfall, type Sandbox } from "../helpers.ts";
 
 async function kb(): Promise<Sandbox> {
   const box = sandbox("rkb-left");
   expect((await rkb(["init"], { env: box.env })).exit).toBe(0);
   return box;
 }
-
-/** One zlib pitfall under any title: what a new user adds again with the title changed. */
-const zlibPitfall = (title: string) => `---
-type: pitfall
-verified_how: ran
-tags:
-  - cmake
----
-
-# ${title}
-
-## Symptom
-CMake stops with \`Could NOT find ZLIB (missing: ZLIB_LIBRARY ZLIB_INCLUDE_DIR)\`.
-
-## Cause
-zlib lives under /opt/zlib, which CMake does not search.
-
-## Fix
-Set \`ZLIB_ROOT=/opt/zlib\`.
-
-## Evidence
-\`ZLIB_ROOT=/opt/zlib cmake -S . -B build\` printed \`Found ZLIB\`.
-`;
 
 const TITLES = ["CMake cannot find ZLIB unless ZLIB_ROOT is set", "CMake misses zlib without ZLIB_ROOT", "Set ZLIB_ROOT so CMake finds zlib"];
 
@@ -62,27 +39,7 @@ describe("near-duplicates in a small knowledge base", () => {
   test("two lessons on different subjects in a small knowledge base are no pair", async () => {
     const box = await kb();
     expect((await rkb(["add", "--topic", "cmake"], { env: box.env, stdin: zlibPitfall(TITLES[0]!) })).exit).toBe(0);
-    const other = `---
-type: pitfall
-verified_how: ran
-tags:
-  - git
----
-
-# git describe fails in a shallow CI checkout
-
-## Symptom
-\`fatal: No names found, cannot describe anything.\` from \`git describe --tags\` in CI.
-
-## Cause
-The CI checkout is shallow and fetches no tags.
-
-## Fix
-Fetch with \`fetch-depth: 0\`.
-
-## Evidence
-\`git fetch --tags --unshallow\` then \`git describe --tags\` printed \`v1.2.0\`.
-`;
+    const other = shallowTagsPitfall("git describe fails in a shallow CI checkout");
     const added = await rkb(["add", "--topic", "git", "--format", "json"], { env: box.env, stdin: other });
     expect(added.exit).toBe(0);
     expect(added.json().notes.join("\n")).not.toContain("looks like");

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { factLesson, gitIn, ROOT, rkb, sandbox, type Sandbox } from "../helpers.ts";
+import { factLesson, gitIn, ROOT, rkb, sandbox, shallowTagsPitfall, type Sandbox } from "../helpers.ts";
 
 async function kb(): Promise<Sandbox> {
   const box = sandbox();
@@ -49,36 +49,13 @@ const COMMANDS = [
   "used",
 ];
 
-/** A pitfall and a near copy of it: one pair for dupes. */
-const pitfall = (title: string) => `---
-type: pitfall
-verified_how: ran
-tags:
-  - git
----
-
-# ${title}
-
-## Symptom
-\`fatal: No names found, cannot describe anything.\` from \`git describe --tags\` in CI.
-
-## Cause
-The CI checkout is shallow and fetches no tags.
-
-## Fix
-Fetch with \`fetch-depth: 0\`.
-
-## Evidence
-\`git fetch --tags --unshallow\` then \`git describe --tags\` printed \`v1.2.0\`.
-`;
-
 describe("counts in the right number", () => {
   test("one pair, one commit, one warning, one lesson", async () => {
     const box = await kb();
-    expect((await rkb(["add", "--topic", "git"], { env: box.env, stdin: pitfall("git describe fails in a shallow CI checkout") })).exit).toBe(0);
+    expect((await rkb(["add", "--topic", "git"], { env: box.env, stdin: shallowTagsPitfall("git describe fails in a shallow CI checkout") })).exit).toBe(0);
     const status = await rkb([], { env: box.env });
     expect(status.stdout).not.toMatch(/\b1 lessons\b/);
-    expect((await rkb(["add", "--topic", "git"], { env: box.env, stdin: pitfall("git describe fails in a shallow CI checkout job") })).exit).toBe(0);
+    expect((await rkb(["add", "--topic", "git"], { env: box.env, stdin: shallowTagsPitfall("git describe fails in a shallow CI checkout job") })).exit).toBe(0);
     // A third lesson: with two, every word they share is in all of them, and no pair is reported.
     expect((await rkb(["add", "--topic", "ci"], { env: box.env, stdin: factLesson("Runners keep no cache between jobs") })).exit).toBe(0);
     const dupes = await rkb(["dupes"], { env: box.env });
@@ -179,8 +156,8 @@ describe("the README and the exit codes agree", () => {
 
   test("lint: warnings alone exit 0, errors 1; dupes and review report and exit 0", async () => {
     const box = await kb();
-    expect((await rkb(["add", "--topic", "git"], { env: box.env, stdin: pitfall("git describe fails in a shallow CI checkout") })).exit).toBe(0);
-    expect((await rkb(["add", "--topic", "git"], { env: box.env, stdin: pitfall("git describe fails in a shallow CI checkout job") })).exit).toBe(0);
+    expect((await rkb(["add", "--topic", "git"], { env: box.env, stdin: shallowTagsPitfall("git describe fails in a shallow CI checkout") })).exit).toBe(0);
+    expect((await rkb(["add", "--topic", "git"], { env: box.env, stdin: shallowTagsPitfall("git describe fails in a shallow CI checkout job") })).exit).toBe(0);
     expect((await rkb(["add", "--topic", "git"], { env: box.env, stdin: factLesson("Shallow clones have no tags") })).exit).toBe(0);
     const warned = await rkb(["lint", "--format", "json"], { env: box.env });
     expect(warned.json().findings.length).toBeGreaterThan(0);
