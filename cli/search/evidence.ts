@@ -5,12 +5,22 @@ import { errorShaped, lineSpeaker, SEVERITY } from "../shell/error-lines.ts";
 import { errorCodes, type Failure } from "../shell/failure.ts";
 import { isAftermath, KEY_LINE } from "../shell/result.ts";
 import { termSequence, tokenize } from "../text/tokenize.ts";
-import { isFileName, type Phrase, phraseOf } from "./phrase.ts";
+import { isFileName, phraseOf } from "./phrase.ts";
 import { familyMismatch, folderOf, homeFolder, programFamily, programTerms, sameProgram } from "./programs.ts";
 import { lessonQuotes } from "./quotes.ts";
 import { idf } from "./rank.ts";
 import type { SearchHit } from "./search.ts";
-import { type Comparison, compareLines, contradiction, counterpart, type Difference, type Slot, type SpecificsContext } from "./specifics.ts";
+import {
+  type Comparison,
+  compareLines,
+  contradiction,
+  counterpart,
+  type Difference,
+  distinctWeight,
+  type Slot,
+  type SpecificsContext,
+  type WeightedPhrase,
+} from "./specifics.ts";
 import { frameSpread, type Spread } from "./spread.ts";
 
 // The evidence that a lesson is about a failure, as the failure rule (failure.ts) weighs it and
@@ -102,8 +112,7 @@ function weightOf(index: SearchIndex, term: string): number {
 const round = (x: number) => Math.round(x * 100) / 100;
 
 /** A line's words beyond program names and severity labels, each with its weight in this knowledge base. */
-interface LineWords extends Phrase {
-  weights: number[];
+interface LineWords extends WeightedPhrase {
   /** Whether each word is a quoted argument or a file name: what this run was about, not which error it is. */
   arguments: boolean[];
 }
@@ -120,17 +129,6 @@ function lineWords(index: SearchIndex, line: string, skip: Set<string>): LineWor
 function weightAt(words: LineWords, positions: Iterable<number>): number {
   let n = 0;
   for (const i of positions) n += words.weights[i]!;
-  return n;
-}
-
-/** The weight of a line's distinct words (only those in `among`, when given). */
-function distinctWeight(words: LineWords, among?: Set<string>): number {
-  const seen = new Map<string, number>();
-  words.terms.forEach((t, i) => {
-    if (!among || among.has(t)) seen.set(t, Math.max(seen.get(t) ?? 0, words.weights[i]!));
-  });
-  let n = 0;
-  for (const w of seen.values()) n += w;
   return n;
 }
 
@@ -259,7 +257,9 @@ function bestPair(index: SearchIndex, failure: Failure, keys: LineWords[], quote
       for (const i of covered) if (key.arguments[i] && !isFileName(key.terms[i]!)) restored += weightOf(index, key.terms[i]!) - key.weights[i]!;
       const quoted = (weightAt(key, covered) + restored) / (total + restored);
       const quoteTotal = distinctWeight(q);
-      const found = quoteTotal ? distinctWeight(q, new Set(covered.map((i) => key.terms[i]!))) / quoteTotal : 0;
+      const said = new Set(covered.map((i) => key.terms[i]!));
+      const holds = [...q.terms.keys()].filter((j) => said.has(q.terms[j]!));
+      const found = quoteTotal ? distinctWeight(q, holds) / quoteTotal : 0;
       if (k === 0) headline = Math.max(headline, quoted);
       const whole = wholeSide(index, comparison, key, q);
       // One name alone (`CMAKE_CXX_COMPILER` in the lesson's prose) is no quote of the error: a phrase is two terms or more.

@@ -232,7 +232,7 @@ export interface WeightedPhrase extends Phrase {
 const COUNTERPART_SHARE = 0.5;
 
 /** The weight of a phrase's distinct terms (only those at `positions`, when given). */
-function weightOf(p: WeightedPhrase, positions?: number[]): number {
+export function distinctWeight(p: WeightedPhrase, positions?: Iterable<number>): number {
   const seen = new Map<string, number>();
   for (const i of positions ?? p.terms.keys()) seen.set(p.terms[i]!, Math.max(seen.get(p.terms[i]!) ?? 0, p.weights[i]!));
   let n = 0;
@@ -269,7 +269,7 @@ export function contradiction(lines: WeightedPhrase[], quotes: WeightedPhrase[],
 function saysAsIs(line: WeightedPhrase, quote: WeightedPhrase, ctx: SpecificsContext): boolean {
   if (quote.terms.length < 2) return false;
   const c = compareLines(line, quote, (i) => line.weights[i]!, ctx);
-  const share = (p: WeightedPhrase, ks: number[]) => weightOf(p, ks) >= COUNTERPART_SHARE * weightOf(p);
+  const share = (p: WeightedPhrase, ks: number[]) => distinctWeight(p, ks) >= COUNTERPART_SHARE * distinctWeight(p);
   return (
     !c.differs &&
     c.frame.length >= 2 &&
@@ -289,7 +289,7 @@ function saysAsIs(line: WeightedPhrase, quote: WeightedPhrase, ctx: SpecificsCon
  * preferring one that agrees on the specifics; undefined when no line of the failure shares it.
  */
 export function counterpart(lines: WeightedPhrase[], quote: WeightedPhrase, ctx: SpecificsContext): { line: number; comparison: Comparison } | undefined {
-  const total = weightOf(quote);
+  const total = distinctWeight(quote);
   if (quote.terms.length < 2 || !total) return undefined;
   const terms = new Set(quote.terms);
   let against: { line: number; comparison: Comparison } | undefined;
@@ -301,7 +301,7 @@ export function counterpart(lines: WeightedPhrase[], quote: WeightedPhrase, ctx:
     const comparison = compareLines(line, quote, (i) => line.weights[i]!, ctx);
     if (
       comparison.frame.length < 2 ||
-      weightOf(
+      distinctWeight(
         quote,
         comparison.matched.map(([, j]) => j),
       ) <

@@ -1,6 +1,6 @@
-import { dirname } from "node:path";
 import type { SearchIndex } from "../kb/index.ts";
 import { termId } from "../kb/lookup.ts";
+import { folderOf } from "./programs.ts";
 
 // How widely the knowledge base says a frame: the lessons that hold all of its words, and the
 // folders (programs, topics) those lessons are filed in. A line many lessons of many programs
@@ -33,5 +33,5 @@ export function frameSpread(index: SearchIndex, terms: Iterable<string>): Spread
     docs = next;
     if (!docs.length) break;
   }
-  return { lessons: docs.length, folders: new Set(docs.map((d) => dirname(index.lesson(d).path))).size };
+  return { lessons: docs.length, folders: new Set(docs.map((d) => folderOf(index, d))).size };
 }
