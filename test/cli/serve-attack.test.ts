@@ -3,7 +3,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import type { Sandbox } from "../helpers.ts";
-import { HIDDEN, PUBLIC, siteKb, startServe } from "../site/site-kb.ts";
+import { HIDDEN, PUBLIC, siteKb, startServe, whileServing } from "../site/site-kb.ts";
 
 // The QA attacks on `rkb serve` (issue 24): requests written by hand (other hosts, methods, huge
 // headers, encodings of `..`, slow clients) and a knowledge base that changes or breaks under it.
@@ -130,11 +130,10 @@ describe("rkb serve: requests written by hand", () => {
 describe("rkb serve: the knowledge base changes and breaks under it", () => {
   test("a broken kb.toml gives a page that names the file and the fix (no stack, no source), and it recovers when fixed", async () => {
     const box = await siteKb("rkb-serve-attack");
-    const { url, proc } = await startServe(box);
-    try {
+    await whileServing(box, async (url) => {
       const toml = join(box.kb, "kb.toml");
       const good = readFileSync(toml, "utf8");
-      // A lesson changes too, so the viewer reads the knowledge base again.
+      // A lesson changes too: once kb.toml is fixed, its page must show the new text.
       const tar = join(box.kb, "general/tar/tar-symlink.md");
       const tarText = readFileSync(tar, "utf8");
       writeFileSync(toml, `${good}\n[[[\n`);
@@ -162,16 +161,12 @@ describe("rkb serve: the knowledge base changes and breaks under it", () => {
       renameSync(`${box.kb}-moved`, box.kb);
       await Bun.sleep(1100);
       expect((await get(url, "/")).status).toBe(200);
-    } finally {
-      proc.kill("SIGINT");
-      await proc.exited;
-    }
+    });
   }, 30_000);
 
   test("a change to kb.toml alone is seen on the next request", async () => {
     const box = await siteKb("rkb-serve-attack");
-    const { url, proc } = await startServe(box);
-    try {
+    await whileServing(box, async (url) => {
       const toml = join(box.kb, "kb.toml");
       const good = readFileSync(toml, "utf8");
       expect((await get(url, "/")).status).toBe(200);
@@ -181,9 +176,6 @@ describe("rkb serve: the knowledge base changes and breaks under it", () => {
       writeFileSync(toml, good);
       await Bun.sleep(1100);
       expect((await get(url, "/")).status).toBe(200);
-    } finally {
-      proc.kill("SIGINT");
-      await proc.exited;
-    }
+    });
   }, 30_000);
 });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { gitIn, rkb, writeFile, type Sandbox } from "../helpers.ts";
 import { SECRET_SAMPLES } from "../reliability/secret-corpus.ts";
 import { activeMarkup, HOSTILE, hostileKb } from "../site/hostile-kb.ts";
-import { filesUnder, HIDDEN, HIDDEN_PROJECT, PUBLIC, siteKb, startServe } from "../site/site-kb.ts";
+import { filesUnder, HIDDEN, HIDDEN_PROJECT, PUBLIC, siteKb, whileServing } from "../site/site-kb.ts";
 
 // The QA attacks on `rkb site build` (issue 24): a left-out lesson must not show through any byte
 // the build writes (file names included), whatever Markdown form links to it; a folder note that
@@ -214,17 +214,13 @@ describe("markup in every field a page shows is inert", () => {
     expect(page).toContain("&lt;script&gt;window.__pwned=&#39;subject&#39;&lt;/script&gt;");
     const found: string[] = [];
     for (const [file, html] of files) if (file.endsWith(".html")) found.push(...activeMarkup(`site ${file}`, html));
-    const { url, proc } = await startServe(box);
-    try {
+    await whileServing(box, async (url) => {
       for (const file of [...files.keys(), "inbox.html"].filter((f) => f.endsWith(".html"))) {
         const answer = await fetch(url + file.split("/").map(encodeURIComponent).join("/"));
         expect({ file, status: answer.status }).toEqual({ file, status: 200 });
         found.push(...activeMarkup(`serve ${file}`, await answer.text()));
       }
-    } finally {
-      proc.kill("SIGINT");
-      await proc.exited;
-    }
+    });
     expect(found).toEqual([]);
   }, 60_000);
 });

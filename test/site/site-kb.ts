@@ -161,6 +161,17 @@ export async function startServe(box: Sandbox): Promise<{ url: string; proc: Bun
   return { url: /http:\/\/127\.0\.0\.1:\d+\//.exec(text)![0], proc };
 }
 
+/** Runs `use` against `rkb serve` started for this box, and stops the server however `use` ends. */
+export async function whileServing(box: Sandbox, use: (url: string) => Promise<void>): Promise<void> {
+  const { url, proc } = await startServe(box);
+  try {
+    await use(url);
+  } finally {
+    proc.kill("SIGINT");
+    await proc.exited;
+  }
+}
+
 /** Every file under a folder, with its bytes read as text (binary files too: the search index holds words and JSON). */
 export function filesUnder(dir: string): Map<string, string> {
   const out = new Map<string, string>();
