@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { isolatedEnv, median } from "./bench-run.ts";
+import { BENCH_IDENTITY, isolatedEnv, median } from "./bench-run.ts";
 import { build } from "./build.ts";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "3" }, size: { type: "string", default: "10000" } } });
@@ -69,7 +69,7 @@ function makeKb(): string {
   const git = (...args: string[]) =>
     Bun.spawnSync(["git", ...args], {
       cwd: kb,
-      env: { ...env, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@example.invalid", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@example.invalid" },
+      env: { ...env, ...BENCH_IDENTITY },
     });
   git("init", "-q", "-b", "main");
   git("add", "-A");

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { build } from "./build.ts";
-import { isolatedEnv } from "./bench-run.ts";
+import { BENCH_IDENTITY, isolatedEnv } from "./bench-run.ts";
 import { seededRandom } from "../test/helpers.ts";
 import { SessionWriter, type Flavor } from "../test/sessions/session-writer.ts";
 
@@ -109,10 +109,7 @@ async function freshRun(bin: string, name: string): Promise<{ env: Record<string
   const env = {
     ...isolatedEnv(dir),
     RKB_HOME: join(dir, "kb"),
-    GIT_AUTHOR_NAME: "bench",
-    GIT_AUTHOR_EMAIL: "bench@example.invalid",
-    GIT_COMMITTER_NAME: "bench",
-    GIT_COMMITTER_EMAIL: "bench@example.invalid",
+    ...BENCH_IDENTITY,
   };
   mkdirSync(dir, { recursive: true });
   await timed([bin, "init"], env, dir);

@@ -12,6 +12,14 @@ export function isolatedEnv(work: string): Record<string, string> {
   };
 }
 
+/** A git identity for the commits a bench or script makes in its own repositories. */
+export const BENCH_IDENTITY = {
+  GIT_AUTHOR_NAME: "bench",
+  GIT_AUTHOR_EMAIL: "bench@example.invalid",
+  GIT_COMMITTER_NAME: "bench",
+  GIT_COMMITTER_EMAIL: "bench@example.invalid",
+};
+
 export function median(xs: number[]): number {
   return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 }

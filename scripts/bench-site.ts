@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import { openBrowser, serveFolder } from "../test-browser/browser.ts";
 import { build } from "./build.ts";
 import { makeKb } from "./bench-kb.ts";
-import { isolatedEnv, median } from "./bench-run.ts";
+import { BENCH_IDENTITY, isolatedEnv, median } from "./bench-run.ts";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "3" } } });
 const RUNS = Number(values.runs);
@@ -42,12 +42,7 @@ function siteKb(size: number, env: Record<string, string>): string {
     if (i % 3 === 0) records.push(JSON.stringify({ time, id, event: i % 2 ? "worked" : "irrelevant", session: `s${i}` }));
   }
   writeFileSync(join(kb, ".rkb", "usage", "bench-0000.jsonl"), records.join("\n") + "\n");
-  const git = (...args: string[]) =>
-    run(
-      ["git", ...args],
-      { ...env, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@example.invalid", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@example.invalid" },
-      kb,
-    );
+  const git = (...args: string[]) => run(["git", ...args], { ...env, ...BENCH_IDENTITY }, kb);
   git("init", "-q", "-b", "main");
   // One commit per 40 topics' worth of files, so the history has many commits to read.
   for (let t = 0; t < 40; t += 4) git("add", ...Array.from({ length: 4 }, (_, k) => `general/topic-${t + k}`));

@@ -4,9 +4,10 @@
 // and the Rust eval/kb queries. Measurement only: nothing of ../shared is kept.
 // Set 4 (issue 21) runs against eval-kb plus specifics-kb; its held-out file only with --holdout.
 //   bun scripts/eval-failures.ts [--bin dist/rkb] [--json] [--holdout]
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BENCH_IDENTITY, isolatedEnv } from "./bench-run.ts";
 
 const root = join(import.meta.dir, "..");
 const args = process.argv.slice(2);
@@ -26,20 +27,7 @@ interface Report {
 }
 
 function env(kb: string): Record<string, string> {
-  const home = join(work, "home");
-  mkdirSync(home, { recursive: true });
-  return {
-    PATH: process.env.PATH ?? "",
-    HOME: home,
-    XDG_STATE_HOME: join(work, "state"),
-    XDG_CONFIG_HOME: join(work, "config"),
-    XDG_CACHE_HOME: join(work, "cache"),
-    GIT_AUTHOR_NAME: "t",
-    GIT_AUTHOR_EMAIL: "t@x",
-    GIT_COMMITTER_NAME: "t",
-    GIT_COMMITTER_EMAIL: "t@x",
-    RKB_HOME: kb,
-  };
+  return { ...isolatedEnv(work), ...BENCH_IDENTITY, RKB_HOME: kb };
 }
 
 function evalRun(kb: string, flag: "--failures" | "--queries", file: string): Report {
