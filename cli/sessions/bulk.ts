@@ -124,14 +124,16 @@ function restore(obj: object, unread: [object, string | number][], strings: Cut[
     if (!keys) places.set(node, (keys = new Set()));
     keys.add(key);
   }
+  /** The cut string a stand-in holds the place of. */
+  const cutOf = (standIn: string) => strings[Number(standIn.slice(MARK.length, standIn.indexOf(":", MARK.length)))]!;
   const whole = (standIn: string) => {
-    const cut = strings[Number(standIn.slice(MARK.length, standIn.indexOf(":", MARK.length)))]!;
+    const cut = cutOf(standIn);
     return JSON.parse(text.slice(cut.open, cut.close + 1)) as string;
   };
   const check = (value: unknown): void => {
     if (typeof value === "string") {
       if (!value.startsWith(MARK)) return;
-      const cut = strings[Number(value.slice(MARK.length, value.indexOf(":", MARK.length)))]!;
+      const cut = cutOf(value);
       if (!validJsonString(text.slice(cut.open + 1, cut.close))) throw new SyntaxError("not JSON");
     } else if (value !== null && typeof value === "object") for (const v of Object.values(value)) check(v);
   };

@@ -117,7 +117,7 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
   // then never hold a secret or a home folder, and no later split or cut can leave half of one behind.
   // The agent's words are read by the excerpt alone: they are masked only for an item that quotes them.
   const paths = pathMasker(cwd, env.HOME);
-  const events = maskEvents(read.events, paths, { agent: false });
+  const events = maskEvents(read.events, paths);
 
   const signatures = input.batch?.signatures ?? SignatureStore.load(env);
   const sessionKey = sessionId ?? file;
@@ -156,8 +156,7 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
   }
   if (worth) {
     const meta = itemMeta(input, { file, sessionId, harness, cwd, read, findings }, env.HOME);
-    const agent = maskEvents(read.events, paths, { agent: true });
-    const quoted = read.events.map((e, i) => (e.kind === "agent" ? agent[i]! : events[i]!));
+    const quoted = withAgentWords(events, read.events, paths);
     const body = itemBody(read, quoted, findings, drafts, signals, maskSecrets(tildePath(file, env.HOME)));
     // A CI run over an archive writes thousands of these; it is rerun, not recovered, after a crash.
     result.itemsWritten.push(addItem(env, meta, body, { durable: !input.batch }));
@@ -195,13 +194,13 @@ function spanOf(read: SessionRead, harness: string | undefined, sessionId: strin
 
 /**
  * The events with every text masked, all texts of the session in one pass (text/secrets.ts
- * maskAll). `agent`: the agent's words are masked (true) or left empty (false: only an item's
- * excerpt quotes them, so they are masked only for one).
+ * maskAll), the agent's words left empty: only an item's excerpt quotes them, so they are masked
+ * only for one (withAgentWords).
  */
-function maskEvents(events: SessionEvent[], paths: Mask, opts: { agent: boolean }): SessionEvent[] {
+function maskEvents(events: SessionEvent[], paths: Mask): SessionEvent[] {
   const texts: string[] = [];
   for (const e of events) {
-    if (e.kind === "user" || (e.kind === "agent" && opts.agent)) texts.push(e.text);
+    if (e.kind === "user") texts.push(e.text);
     else if (e.kind === "command") texts.push(e.command, e.output);
     else if (e.kind === "tool" && e.change) texts.push(e.change.path);
   }
@@ -212,7 +211,7 @@ function maskEvents(events: SessionEvent[], paths: Mask, opts: { agent: boolean 
       case "user":
         return { ...e, text: masked[i++]! };
       case "agent":
-        return { ...e, text: opts.agent ? masked[i++]! : "" };
+        return { ...e, text: "" };
       case "command":
         return { ...e, command: masked[i++]!, output: masked[i++]! };
       case "tool":
@@ -221,6 +220,13 @@ function maskEvents(events: SessionEvent[], paths: Mask, opts: { agent: boolean 
         return e;
     }
   });
+}
+
+/** The masked events (maskEvents) with the agent's words put back, masked: the rest is not masked again. */
+function withAgentWords(masked: SessionEvent[], raw: SessionEvent[], paths: Mask): SessionEvent[] {
+  const words = maskAll(raw.flatMap((e) => (e.kind === "agent" ? [e.text] : []))).map(paths);
+  let i = 0;
+  return masked.map((e) => (e.kind === "agent" ? { ...e, text: words[i++]! } : e));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { stripInjected } from "./clean.ts";
-import { type Entry, type Header, type LineFormat, resultEvent, shellCall, str, toolCall } from "./entries.ts";
+import { clip, type Entry, type Header, type LineFormat, resultEvent, shellCall, str, toolCall } from "./entries.ts";
 
 // Gemini CLI sessions, ~/.gemini/tmp/<project>/chats/session-<time>-<id>. Since 0.40 (checked with
 // 0.61.0) a JSON-lines file: a header line `{sessionId, projectHash, startTime, …}`, message records
@@ -143,7 +143,7 @@ function addRecord(m: any, line: number, entries: Entry[]): string | undefined {
   if (m.type === "user") readUser(m, entry);
   else if (m.type === "gemini") readGemini(m, entry);
   else if (QUIET.has(m.type)) entry.message = "other";
-  else return `unknown record type "${m.type.length > 40 ? `${m.type.slice(0, 40)}…` : m.type}"`;
+  else return `unknown record type "${clip(m.type)}"`;
   let at = positions.get(entries);
   if (!at) positions.set(entries, (at = new Map()));
   const earlier = at.get(m.id);

@@ -2,7 +2,7 @@ import { claudeFormat } from "./claude.ts";
 import { codexFormat } from "./codex.ts";
 import { geminiFormat, readGeminiJson } from "./gemini.ts";
 import type { FileChange } from "./edits.ts";
-import type { Entry, Header, LineFormat, RawEvent, SessionFormat, Stopped } from "./entries.ts";
+import { clip, type Entry, type Header, type LineFormat, type RawEvent, type SessionFormat, type Stopped } from "./entries.ts";
 import { parseLine } from "./bulk.ts";
 import { scanLines } from "./lines.ts";
 import { readOpencode, splitSource } from "./opencode.ts";
@@ -182,7 +182,7 @@ export async function readSession(path: string, opts: ReadOptions = {}): Promise
         // omp opens its files with a title line, before anything names the format.
         if (type === "title") return;
         if (otherTypes.size < 3) otherTypes.add(type);
-        return skip(`not a session entry (type "${type.length > 40 ? type.slice(0, 40) + "…" : type}")`);
+        return skip(`not a session entry (type "${clip(type)}")`);
       }
     }
     const problem = format.entry(obj, lineNo, entries, header);
