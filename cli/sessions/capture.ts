@@ -11,7 +11,7 @@ import { addItem, expireItems, type InboxMeta } from "../inbox/inbox.ts";
 import type { FileChange } from "./edits.ts";
 import { readSession, type SessionEvent, type SessionRead, type SkippedLine } from "./reader.ts";
 import { maskAll, maskSecrets } from "../text/secrets.ts";
-import { pathMasker, tildePath } from "../text/paths.ts";
+import { maskedCwd, pathMasker, tildePath } from "../text/paths.ts";
 import { counted } from "../output/words.ts";
 import { appendSignatures, SignatureStore } from "./signatures.ts";
 import { findSignals, worthAnItem, type DraftPitfall, type FailureSeen, type Findings, type SignalCounts, type SignalHit } from "./signals.ts";
@@ -268,7 +268,7 @@ function itemMeta(
     time: Math.floor(Date.now() / 1000),
     harness: s.harness,
     session: s.sessionId && maskSecrets(s.sessionId),
-    cwd: s.cwd && pathMasker(undefined, home)(maskSecrets(s.cwd)),
+    cwd: s.cwd && maskedCwd(s.cwd, home),
     signals: s.findings.labels.map(maskSecrets),
     priority: s.findings.priority,
     counts: `failed ${c.failed}, fixed ${c.fixed}, correction ${c.correction}, remember ${c.remember}, repeat ${c.repeat}`,

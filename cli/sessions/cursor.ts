@@ -5,7 +5,7 @@ import { RkbError } from "../base/errors.ts";
 import { captureLockHolder, dropCaptureLock, loadCursorRow, saveCursorRow, takeCaptureLock } from "../machine/state.ts";
 import type { SessionFormat, PendingCall } from "./reader.ts";
 import { maskSecrets } from "../text/secrets.ts";
-import { pathMasker, tildePath } from "../text/paths.ts";
+import { maskedCwd, pathMasker, tildePath } from "../text/paths.ts";
 import type { OpenFailure } from "./signals.ts";
 
 // Per session file, where rkb stopped reading: so a compaction followed by a shutdown, or a CI
@@ -75,7 +75,7 @@ export function saveCursor(env: NodeJS.ProcessEnv, cursor: Cursor): void {
   };
   const empty = !Object.keys(carry.openFailures).length && !Object.keys(carry.pendingCalls).length;
   const key = keyOf(env, cursor.file);
-  const kept = { ...position, file: key, cwd: position.cwd && pathMasker(undefined, env.HOME)(maskSecrets(position.cwd)) };
+  const kept = { ...position, file: key, cwd: position.cwd && maskedCwd(position.cwd, env.HOME) };
   saveCursorRow(env, key, JSON.stringify(kept), empty ? undefined : JSON.stringify(carry));
 }
 

@@ -3,6 +3,8 @@
 // and reads the same from every checkout. Applied with the secret mask, before anything reads the
 // session's text.
 
+import { maskSecrets } from "./secrets.ts";
+
 /** `/Users/<name>`, `/home/<name>`, `C:\Users\<name>`: a home folder, up to the end of the name. */
 const HOME = /(?<![\w.~$-])(?:\/Users\/|\/home\/|[A-Za-z]:\\Users\\)(?!\$)[^\s/\\"'`<>()[\]{},;|:*?]+/g;
 /** A home in the dashed names harnesses give folders (`-Users-ana-src-app`, `--home-ana-work--`). */
@@ -45,4 +47,9 @@ export function tildePath(path: string, home: string | undefined): string {
   const h = home?.replace(/\/+$/, "");
   if (h && h.length > 1 && (path === h || path.startsWith(h + "/"))) return "~" + path.slice(h.length);
   return pathMasker()(path);
+}
+
+/** A session's working directory as rkb keeps it (in an item, a cursor): secrets masked, the home `~`. */
+export function maskedCwd(cwd: string, home: string | undefined): string {
+  return pathMasker(undefined, home)(maskSecrets(cwd));
 }
