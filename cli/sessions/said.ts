@@ -33,6 +33,15 @@ const PASTED_LINE = [
   /[│┃━─┌└├╭╰⠇⠋⠙⠹⠸⠼⠴⠦⠧⠏▣]/,
 ];
 
+/**
+ * One regex that matches where any of `rules` would: each rule is a call from the interpreter into
+ * the regex engine, and a session's messages are read a line, a sentence, a clause at a time.
+ */
+function anyOf(rules: RegExp[]): RegExp {
+  return new RegExp(rules.map((r) => `(?:${r.source})`).join("|"), rules.some((r) => r.unicode) ? "u" : "");
+}
+const PASTED = anyOf(PASTED_LINE);
+
 /** The paragraphs of a message the user typed (lines joined), in order. */
 export function typedParagraphs(text: string): string[] {
   let lines = text.replace(/\r\n?/g, "\n").split("\n");
@@ -64,7 +73,7 @@ export function typedParagraphs(text: string): string[] {
       block = open[1];
       continue;
     }
-    if (line === "" || line.length > TYPED_LINE_CHARS || PASTED_LINE.some((p) => p.test(raw))) {
+    if (line === "" || line.length > TYPED_LINE_CHARS || PASTED.test(raw)) {
       flush();
       continue;
     }
@@ -131,12 +140,18 @@ function canonicalWord(word: string): string {
   return read;
 }
 
+/**
+ * The words canonicalWord may change: four letters or more, starting as a key word does. Only
+ * these are handed to it (a call per word from the regex engine is most of this rule's cost).
+ */
+const MAYBE_KEY_WORD = new RegExp(`(?<![\\p{L}\\p{N}'])[${[...new Set(KEY_WORDS.map((k) => k[0]))].join("")}][\\p{L}\\p{N}']{3,}`, "gu");
+
 /** Lower case, straight apostrophes, key words spelled right. */
 export function normalise(sentence: string): string {
   return sentence
     .toLowerCase()
     .replace(/[\u2018\u2019\u00b4`]/g, "'")
-    .replace(/[\p{L}\p{N}']+/gu, canonicalWord);
+    .replace(MAYBE_KEY_WORD, canonicalWord);
 }
 
 // ---- the rules ----
@@ -169,6 +184,11 @@ const POINTED_QUESTION =
 /** A clause that says all is well is no correction ("nothing actually failed, all good"). */
 const ALL_WELL = /\b(?:all good|looks? (?:good|great|fine)|works(?: now| fine| great)?$|perfect|thanks|thank you|great|nice|awesome)\b/;
 
+// Each group of rules read in one regex (anyOf).
+const CORRECTS_ANYWHERE = anyOf(CORRECTION_ANYWHERE);
+const OPENS_A_CORRECTION = anyOf([CORRECTION_OPENS, OPENS_OTHER]);
+const POINTED = anyOf([POINTED_QUESTION, WHY_NOT_OTHER]);
+
 /** Standing rules: "remember that …", "from now on …", "always …", "… must never …", "make sure … whenever …". */
 const REMEMBER = [
   /^remember\b(?=[:,]|\s+(?:that|to)\b)|\bremember (?:that|to)\b/,
@@ -178,6 +198,7 @@ const REMEMBER = [
   /\bkeep in mind\b|\bnote that\b|\bdon't forget (?:to|that)\b/,
   ...REMEMBER_OTHER,
 ];
+const A_RULE = anyOf(REMEMBER);
 /** "make sure … whenever …": a rule for every time something happens. */
 const MAKE_SURE = /\bmake sure\b/;
 const EVERY_TIME = /\b(?:whenever|every time|each time|when)\b/;
@@ -200,7 +221,7 @@ export function userSignals(text: string, opts: { agentActed?: boolean } = {}): 
       // The sentence and each of its clauses, each without its lead-in words.
       const clauses = [s, ...s.split(/[,;:]\s+|、\s*|\s+-+\s+/)].map((c) => c.replace(LEAD_IN, "").trim());
       const question = isQuestion(s);
-      const rule = REMEMBER.some((r) => clauses.some((c) => r.test(c))) || (MAKE_SURE.test(s) && EVERY_TIME.test(s));
+      const rule = clauses.some((c) => A_RULE.test(c)) || (MAKE_SURE.test(s) && EVERY_TIME.test(s));
       // A standing rule's own "never …", "…, not even X", "no X" are the rule, not a correction of it.
       if (!found.correction && agentActed && isCorrection(s, rule ? clauses.slice(0, 1) : clauses)) found.correction = sentence;
       if (!found.remember && !question && rule && !forNow(s)) found.remember = sentence;
@@ -221,9 +242,9 @@ export function typedSentence(text: string): string | undefined {
 
 function isCorrection(sentence: string, clauses: string[]): boolean {
   const question = isQuestion(sentence);
-  const opens = clauses.some((c) => CORRECTION_OPENS.test(c) || OPENS_OTHER.test(c));
-  const pointed = question && clauses.some((c) => POINTED_QUESTION.test(c) || WHY_NOT_OTHER.test(c));
-  const anywhere = CORRECTION_ANYWHERE.some((r) => r.test(sentence)) || (question && AND_NOT.test(sentence));
+  const opens = clauses.some((c) => OPENS_A_CORRECTION.test(c));
+  const pointed = question && clauses.some((c) => POINTED.test(c));
+  const anywhere = CORRECTS_ANYWHERE.test(sentence) || (question && AND_NOT.test(sentence));
   if (!opens && !pointed && !anywhere) return false;
   // "no, …" stands on its own; the rest give way to a clause that says things are fine.
   return /^no\b/.test(clauses[0]!) || !ALL_WELL.test(sentence);
