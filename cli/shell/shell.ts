@@ -129,13 +129,10 @@ function readWord(s: string, start: number): [string, number] {
       out += s.slice(i + 1, stop);
       i = stop + 1;
     } else if (c === '"') {
-      i++;
-      while (i < s.length && s[i] !== '"') {
-        if (s[i] === "\\" && i + 1 < s.length) i++;
-        out += s[i];
-        i++;
-      }
-      i++;
+      IN_DOUBLE_QUOTES.lastIndex = i + 1;
+      const inside = IN_DOUBLE_QUOTES.exec(s)![0];
+      out += inside.includes("\\") ? inside.replace(/\\([\s\S])/g, "$1") : inside;
+      i += inside.length + 2;
     } else if (c === "\\") {
       if (i + 1 < s.length) out += s[i + 1];
       i += 2;
@@ -150,8 +147,8 @@ function readWord(s: string, start: number): [string, number] {
       i = stop;
     } else {
       // A run of plain characters is taken in one slice.
-      let j = i + 1;
-      while (j < s.length && !WORD_END.has(s[j]!) && !SPECIAL.has(s[j]!)) j++;
+      PLAIN.lastIndex = i + 1;
+      const j = PLAIN.test(s) ? PLAIN.lastIndex : i + 1;
       out += s.slice(i, j);
       i = j;
     }
@@ -159,8 +156,12 @@ function readWord(s: string, start: number): [string, number] {
   return [out, Math.max(i, start + 1)];
 }
 
-/** Characters inside a word that readWord treats apart. */
-const SPECIAL = new Set(["'", '"', "\\", "$", "`"]);
+// Runs read by one regex each, not a character at a time: a command line can be kilobytes (a
+// here-document, a script passed to `-c`). PLAIN stops at what ends a word and at the characters
+// inside a word that readWord treats apart (quotes, backslash, `$`, backquote).
+const PLAIN = /[^ \t\r\n;&|()<>'"\\$`]+/y;
+/** What a double-quoted string holds up to its closing quote (or the end), a backslash with the character it escapes. */
+const IN_DOUBLE_QUOTES = /(?:[^"\\]+|\\[\s\S]?)*/y;
 
 /** The index after the bracket matching the one at `open`, skipping quoted text. */
 function closing(s: string, open: number): number {
