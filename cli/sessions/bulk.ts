@@ -130,20 +130,27 @@ function restore(obj: object, unread: [object, string | number][], strings: Cut[
     const cut = cutOf(standIn);
     return JSON.parse(text.slice(cut.open, cut.close + 1)) as string;
   };
+  // Stand-ins not met yet: the walk ends with the last one, most of an entry is never visited.
+  let left = strings.length;
   const check = (value: unknown): void => {
     if (typeof value === "string") {
       if (!value.startsWith(MARK)) return;
+      left--;
       const cut = cutOf(value);
       if (!validJsonString(text.slice(cut.open + 1, cut.close))) throw new SyntaxError("not JSON");
-    } else if (value !== null && typeof value === "object") for (const v of Object.values(value)) check(v);
+    } else if (value !== null && typeof value === "object") for (const v of Object.values(value)) if (left > 0) check(v);
   };
   const walk = (node: any): void => {
     const unreadHere = places.get(node);
     for (const key of Array.isArray(node) ? node.keys() : Object.keys(node)) {
+      if (left === 0) return;
       const value = node[key];
       if (unreadHere?.has(key)) check(value);
       else if (typeof value === "string") {
-        if (value.startsWith(MARK)) node[key] = whole(value);
+        if (value.startsWith(MARK)) {
+          left--;
+          node[key] = whole(value);
+        }
       } else if (value !== null && typeof value === "object") walk(value);
     }
   };
