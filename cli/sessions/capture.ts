@@ -129,8 +129,10 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
   });
   // Noted right after the check, with no await between, so parallel files of one run agree.
   const newSignatures = findings.failures.filter((f) => signatures.note(f.signature, sessionKey)).map((f) => ({ sig: f.signature, session: sessionKey }));
-  // Open failures carried over from a cursor written before masking was complete may be raw.
-  const drafts = findings.drafts.map((d) => maskDraft(d, paths));
+  // Open failures carried over from a cursor written before masking was complete may be raw; a
+  // read without them drafts from the masked events alone (an archive's sessions, read whole).
+  const carried = Object.keys(cursor?.openFailures ?? {}).length > 0;
+  const drafts = carried ? findings.drafts.map((d) => maskDraft(d, paths)) : findings.drafts;
   const signals = findings.hits.filter((h) => h.kind !== "failed" && h.kind !== "fixed");
   const result: CaptureResult = { ...base, counts: findings.counts, drafts, draftsLeftOut: findings.draftsLeftOut, failures: findings.failures, signals };
   // The same part of a session seen before (a copy, a second archive) is one item, written once:
