@@ -19,20 +19,28 @@ const WORD_END = new Set([" ", "\t", "\r", "\n", ";", "&", "|", "(", ")", "<", "
 const REDIRECT = /^(?:\d+|&)?(?:<<-|<<<|<<|<>|<&|>&|>>|>\||<|>)/;
 
 /**
- * The last command lines read, with what they were read as: the program, whether it only reads,
- * and what its output says each read the same line again, and sessions run the same lines again
- * and again. Callers treat the result as read-only.
+ * The command lines read lately, with their pipelines: several rules read each line (its program,
+ * whether it only reads, whether it probes or waits), and sessions run the same lines again and
+ * again. Callers treat the result as read-only. At most RECENT lines and RECENT_CHARS characters
+ * of them: more than an archive's distinct lines in rotation (a cache smaller than the rotation is
+ * emptied before any line comes back), a few megabytes at most.
  */
 const recent = new Map<string, Pipeline[]>();
-const RECENT = 256;
+const RECENT = 4096;
+const RECENT_CHARS = 4 * 1024 * 1024;
+let recentChars = 0;
 
 /** The pipelines of a command line, in the order they appear (lists, subshells and lines flattened). */
 export function parseShell(command: string): Pipeline[] {
   let read = recent.get(command);
   if (read) return read;
   read = parse(command);
-  if (recent.size >= RECENT) recent.clear();
+  if (recent.size >= RECENT || recentChars + command.length > RECENT_CHARS) {
+    recent.clear();
+    recentChars = 0;
+  }
   recent.set(command, read);
+  recentChars += command.length;
   return read;
 }
 
