@@ -218,8 +218,10 @@ export function userSignals(text: string, opts: { agentActed?: boolean } = {}): 
   for (const paragraph of typedParagraphs(text)) {
     for (const sentence of sentencesOf(paragraph)) {
       const s = normalise(sentence);
-      // The sentence and each of its clauses, each without its lead-in words.
-      const clauses = [s, ...s.split(/[,;:]\s+|、\s*|\s+-+\s+/)].map((c) => c.replace(LEAD_IN, "").trim());
+      // The sentence and each of its clauses, each without its lead-in words (a sentence of one
+      // clause is read once).
+      const parts = s.split(/[,;:]\s+|、\s*|\s+-+\s+/);
+      const clauses = (parts.length > 1 ? [s, ...parts] : [s]).map((c) => c.replace(LEAD_IN, "").trim());
       const question = isQuestion(s);
       const rule = clauses.some((c) => A_RULE.test(c)) || (MAKE_SURE.test(s) && EVERY_TIME.test(s));
       // A standing rule's own "never …", "…, not even X", "no X" are the rule, not a correction of it.
