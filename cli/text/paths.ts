@@ -33,8 +33,18 @@ export function pathMasker(cwd?: string, home?: string): (text: string) => strin
   };
 }
 
+/** Each folder's regex, made once: an archive's sessions share a few folders and one home, and a regex is compiled where first used. */
+const folders = new Map<string, RegExp>();
+
 /** A folder's path where it stands as a path of its own (or the start of one). */
-const folder = (dir: string) => new RegExp(`(?<![\\w.~-])${escapeRegex(dir)}(?![^\\s/\\\\"'\`<>()[\\]{},;|:*?])`, "g");
+function folder(dir: string): RegExp {
+  let re = folders.get(dir);
+  if (!re) {
+    if (folders.size >= 256) folders.clear();
+    folders.set(dir, (re = new RegExp(`(?<![\\w.~-])${escapeRegex(dir)}(?![^\\s/\\\\"'\`<>()[\\]{},;|:*?])`, "g")));
+  }
+  return re;
+}
 
 function isBareHome(dir: string): boolean {
   HOME.lastIndex = 0;
