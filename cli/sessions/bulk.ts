@@ -27,18 +27,13 @@ const KEPT_END = 2048;
 const MARK = `\u0000rkb-cut:${randomHex(8)}:`;
 const MARK_AS_WRITTEN = MARK.replace("\u0000", "\\u0000");
 
-/**
- * What JSON may refuse in a string as written: a control character, or a backslash before what no
- * escape is. Read at every backslash, so the second of an escaped backslash may pass for one
- * (`\\x`): then `validJsonString` decides.
- */
-const MAYBE_NOT_JSON = /[\x00-\x1f]|\\(?:[^"\\/bfnrtu]|u(?![0-9a-fA-F]{4}))/;
-const ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/g;
+/** What JSON accepts between a string's quotes, read from the opening quote on (sticky). */
+const JSON_STRING_BODY = /(?:[^"\\\x00-\x1f]+|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*/y;
 
-/** True when the characters between a string's quotes are what JSON accepts there. */
-function validJsonString(body: string): boolean {
-  // Escapes taken out from the left, as JSON reads them: what is left may hold no backslash.
-  return !MAYBE_NOT_JSON.test(body) || !/[\x00-\x1f\\]/.test(body.replace(ESCAPE, ""));
+/** True when the characters between the quotes at `open` and `close` are what JSON accepts there. */
+function validJsonString(text: string, open: number, close: number): boolean {
+  JSON_STRING_BODY.lastIndex = open + 1;
+  return JSON_STRING_BODY.test(text) && JSON_STRING_BODY.lastIndex === close;
 }
 
 /** The line parsed, its long strings left out where `unread` says the format never reads them. */
@@ -137,7 +132,7 @@ function restore(obj: object, unread: [object, string | number][], strings: Cut[
       if (!value.startsWith(MARK)) return;
       left--;
       const cut = cutOf(value);
-      if (!validJsonString(text.slice(cut.open + 1, cut.close))) throw new SyntaxError("not JSON");
+      if (!validJsonString(text, cut.open, cut.close)) throw new SyntaxError("not JSON");
     } else if (value !== null && typeof value === "object") for (const v of Object.values(value)) if (left > 0) check(v);
   };
   const walk = (node: any): void => {
