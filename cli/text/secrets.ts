@@ -725,9 +725,10 @@ SECRET_KINDS.push({
 export function findSecrets(text: string): SecretMatch[] {
   // One pass per group finds the hints that are there; most texts hold none, and a kind whose
   // hints are all missing is not looked for.
-  const wanted = new Set(UNHINTED);
-  for (const h of EXACT.present(text)) for (const k of KINDS_OF_EXACT.get(h)!) wanted.add(k);
-  for (const h of CASELESS.present(text)) for (const k of KINDS_OF_CASELESS.get(h)!) wanted.add(k);
+  const { exact, caseless, unhinted } = (hints ??= hintTables());
+  const wanted = new Set(unhinted);
+  for (const h of exact.scanner.present(text)) for (const k of exact.kinds.get(h)!) wanted.add(k);
+  for (const h of caseless.scanner.present(text)) for (const k of caseless.kinds.get(h)!) wanted.add(k);
   const raw: SecretMatch[] = [];
   for (const kind of SECRET_KINDS) {
     if (!wanted.has(kind)) continue;
@@ -810,17 +811,21 @@ function hintScanner(caseless: boolean) {
     },
   };
 }
-const EXACT = hintScanner(false);
-const CASELESS = hintScanner(true);
 /** For each hint, the kinds it hints at; kinds without hints are always looked for. */
 const kindsOf = (caseless: boolean) => {
   const map = new Map<string, SecretKind[]>();
   for (const k of SECRET_KINDS) if (!!k.caseless === caseless) for (const h of k.hints) map.set(h, [...(map.get(h) ?? []), k]);
   return map;
 };
-const KINDS_OF_EXACT = kindsOf(false);
-const KINDS_OF_CASELESS = kindsOf(true);
-const UNHINTED = SECRET_KINDS.filter((k) => !k.hints.length);
+/** The hint scanners and what each hint points to, built when a text is first masked: many rkb processes never mask one. */
+function hintTables() {
+  return {
+    exact: { scanner: hintScanner(false), kinds: kindsOf(false) },
+    caseless: { scanner: hintScanner(true), kinds: kindsOf(true) },
+    unhinted: SECRET_KINDS.filter((k) => !k.hints.length),
+  };
+}
+let hints: ReturnType<typeof hintTables> | undefined;
 
 /** Placeholders made of one repeated character after a prefix (`ghp_xxxx…`, `AKIAXXXX…`) are no secret. */
 function varied(secret: string): boolean {
