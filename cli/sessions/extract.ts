@@ -131,9 +131,10 @@ export function findSessionFiles(
   // Gemini CLI resumes an older session by copying it into <name>.jsonl, which it then goes on
   // writing: the .json beside it holds the same records again, and is left out.
   for (const path of [...found.keys()]) if (path.endsWith(".json") && found.has(`${path}l`)) found.delete(path);
-  // opencode's store holds every session: each is one source.
+  // opencode's store holds every session: each is one source. JSON lines and JSON are never one
+  // (not opened to look: an archive holds thousands of them).
   for (const [path, f] of [...found]) {
-    if (!isSqlite(path)) continue;
+    if (path.endsWith(".jsonl") || path.endsWith(".json") || !isSqlite(path)) continue;
     found.delete(path);
     try {
       for (const source of opencodeSessions(path)) found.set(source, { ...f, path: source });
