@@ -84,7 +84,7 @@ export async function gatherCandidates(opts: { paths: string[]; cwd: string; env
     try {
       // A store of its own per file: nothing one file finds may depend on which files came before it.
       const batch = { signatures: new SignatureStore(), newSignatures: [], spans: new Set<string>() };
-      read = await capture({ sessionFile: file.path, env: opts.env, dryRun: true, whole: true, reason: "propose", batch });
+      read = await capture({ sessionFile: file.path, env: opts.env, dryRun: true, whole: true, failuresOnly: true, reason: "propose", batch });
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       set.problems.push({ path: tildify(file.path), message: message.replaceAll(file.path, tildify(file.path)) });

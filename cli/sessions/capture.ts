@@ -33,6 +33,8 @@ export interface CaptureInput {
   since?: Date;
   /** Read the whole file, as if no cursor had been saved (`rkb propose`); with dryRun nothing moves. */
   whole?: boolean;
+  /** Look for failures and their fixes alone (`rkb propose`, a dry run): what the user said is neither masked nor read. */
+  failuresOnly?: boolean;
   /**
    * Set by `extract`: one signature store shared by every file of the run, new signatures
    * collected for one append at the end (not one locked append per file), expiry done once.
@@ -117,7 +119,8 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
   // then never hold a secret or a home folder, and no later split or cut can leave half of one behind.
   // The agent's words are read by the excerpt alone: they are masked only for an item that quotes them.
   const paths = pathMasker(cwd, env.HOME);
-  const events = maskEvents(read.events, paths);
+  const userWords = !input.failuresOnly;
+  const events = maskEvents(read.events, paths, userWords);
 
   const signatures = input.batch?.signatures ?? SignatureStore.load(env);
   const sessionKey = sessionId ?? file;
@@ -126,6 +129,7 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
     seenElsewhere: (sig) => signatures.seenElsewhere(sig, sessionKey),
     // Read from a cursor on: the agent has acted before this part, and may be corrected in it.
     agentActed: cursor !== undefined,
+    userWords,
   });
   // Noted right after the check, with no await between, so parallel files of one run agree.
   const newSignatures = findings.failures.filter((f) => signatures.note(f.signature, sessionKey)).map((f) => ({ sig: f.signature, session: sessionKey }));
@@ -197,12 +201,12 @@ function spanOf(read: SessionRead, harness: string | undefined, sessionId: strin
 /**
  * The events with every text masked, all texts of the session in one pass (text/secrets.ts
  * maskAll), the agent's words left empty: only an item's excerpt quotes them, so they are masked
- * only for one (withAgentWords).
+ * only for one (withAgentWords). The user's words are left empty too when nothing reads them.
  */
-function maskEvents(events: SessionEvent[], paths: Mask): SessionEvent[] {
+function maskEvents(events: SessionEvent[], paths: Mask, userWords: boolean): SessionEvent[] {
   const texts: string[] = [];
   for (const e of events) {
-    if (e.kind === "user") texts.push(e.text);
+    if (e.kind === "user") texts.push(userWords ? e.text : "");
     else if (e.kind === "command") texts.push(e.command, e.output);
     else if (e.kind === "tool" && e.change) texts.push(e.change.path);
   }

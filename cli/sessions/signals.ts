@@ -108,7 +108,7 @@ export const MAX_DRAFTS = 5;
 /** `events` masked already (capture masks each event before anything reads it): steps and drafts quote them as they are. */
 export function findSignals(
   events: SessionEvent[],
-  opts: { openFailures?: Record<string, OpenFailure>; seenElsewhere?: (signature: string) => boolean; agentActed?: boolean } = {},
+  opts: { openFailures?: Record<string, OpenFailure>; seenElsewhere?: (signature: string) => boolean; agentActed?: boolean; userWords?: boolean } = {},
 ): Findings {
   return withRepeats(collectSignals(events, opts), opts.seenElsewhere);
 }
@@ -130,7 +130,11 @@ export interface Collected {
   score: number;
 }
 
-export function collectSignals(events: SessionEvent[], opts: { openFailures?: Record<string, OpenFailure>; agentActed?: boolean } = {}): Collected {
+/** `userWords` false: what the user said is not read (no corrections, no requests to remember), failures and fixes only. */
+export function collectSignals(
+  events: SessionEvent[],
+  opts: { openFailures?: Record<string, OpenFailure>; agentActed?: boolean; userWords?: boolean } = {},
+): Collected {
   // A Map, not an object: a program may be called `constructor` or `__proto__`.
   const open = new Map<string, OpenFailure>();
   for (const [key, f] of Object.entries(opts.openFailures ?? {})) open.set(key, { ...f, fix: [...(f.fix ?? [])] });
@@ -227,7 +231,7 @@ export function collectSignals(events: SessionEvent[], opts: { openFailures?: Re
         hits.push({ kind: "fixed", line: e.line, entryId: e.entryId, program: prog });
         score += f.attempts >= 3 ? 2 : 1;
       }
-    } else if (e.kind === "user") {
+    } else if (e.kind === "user" && opts.userWords !== false) {
       // A reason given for refusing a tool call corrects the agent as it stands; so do the first
       // words after the user stopped or refused one (unless they only say to go on).
       const afterStop = userStopped && e.via !== "queued";
