@@ -12,6 +12,8 @@ const LEADING_LOCATION = /^(?:\.{0,2}\/)?((?:[\w@.~+-]+\/)*[\w@.+-]+\.[A-Za-z]\w
  * after `-->`, `at`, `❯`, `(`, a quote or `file://`. The path has an extension; its parts are words.
  */
 const LOCATION = /^(?:file:\/\/)?((?:\.{1,2}\/|\/|~\/)?(?:[\w@.~+-]+\/){0,40}[\w@.+-]+\.[A-Za-z]\w{0,5})(?::\[?\d+|\(\d+(?:,\d+)?\))/;
+/** What every LOCATION holds: a line without it is not split into words to look for one. */
+const MAY_HOLD_LOCATION = /\.[A-Za-z]\w{0,5}(?::\[?\d|\(\d)/;
 /** Characters that open a location's word (`(src/a.js:3:1)`, `"a.py:3"`, `[a.ts:1]`). */
 const LOCATION_LEAD = /^[(["'`<]+/;
 /** `File "a.py", line 3` (Python), `on main.tf line 41` (Terraform): the line number after the path. */
@@ -53,11 +55,12 @@ export function diagnosticFiles(output: string, checker: boolean): string[] {
       if (m) files.add(m[1]!);
       continue;
     }
-    for (const word of line.split(/\s+/)) {
-      if (!word || word.length > LOCATION_WORD_CHARS) continue;
-      const m = LOCATION.exec(word.replace(LOCATION_LEAD, ""));
-      if (m) files.add(m[1]!);
-    }
+    if (MAY_HOLD_LOCATION.test(line))
+      for (const word of line.split(/\s+/)) {
+        if (!word || word.length > LOCATION_WORD_CHARS) continue;
+        const m = LOCATION.exec(word.replace(LOCATION_LEAD, ""));
+        if (m) files.add(m[1]!);
+      }
     if (line.length > 2 * LOCATION_WORD_CHARS) continue;
     const named = line.includes(" line ") ? NAMED_LINE.exec(line) : null;
     if (named) files.add((named[1] ?? named[2])!);
