@@ -58,6 +58,25 @@ export interface LineFormat {
 const MAX_OUTPUT_CHARS = 64 * 1024;
 /** Enough of a result's end to hold omp's `Wall time` and the `Command exited with code N` lines. */
 const TRAILER_CHARS = 200;
+/**
+ * How much of a successful result's end is read for a failure its program printed last (a
+ * pipe's last stage gave the exit status: `npm test 2>&1 | tail -20`). Within what a cut
+ * string keeps of its end (bulk.ts KEPT_END: at least 341 characters of its own).
+ */
+const SAYS_FAILED_CHARS = 320;
+/**
+ * Lines a build, test run or program prints when it failed, at a line's start: compilers'
+ * `error:` (with a location before it), `fatal:`, npm's and pnpm's, TypeScript's, a traceback,
+ * make's `***`, test runners' FAIL lines and summaries, an exception's name, a panic.
+ */
+const FAILED_LINE =
+  /^(?:\s*(?:\S+:\d+(?::\d+)?: )?(?:fatal )?(?:error|ERROR)(?:\[[\w-]+\])?:|fatal:|npm (?:ERR!|error)|\s*ERR_PNPM_|.*\bELIFECYCLE\b|.*\berror TS\d+:|Found [1-9]\d* errors?\b|Traceback \(most recent call last\):|make(?:\[\d+\])?: \*\*\*|FAIL(?:ED)?\s|=+ .*\b\d+ failed\b|Tests?: .*\b\d+ failed\b|[\w.]*(?:Error|Exception): |error Command failed|BUILD FAILED|FAILURE:|thread '[^']*' panicked at|Segmentation fault)/m;
+
+/** True when the end of a result's text has a line saying its program failed (its first, cut-off line left out). */
+function endSaysFailed(text: string): boolean {
+  const end = text.slice(-SAYS_FAILED_CHARS);
+  return FAILED_LINE.test(end.length < text.length ? end.slice(end.indexOf("\n") + 1) : end);
+}
 
 export function shellCall(callId: string, name: string, command: string | undefined): RawEvent {
   return command === undefined ? { kind: "call", callId, name, shell: true } : { kind: "call", callId, name, shell: true, command };
@@ -94,8 +113,9 @@ export function readAgentBlocks(content: unknown, entry: Entry, shape: CallShape
 
 /**
  * A tool result. A success keeps no output, so only its tail is looked at, for a non-zero exit
- * line: big build logs are the bulk of session files, and this keeps reading them near parse
- * speed. `exitCode` is given when the format states it apart from the text (Codex).
+ * line or a failure its program printed last: big build logs are the bulk of session files, and
+ * this keeps reading them near parse speed. `exitCode` is given when the format states it apart
+ * from the text (Codex).
  */
 export function resultEvent(
   callId: string,
@@ -110,14 +130,17 @@ export function resultEvent(
   const stripped = stripHarnessTrailer(stripInjected(raw));
   const exitCode = given?.exitCode ?? stripped.exitCode;
   const failed = isError || (exitCode !== undefined && exitCode !== 0);
-  return { ...base, failed, exitCode, output: failed ? capMiddle(stripped.text, MAX_OUTPUT_CHARS) : "" };
+  // A success that ends saying its program failed keeps its output: the reader decides with the
+  // command whether a pipe hid the failure (reader.ts), and drops the output otherwise.
+  return { ...base, failed, exitCode, output: failed || endSaysFailed(stripped.text) ? capMiddle(stripped.text, MAX_OUTPUT_CHARS) : "" };
 }
 
-/** For a result that keeps no output (no error, no non-zero exit code at its end): the exit code it states, if any. */
+/** For a result that keeps no output (no error, no non-zero exit code or failure at its end): the exit code it states, if any. */
 function quietEnd(isError: boolean, raw: string, given: number | undefined): { exitCode?: number } | undefined {
   if (isError || given) return undefined;
   const tail = stripHarnessTrailer(raw.slice(-TRAILER_CHARS));
-  return tail.exitCode ? undefined : { exitCode: given ?? tail.exitCode };
+  if (tail.exitCode || endSaysFailed(raw)) return undefined;
+  return { exitCode: given ?? tail.exitCode };
 }
 
 /** True when a result (its text as resultEvent gets it) keeps no output: only its end is read. */

@@ -7,6 +7,7 @@ import { parseLine } from "./bulk.ts";
 import { scanLines } from "./lines.ts";
 import { readOpencode, splitSource } from "./opencode.ts";
 import { piFormat } from "./pi.ts";
+import { statusHiddenByPipe } from "../shell/program.ts";
 
 // Reads pi, omp, Claude Code, Codex CLI and Gemini CLI session files, and opencode's sessions in its
 // store, into a flat list of events on the branch that leads to the last entry. Bad lines are
@@ -345,15 +346,18 @@ function pairTools(
       const stopped = r.stopped ? { stopped: r.stopped } : {};
       if (call?.shell || (!call && (r.name === "bash" || r.name === "Bash"))) {
         counts.bashCommands++;
-        if (r.failed && r.stopped !== "rejected") counts.failedBash++;
+        // A success whose output ends saying its program failed, behind a pipe whose last stage
+        // gave the exit status (`npm test 2>&1 | tail -20`), failed; any other success keeps no output.
+        const failed = r.failed || (r.output !== "" && call?.command !== undefined && statusHiddenByPipe(call.command));
+        if (failed && r.stopped !== "rejected") counts.failedBash++;
         // A result whose call was never seen cannot say which command failed; it is counted only.
         if (call?.command !== undefined)
           events.push({
             kind: "command",
             command: call.command,
-            ok: !r.failed,
+            ok: !failed,
             exitCode: r.exitCode,
-            output: r.output,
+            output: failed ? r.output : "",
             callEntryId: call.entryId,
             ...stopped,
             ...at,

@@ -1,12 +1,12 @@
 import { failureOf } from "../shell/failure.ts";
-import { invocation, isReadOnly } from "../shell/program.ts";
+import { invocation, isReadOnly, editedInPlace } from "../shell/program.ts";
 import { checksWhatFailed } from "../shell/selection.ts";
-import { isChecker, prepares, renamedTask, renames, taskOf } from "../shell/task.ts";
+import { isChecker, prepares, renamedTask, renames, sameFolder, taskOf } from "../shell/task.ts";
 import type { FileChange } from "./edits.ts";
 import { filteredSuccess, onlyMissing, onlyPasses, probeKind } from "./probes.ts";
 import type { SessionEvent } from "./reader.ts";
 import { typedSentence, userSignals } from "./said.ts";
-import { changedPaths, diagnosticFiles, draftKeyLines, draftRank, inProgress } from "./teach.ts";
+import { changedPaths, diagnosticFiles, draftKeyLines, draftRank, inProgress, onlyRunnerTrailer } from "./teach.ts";
 
 // What a session says worth a lesson, found by rules alone (no model): failed commands, fixes
 // (the same task working after it failed), user corrections and requests to remember, and
@@ -212,14 +212,17 @@ export function collectSignals(
         failedAt.push(failedHit);
       } else if (open.has(key) && !filtered) {
         const f = open.get(key)!;
-        // A run of other tests, or of a narrower part than the failure points into, fixed nothing: it stays open.
-        if (!checksWhatFailed(readLine(f.command).run, run, f.diagnostics ?? [])) continue;
+        // A run of other tests, of a narrower part than the failure points into, or in another
+        // folder, fixed nothing: it stays open.
+        if (!checksWhatFailed(readLine(f.command).run, run, f.diagnostics ?? []) || !sameFolder(f.command, e.command)) continue;
         open.delete(key);
         const fix = f.fix ?? [];
         // Nothing done in between: the same command again explains nothing, and another path
         // after "no such file" was a guess that missed.
         if (!fix.length && (oneLine(f.command) === oneLine(e.command) || f.pathOnly)) continue;
-        if (inProgress(f.checker ?? false, f.diagnostics ?? [], changed, fix, (command) => prepares(readLine(command).run))) continue;
+        if (inProgress(f.checker ?? false, f.diagnostics ?? [], changed, fix, editedInPlace, (command) => prepares(readLine(command).run))) continue;
+        // Only the script runner's trailer was printed (the pipe cut the error off): nothing to learn.
+        if (onlyRunnerTrailer(f.keyLines)) continue;
         drafts.push({
           program: prog,
           failed: { command: f.command, exitCode: f.exitCode, keyLines: f.keyLines, entryId: f.entryId, line: f.line, time: f.time },

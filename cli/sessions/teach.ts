@@ -41,6 +41,19 @@ export function draftKeyLines(lines: string[], max: number): string[] {
 }
 
 /**
+ * What a package manager prints after a script it ran failed (`npm error Lifecycle script \`build\`
+ * failed`, `npm ERR! code ELIFECYCLE`, yarn's `error Command failed with exit code 2`): the
+ * script's own error was above, or cut off by the pipe that shortened the output.
+ */
+const RUNNER_TRAILER =
+  /^(?:npm (?:ERR!|error)(?: (?:code|errno|path|workspace|location|command|syscall|signal)\b| Lifecycle script| Failed at| A complete log| This is probably not| \S+@\S+ \w+: `|\s*$)|error Command failed with exit code|info Visit https:\/\/yarnpkg|\s*ELIFECYCLE\b)/;
+
+/** True when a failure's key lines are only its script runner's trailer: no error of its own to learn from. */
+export function onlyRunnerTrailer(keyLines: string[]): boolean {
+  return keyLines.length > 0 && keyLines.every((l) => RUNNER_TRAILER.test(l));
+}
+
+/**
  * The files a failure's output points at. From a checker (a build, type check, lint or test run),
  * every location it prints, in any of the usual forms (see LOCATION, NAMED_LINE, PATH_ALONE); from
  * anything else, only lines that open with a location, as a checker's diagnostics do: a program's
@@ -74,6 +87,8 @@ export function diagnosticFiles(output: string, checker: boolean): string[] {
 function sameFile(a: string, b: string): boolean {
   const x = a.replace(/^(?:\.{1,2}\/)+/, "");
   const y = b.replace(/^(?:\.{1,2}\/)+/, "");
+  // A command's glob (`sed -i … utils/*.ts`) names every file it matches, at the end of a path.
+  if (/[*?[]/.test(y)) return x.split("/").some((_, i, parts) => new Bun.Glob(y).match(parts.slice(i).join("/")));
   return x === y || x.endsWith("/" + y) || y.endsWith("/" + x);
 }
 
@@ -81,14 +96,24 @@ function sameFile(a: string, b: string): boolean {
  * The agent fixing code it is writing: the failure's diagnostics point into files the agent changed
  * in this session — all of them; from a checker, whose report also names files it only passed
  * through (a test calling the code), one is enough — the fix changes such a file, and nothing in the
- * fix prepares anything (an install or a setting would be a lesson of its own).
+ * fix prepares anything (an install or a setting would be a lesson of its own). A file changes by
+ * an edit, or by a command of the fix that edits it in place (`sed -i … a.ts`).
  */
-export function inProgress(checker: boolean, diagnostics: string[], changed: Set<string>, fix: FixStepLike[], prepares: (command: string) => boolean): boolean {
+export function inProgress(
+  checker: boolean,
+  diagnostics: string[],
+  changed: Set<string>,
+  fix: FixStepLike[],
+  editsInPlace: (command: string) => string[],
+  prepares: (command: string) => boolean,
+): boolean {
   if (!diagnostics.length) return false;
-  const paths = [...changed];
+  const written = fix.flatMap((s) => (s.kind === "command" && s.ok && s.command !== undefined ? editsInPlace(s.command) : []));
+  const paths = [...changed, ...written];
   const own = diagnostics.filter((d) => paths.some((p) => sameFile(d, p)));
   if (!own.length || (!checker && own.length < diagnostics.length)) return false;
-  const touched = fix.some((s) => s.kind === "change" && s.path !== undefined && changedPathsOf(s.path).some((p) => own.some((d) => sameFile(d, p))));
+  const ownFile = (p: string) => own.some((d) => sameFile(d, p));
+  const touched = written.some(ownFile) || fix.some((s) => s.kind === "change" && s.path !== undefined && changedPathsOf(s.path).some(ownFile));
   return touched && !fix.some((s) => s.kind === "command" && s.ok && s.command !== undefined && prepares(s.command));
 }
 

@@ -352,6 +352,38 @@ function bareName(word: string): string {
 }
 
 /**
+ * A pipeline's exit status is its last stage's: `npm test 2>&1 | tail -20` exits 0 whatever npm
+ * did. True when the command's last pipeline runs a program that is neither a filter nor read-only
+ * with only filters after it: then what it printed alone can say that it failed.
+ */
+export function statusHiddenByPipe(command: string): boolean {
+  const last = parseShell(command).at(-1);
+  if (!last || last.length < 2) return false;
+  const runs = last.map((stage) => stageRun(stage.words, 0));
+  const real = runs.findIndex((r) => r.name && !PIPE_FILTERS.has(r.name));
+  return real !== -1 && real < runs.length - 1 && !runs[real]!.readOnly && runs.slice(real + 1).every((r) => PIPE_FILTERS.has(r.name));
+}
+
+/** A word that names files or a folder: a path with a `/` or a name with an extension, a glob too; no option, URL or script. */
+const PATH_WORD = /^(?!-)(?![a-z][\w+.-]*:\/\/)[^\s|;&<>'"$`]*(?:\/[^\s|;&<>'"$`]*|\.[A-Za-z]\w{0,5})$/;
+/** Editors that rewrite files in place when asked (`sed -i`, `perl -pi -e`, `ruby -i`). */
+const IN_PLACE_EDITORS = new Set(["sed", "gsed", "perl", "ruby"]);
+
+/**
+ * The files a command edits in place (`sed -i '' 's|a|b|g' src/*.ts`): the paths and globs of each
+ * stage that runs an editor with its in-place option. A move or a copy changes no file's text.
+ */
+export function editedInPlace(command: string): string[] {
+  return parseShell(command)
+    .flat()
+    .flatMap((stage) => {
+      const r = stageRun(stage.words, 0);
+      if (!IN_PLACE_EDITORS.has(r.name) || !r.args.some((a) => /^-[a-z]*i|^--in-place\b/.test(a))) return [];
+      return r.args.filter((w) => PATH_WORD.test(w));
+    });
+}
+
+/**
  * True when a command only looks and changes nothing (`ls`, `git status`, `cd src && grep -r x`):
  * every stage reads, and no output goes to a file. A lone `cd` or `export` may change what the next
  * command does, so it is not read-only.

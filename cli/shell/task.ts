@@ -262,3 +262,16 @@ export function renamedTask(task: string, from: string, to: string): string {
     .map((w) => (plain(w) === plain(from) ? to : w))
     .join(" ");
 }
+
+/** The folder a command's leading `cd` moves to (`cd packages/tui && npm run build`), as written; undefined without one. */
+export function leadingFolder(command: string): string | undefined {
+  const first = parseShell(command)[0];
+  const words = first?.length === 1 ? first[0]!.words : [];
+  return words[0] === "cd" && words.length === 2 ? words[1]!.replace(/\/+$/, "") : undefined;
+}
+
+/** False when both commands open with a `cd` to different folders: the same task in another package is another task. */
+export function sameFolder(a: string, b: string): boolean {
+  const [x, y] = [leadingFolder(a), leadingFolder(b)];
+  return x === undefined || y === undefined || x === y;
+}

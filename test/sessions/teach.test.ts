@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { diagnosticFiles, inProgress } from "../../cli/sessions/teach.ts";
+import { diagnosticFiles, inProgress, onlyRunnerTrailer } from "../../cli/sessions/teach.ts";
+import { editedInPlace } from "../../cli/shell/program.ts";
 
 // Where a failure's report points, and whether it only shows the agent fixing code it is writing.
 // The reports are written here in the shape of each tool's output.
@@ -44,7 +45,26 @@ describe("inProgress", () => {
     [true, ["src/a.ts"], ["src/a.ts"], false, [edit("src/a.ts"), run("npm install zod")]],
     // no location at all
     [true, [], ["src/a.ts"], false, [edit("src/a.ts")]],
+    // the fix changed the file with a command (imports rewritten by sed after a move), not with an edit
+    [true, ["../app/src/core/tools/bash.ts"], [], true, [run("sed -i '' 's|../shell.js|../../utils/shell.js|g' core/tools/bash.ts")]],
+    // …or a glob of them
+    [true, ["src/utils/config.ts"], [], true, [run("sed -i 's|./a.js|../a.js|' utils/*.ts")]],
+    // a command that only read the file, or moved it, changed no file's text (a rename to .mjs is a lesson)
+    [true, ["src/a.ts"], [], false, [run("cat src/a.ts")]],
+    [true, ["scripts/migrate.js"], [], false, [run("git mv scripts/migrate.js scripts/migrate.mjs")]],
   ] as const)("%#: checker %p, report %j, changed %j: %p", (checker, diagnostics, changed, yes, fix) => {
-    expect(inProgress(checker, [...diagnostics], new Set(changed), [...fix], installs)).toBe(yes);
+    expect(inProgress(checker, [...diagnostics], new Set(changed), [...fix], editedInPlace, installs)).toBe(yes);
   });
+});
+
+describe("onlyRunnerTrailer", () => {
+  test.each([
+    [["npm error Lifecycle script `build` failed with error:", "npm error code 2", "npm error command failed"], true],
+    [["npm ERR! code ELIFECYCLE", "npm ERR! errno 2", "npm ERR! app@1.0.0 build: `tsc`"], true],
+    [["error Command failed with exit code 2."], true],
+    [["npm ERR! code E404", "npm ERR! 404 Not Found - GET https://registry.npmjs.org/left-pad2"], false],
+    [["ERR_PNPM_BAD_PM_VERSION This project is configured to use v9 of pnpm"], false],
+    [["src/a.ts(3,5): error TS2322: Type 'string' is not assignable", "npm error command failed"], false],
+    [[], false],
+  ] as const)("%j → %p", (lines, only) => expect(onlyRunnerTrailer([...lines])).toBe(only));
 });
