@@ -6,7 +6,7 @@ import type { FileChange } from "./edits.ts";
 import { filteredSuccess, onlyMissing, onlyPasses, probeKind } from "./probes.ts";
 import type { SessionEvent } from "./reader.ts";
 import { typedSentence, userSignals } from "./said.ts";
-import { changedPaths, diagnosticFiles, draftKeyLines, draftRank, inProgress, onlyRunnerTrailer } from "./teach.ts";
+import { changedPaths, diagnosticFiles, draftKeyLines, draftRank, inProgress, onlyRunnerTrailer, retyped } from "./teach.ts";
 
 // What a session says worth a lesson, found by rules alone (no model): failed commands, fixes
 // (the same task working after it failed), user corrections and requests to remember, and
@@ -217,9 +217,9 @@ export function collectSignals(
         if (!checksWhatFailed(readLine(f.command).run, run, f.diagnostics ?? []) || !sameFolder(f.command, e.command)) continue;
         open.delete(key);
         const fix = f.fix ?? [];
-        // Nothing done in between: the same command again explains nothing, and another path
-        // after "no such file" was a guess that missed.
-        if (!fix.length && (oneLine(f.command) === oneLine(e.command) || f.pathOnly)) continue;
+        // Nothing done in between: the same command again explains nothing, another path after
+        // "no such file" was a guess that missed, and a typo fixed by typing it again teaches nothing.
+        if (!fix.length && (oneLine(f.command) === oneLine(e.command) || f.pathOnly || retyped(f.command, e.command))) continue;
         if (inProgress(f.checker ?? false, f.diagnostics ?? [], changed, fix, editedInPlace, (command) => prepares(readLine(command).run))) continue;
         // Only the script runner's trailer was printed (the pipe cut the error off): nothing to learn.
         if (onlyRunnerTrailer(f.keyLines)) continue;

@@ -1,3 +1,4 @@
+import { boundedDistance } from "../text/distance.ts";
 import type { FileChange } from "./edits.ts";
 
 // What a draft pitfall is worth: the key lines it quotes (the error lines, each once, none of the
@@ -51,6 +52,27 @@ const RUNNER_TRAILER =
 /** True when a failure's key lines are only its script runner's trailer: no error of its own to learn from. */
 export function onlyRunnerTrailer(keyLines: string[]): boolean {
   return keyLines.length > 0 && keyLines.every((l) => RUNNER_TRAILER.test(l));
+}
+
+/** Characters a retyped word may differ by: a slip of the keys, not another name. */
+const TYPO_CHARS = 2;
+
+/**
+ * True when the second command is the first with one argument's typo fixed (`-u ci_edge` → `-u
+ * ci-edge`): the same words but one, that one no option, with the same digits, and within
+ * TYPO_CHARS of the other. A changed option (`--no-cache` → `--nocache`) or version is a lesson
+ * about the tool; a slip of the keys is none.
+ */
+export function retyped(failed: string, worked: string): boolean {
+  const a = failed.trim().split(/\s+/);
+  const b = worked.trim().split(/\s+/);
+  if (a.length !== b.length) return false;
+  const differ = a.flatMap((w, i) => (w === b[i] ? [] : [i]));
+  if (differ.length !== 1) return false;
+  const [x, y] = [a[differ[0]!]!, b[differ[0]!]!];
+  // Other digits are another version or number, which may be the lesson (`react@19` → `react@18`).
+  if (x.startsWith("-") || y.startsWith("-") || x.replace(/\D/g, "") !== y.replace(/\D/g, "")) return false;
+  return Math.min(x.length, y.length) > TYPO_CHARS && boundedDistance(x, y, TYPO_CHARS) <= TYPO_CHARS;
 }
 
 /**

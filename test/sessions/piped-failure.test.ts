@@ -67,7 +67,7 @@ describe("a failure behind a pipe", () => {
     w.user("look at the last build");
     w.bash("cat build.log | tail -3", PIP_FAILED);
     w.bash("git log -3 --format=%s | head -3", "Error: handle a missing config\nfix the build\ninit");
-    w.bash("python report.py", "Traceback (most recent call last):\n  File \"report.py\", line 3\nValueError: printed on purpose");
+    w.bash("python report.py", 'Traceback (most recent call last):\n  File "report.py", line 3\nValueError: printed on purpose');
     w.bash("npm test 2>&1 | tail -3", "Tests:       12 passed, 12 total\nTime:        1.2 s");
     const { read: r, captured } = await read(w);
     expect(r.events.filter((e) => e.kind === "command").map((e) => [e.ok, e.output])).toEqual([

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { diagnosticFiles, inProgress, onlyRunnerTrailer } from "../../cli/sessions/teach.ts";
+import { diagnosticFiles, inProgress, onlyRunnerTrailer, retyped } from "../../cli/sessions/teach.ts";
 import { editedInPlace } from "../../cli/shell/program.ts";
 
 // Where a failure's report points, and whether it only shows the agent fixing code it is writing.
@@ -67,4 +67,18 @@ describe("onlyRunnerTrailer", () => {
     [["src/a.ts(3,5): error TS2322: Type 'string' is not assignable", "npm error command failed"], false],
     [[], false],
   ] as const)("%j → %p", (lines, only) => expect(onlyRunnerTrailer([...lines])).toBe(only));
+});
+
+describe("retyped", () => {
+  test.each([
+    ["docker login reg.example.net -u ci_edge --password-stdin", "docker login reg.example.net -u ci-edge --password-stdin", true],
+    ["git checkout mian", "git checkout main", true],
+    ["docker build --no-cahce .", "docker build --no-cache .", false], // an option: a lesson about the tool
+    ["pip install requets", "pip install httpx", false], // another name, not a slip
+    ["npm test", "npm test -- --watch=false", false], // another command line
+    ["cargo bulid --release", "cargo build --release", true],
+    ["kubectl apply -f a.yaml", "kubectl apply -f b.yaml", true], // another file one letter off: a retry that learned nothing
+    ["npm install react@19", "npm install react@18", false], // another version: the lesson may be which one works
+    ["git chekcout v1.2.0", "git checkout v1.2.0", true],
+  ] as const)("%s → %s: %p", (a, b, yes) => expect(retyped(a, b)).toBe(yes));
 });
