@@ -1,4 +1,5 @@
-// Benchmark for `rkb propose` (not a test): `bun scripts/bench-propose.ts [--sessions 10000] [--kb 100]`.
+// Benchmark for `rkb propose` (not a test): `bun scripts/bench-propose.ts [--sessions 10000] [--kb 100]
+// [--baseline path/to/older/rkb]` (--baseline: that build's extract and propose rows in the same rounds).
 // Generates a team's archive (pi, omp and Claude Code sessions, each with a long successful build log
 // and up to two failures from a pool, most of them fixed, some recurring across many sessions), measures
 // the floor (read every file and JSON.parse each line, in this process), then runs the compiled
@@ -15,7 +16,9 @@ import { BENCH_IDENTITY, isolatedEnv } from "./bench-run.ts";
 import { seededRandom } from "../test/helpers.ts";
 import { SessionWriter, type Flavor } from "../test/sessions/session-writer.ts";
 
-const { values } = parseArgs({ options: { sessions: { type: "string", default: "10000" }, kb: { type: "string", default: "100" } } });
+const { values } = parseArgs({
+  options: { sessions: { type: "string", default: "10000" }, kb: { type: "string", default: "100" }, baseline: { type: "string" } },
+});
 const SESSIONS = Number(values.sessions);
 const LOG_KB = Number(values.kb);
 const work = mkdtempSync(join(tmpdir(), "rkb-bench-propose-"));
@@ -149,6 +152,16 @@ try {
     const alone = await timed([bin, "propose", sessions, "--format", "json"], a.env, a.dir);
     single = comparable(alone.out);
     rows.push({ run: "rkb propose (reads every session, proposes, commits)", ...alone });
+    if (values.baseline) {
+      const before = values.baseline;
+      const bd = await freshRun(before, `before-dry-${round}`);
+      rows.push({
+        run: `before (${before}): rkb extract --dry-run`,
+        ...(await timed([before, "extract", sessions, "--dry-run", "--format", "json"], bd.env, bd.dir)),
+      });
+      const ba = await freshRun(before, `before-single-${round}`);
+      rows.push({ run: `before (${before}): rkb propose`, ...(await timed([before, "propose", sessions, "--format", "json"], ba.env, ba.dir)) });
+    }
 
     const b = await freshRun(bin, `workflow-${round}`);
     const extract = await timed([bin, "extract", sessions, "--format", "json"], b.env, b.dir);

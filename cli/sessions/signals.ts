@@ -165,7 +165,7 @@ export function collectSignals(
   for (const e of events) {
     if (e.kind === "agent" || e.kind === "tool" || (e.kind === "command" && e.by !== "user")) agentActed = true;
     if (e.kind === "tool" && e.ok && e.change) {
-      for (const p of changedPaths(e.change)) changed.add(p);
+      for (const p of changedPaths(e.change.path)) changed.add(p);
       addStep(changeStep(e.change, e.line, e.entryId));
     }
     if (e.kind === "command") {

@@ -1,5 +1,4 @@
 import { boundedDistance } from "../text/distance.ts";
-import type { FileChange } from "./edits.ts";
 
 // What a draft pitfall is worth: the key lines it quotes (the error lines, each once, none of the
 // source lines a checker quotes around them, none too long to read), whether it only shows the
@@ -135,7 +134,7 @@ export function inProgress(
   const own = diagnostics.filter((d) => paths.some((p) => sameFile(d, p)));
   if (!own.length || (!checker && own.length < diagnostics.length)) return false;
   const ownFile = (p: string) => own.some((d) => sameFile(d, p));
-  const touched = written.some(ownFile) || fix.some((s) => s.kind === "change" && s.path !== undefined && changedPathsOf(s.path).some(ownFile));
+  const touched = written.some(ownFile) || fix.some((s) => s.kind === "change" && s.path !== undefined && changedPaths(s.path).some(ownFile));
   return touched && !fix.some((s) => s.kind === "command" && s.ok && s.command !== undefined && prepares(s.command));
 }
 
@@ -147,11 +146,9 @@ interface FixStepLike {
   path?: string;
 }
 
-const changedPathsOf = (path: string) => path.split(", ").filter(Boolean);
-
-/** The paths a change names (omp's patches may name several). */
-export function changedPaths(change: FileChange): string[] {
-  return changedPathsOf(change.path);
+/** The paths a change names: omp's patches name several in one (`a.ts, b.ts`). */
+export function changedPaths(path: string): string[] {
+  return path.split(", ").filter(Boolean);
 }
 
 /**
