@@ -1,8 +1,8 @@
 // Capture on sessions the real agents write: pi 0.87.1, pi 1.6.0, omp 18.2.3 (RPC) and Claude Code
 // 2.1.332 (`claude -p`), each against a scripted model, with the shapes real sessions have and
 // written ones lacked: parallel tool calls, a compaction between a failure and its fix, an aborted
-// command, a message the user queued while the agent worked. `rkb extract` then reads the file the
-// agent wrote.
+// command, a message the user queued while the agent worked, a failure behind `| tail` (exit status
+// 0). `rkb extract` then reads the file the agent wrote.
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -41,6 +41,12 @@ const scenarios = (bash: string): Record<string, Step[]> => ({
     { tool: bash, args: { command: "echo nothing else to see here, the lock is what is missing" } },
   ],
   wait: [{ tool: bash, args: { command: "sleep 30" } }],
+  // `| tail` gives the pipeline tail's exit status: the failure is only in what gadget printed.
+  piped: [{ tool: bash, args: { command: "gadget build 2>&1 | tail -1" } }],
+  "piped-fix": [
+    { tool: bash, args: { command: "gadget lock" } },
+    { tool: bash, args: { command: "gadget build 2>&1 | tail -1" } },
+  ],
   queue: [
     { tool: bash, args: { command: "sleep 3; echo slept" } },
     { tool: bash, args: { command: "echo done" } },
@@ -115,7 +121,32 @@ describe.each(AGENTS.map((a) => [a.name, a] as const))("%s", (_name, kind) => {
     expect(draft.failed.line).toBeLessThan(compaction);
     expect(draft.worked.line).toBeGreaterThan(compaction);
   }, 90_000);
+  test("a failure behind `| tail` (exit status 0) is a draft", async () => {
+    const { box, env, proj } = world();
+    const llm = new FakeLlm(scenarios("bash"));
+    servers.push(llm);
+    configureAgent(kind, box.home, llm.baseUrl);
+    const agent = new RpcAgent(kind, { env, cwd: proj });
+    let file: string | undefined;
+    try {
+      await agent.prompt("[scenario:piped] build it");
+      await agent.prompt("[scenario:piped-fix] try again");
+      file = (await agent.state()).sessionFile;
+    } finally {
+      await agent.close();
+    }
+    expectPipedDraft(await extract(env, file!));
+  }, 90_000);
 });
+
+/** The draft of the piped story: the failure behind `| tail`, exit status 0, fixed by `gadget lock`. */
+function expectPipedDraft(summary: any) {
+  expect(summary.drafts).toHaveLength(1);
+  const [draft] = summary.drafts;
+  expect(draft).toMatchObject({ program: "gadget", failed: { command: "gadget build 2>&1 | tail -1" }, worked: { command: "gadget build 2>&1 | tail -1" } });
+  expect(draft.fix.map((s: any) => s.command)).toEqual(["gadget lock"]);
+  expect(draft.failed.keyLines.join("\n")).toContain("no gadget.lock in .;");
+}
 
 /** One headless Claude Code run in the project; Bash allowed. */
 async function claude(env: Record<string, string>, proj: string, llm: FakeAnthropic, args: string[]) {
@@ -159,6 +190,15 @@ describe("Claude Code 2.1.332", () => {
         .findIndex((l) => l.includes('"compact_boundary"')) + 1;
     expect(boundary).toBeGreaterThan(0);
     expect(draft.failed.line).toBeLessThan(boundary);
+  }, 90_000);
+
+  test("a failure behind `| tail` (exit status 0) is a draft", async () => {
+    const { box, env, proj } = world();
+    const llm = new FakeAnthropic(scenarios("Bash"));
+    servers.push(llm);
+    const first = await claude(env, proj, llm, ["-p", "[scenario:piped] build it"]);
+    await claude(env, proj, llm, ["-p", "[scenario:piped-fix] try again", "--resume", first.session_id]);
+    expectPipedDraft(await extract(env, transcript(box, first.session_id)));
   }, 90_000);
 
   test("a message queued while the agent works is read as the user's words", async () => {
