@@ -89,15 +89,24 @@ function expectGadgetDraft(summary: any) {
   return draft;
 }
 
+/** A session of an RPC agent (pi, omp) against the scripted model: `drive` talks to it; the file it wrote. */
+async function rpcSession(kind: (typeof AGENTS)[number], drive: (agent: RpcAgent) => Promise<void>) {
+  const { box, env, proj } = world();
+  const llm = new FakeLlm(scenarios("bash"));
+  servers.push(llm);
+  configureAgent(kind, box.home, llm.baseUrl);
+  const agent = new RpcAgent(kind, { env, cwd: proj });
+  try {
+    await drive(agent);
+    return { env, file: (await agent.state()).sessionFile as string };
+  } finally {
+    await agent.close();
+  }
+}
+
 describe.each(AGENTS.map((a) => [a.name, a] as const))("%s", (_name, kind) => {
   test("a failure in a parallel call, compacted away before its fix, is a draft; an aborted command is none", async () => {
-    const { box, env, proj } = world();
-    const llm = new FakeLlm(scenarios("bash"));
-    servers.push(llm);
-    configureAgent(kind, box.home, llm.baseUrl);
-    const agent = new RpcAgent(kind, { env, cwd: proj });
-    let file: string | undefined;
-    try {
+    const { env, file } = await rpcSession(kind, async (agent) => {
       await agent.prompt("[scenario:first] build it");
       // One more turn: pi keeps the last turn whole and has nothing to compact before it otherwise.
       await agent.prompt("[scenario:look] look around");
@@ -108,34 +117,23 @@ describe.each(AGENTS.map((a) => [a.name, a] as const))("%s", (_name, kind) => {
       await agent.waitFor((f) => f.type === "tool_execution_start", "the sleep to start", 30_000, mark);
       await agent.request({ type: "abort" });
       await agent.waitFor((f) => f.type === "agent_end", "the end of the aborted run", 30_000, mark);
-      file = (await agent.state()).sessionFile;
-    } finally {
-      await agent.close();
-    }
-    const summary = await extract(env, file!);
+    });
+    const summary = await extract(env, file);
     expect(summary.files[0]).toMatchObject({ harness: kind.harness, skipped_lines: 0 });
     const draft = expectGadgetDraft(summary);
     // The failure was read from before the compaction.
-    const lines = readFileSync(file!, "utf8").split("\n");
+    const lines = readFileSync(file, "utf8").split("\n");
     const compaction = lines.findIndex((l) => l.includes('"type":"compaction"')) + 1;
     expect(draft.failed.line).toBeLessThan(compaction);
     expect(draft.worked.line).toBeGreaterThan(compaction);
   }, 90_000);
+
   test("a failure behind `| tail` (exit status 0) is a draft", async () => {
-    const { box, env, proj } = world();
-    const llm = new FakeLlm(scenarios("bash"));
-    servers.push(llm);
-    configureAgent(kind, box.home, llm.baseUrl);
-    const agent = new RpcAgent(kind, { env, cwd: proj });
-    let file: string | undefined;
-    try {
+    const { env, file } = await rpcSession(kind, async (agent) => {
       await agent.prompt("[scenario:piped] build it");
       await agent.prompt("[scenario:piped-fix] try again");
-      file = (await agent.state()).sessionFile;
-    } finally {
-      await agent.close();
-    }
-    expectPipedDraft(await extract(env, file!));
+    });
+    expectPipedDraft(await extract(env, file));
   }, 90_000);
 });
 
