@@ -426,10 +426,14 @@ export function dropCaptureLock(env: NodeJS.ProcessEnv, file: string, holder: { 
   else stateDb(env)!.query("DELETE FROM capture_lock WHERE file = ? AND host = ? AND pid = ? AND since = ?").run(file, holder.host, holder.pid, holder.since);
 }
 
-/** True when this part of a session was captured before (a copy of it elsewhere, a second archive); records it when `record`. */
-export function capturedBefore(env: NodeJS.ProcessEnv, span: string, record: boolean): boolean {
-  if (!record) return stateDb(env, false)?.query("SELECT 1 FROM captured WHERE span = ?").get(span) != null;
-  return stateDb(env)!.query("INSERT OR IGNORE INTO captured (span, time) VALUES (?, ?)").run(span, now()).changes === 0;
+/** True when this part of a session was captured before (a copy of it elsewhere, a second archive). */
+export function capturedBefore(env: NodeJS.ProcessEnv, span: string): boolean {
+  return stateDb(env, false)?.query("SELECT 1 FROM captured WHERE span = ?").get(span) != null;
+}
+
+/** Records that this part of a session is captured: called once its item is written, so a crash before that loses no item. */
+export function noteCaptured(env: NodeJS.ProcessEnv, span: string): void {
+  stateDb(env)!.query("INSERT OR IGNORE INTO captured (span, time) VALUES (?, ?)").run(span, now());
 }
 
 // ---- Writes waiting for the user (write/requests decides; the planned write is kept as JSON) ----

@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { RkbError } from "../base/errors.ts";
-import { capturedBefore, expireState } from "../machine/state.ts";
+import { capturedBefore, expireState, noteCaptured } from "../machine/state.ts";
 import { sha256Hex } from "../base/hash.ts";
 import { cursorFits, loadCursor, peekSessionId, saveCursor, withSessionLock, type Cursor } from "./cursor.ts";
 import { storeFile } from "./opencode.ts";
@@ -142,9 +142,9 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
   // The same part of a session seen before (a copy, a second archive) is one item, written once:
   // checked and noted with no await in between, so parallel files of one run agree.
   let worth = worthAnItem(findings);
-  if (worth) {
-    const span = spanOf(read, harness, sessionId);
-    const seen = input.batch?.spans.has(span) || capturedBefore(env, span, !input.dryRun);
+  const span = worth ? spanOf(read, harness, sessionId) : undefined;
+  if (span) {
+    const seen = input.batch?.spans.has(span) || capturedBefore(env, span);
     input.batch?.spans.add(span);
     if (seen) {
       worth = false;
@@ -166,6 +166,9 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
     const body = itemBody(read, quoted, findings, drafts, signals, maskSecrets(tildePath(file, env.HOME)));
     // A CI run over an archive writes thousands of these; it is rerun, not recovered, after a crash.
     result.itemsWritten.push(addItem(env, meta, body, { durable: !input.batch }));
+    // Noted after the item is written: a crash in between makes a copy of the item on the next
+    // run (its cursor did not move either), never a span marked captured with no item.
+    noteCaptured(env, span!);
   }
   if (input.batch) input.batch.newSignatures.push(...newSignatures);
   else appendSignatures(env, newSignatures);

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { appendFileSync, copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { capture } from "../../cli/sessions/capture.ts";
-import { listItems } from "../../cli/inbox/inbox.ts";
+import { inboxDir, listItems } from "../../cli/inbox/inbox.ts";
 import { sandbox } from "../helpers.ts";
 import { SECRETS, SECRET_TEXT } from "./secret-samples.ts";
 import { SessionWriter } from "./session-writer.ts";
@@ -91,6 +91,21 @@ describe("capture", () => {
     copyFileSync(join(FIXTURES, "pi-cmake-zlib.jsonl"), path);
     const results = await Promise.all([capture({ sessionFile: path, env }), capture({ sessionFile: path, env }), capture({ sessionFile: path, env })]);
     expect(results.flatMap((r) => r.itemsWritten)).toHaveLength(1);
+    expect(listItems(env)).toHaveLength(1);
+  });
+
+  test("an item that could not be written leaves its part of the session uncaptured: the next run writes it", async () => {
+    const { env, dir } = fresh();
+    const path = join(dir, "s.jsonl");
+    copyFileSync(join(FIXTURES, "pi-cmake-zlib.jsonl"), path);
+    // A file where the inbox folder goes: the item's write fails, as a crash before it would.
+    mkdirSync(dirname(inboxDir(env)), { recursive: true });
+    writeFileSync(inboxDir(env), "");
+    await expect(capture({ sessionFile: path, env })).rejects.toThrow();
+    rmSync(inboxDir(env));
+    const again = await capture({ sessionFile: path, env });
+    expect(again.duplicate).toBeUndefined();
+    expect(again.itemsWritten).toHaveLength(1);
     expect(listItems(env)).toHaveLength(1);
   });
 
