@@ -85,18 +85,26 @@ export function stateDb(env: NodeJS.ProcessEnv, create = true): Database | undef
   // last writes, which only means a session is read again or a hook call is not shown.
   db.run("PRAGMA synchronous = NORMAL");
   db.run("PRAGMA secure_delete = ON");
-  const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-  if (version < SCHEMA_VERSION) migrate(db, dir, version, env.HOME);
+  if (userVersion(db) < SCHEMA_VERSION) migrate(db, dir, env.HOME);
   databases.set(dir, db);
   return db;
 }
 
-function migrate(db: Database, dir: string, from: number, home: string | undefined): void {
-  // Version 0 is also a new, empty file; only one with version 0's cursor table was written by an
-  // older rkb. On a new one nothing is migrated and no file beside it is touched: the Rust rkb keeps
-  // files of the same names in this folder (sessions/, signatures.jsonl, hook-errors.log, heartbeat/).
-  const olderRkb = from === 0 && db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cursor'").get() !== null;
+const userVersion = (db: Database) => (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+
+function migrate(db: Database, dir: string, home: string | undefined): void {
+  let from = SCHEMA_VERSION;
+  let olderRkb = false;
   db.transaction(() => {
+    // Read again under the write lock: processes that open a new database at once (hooks of one
+    // session) each saw version 0, and only the first may migrate; a second one would take the
+    // first one's new tables for an older rkb's and clear the capture locks it holds.
+    from = userVersion(db);
+    if (from >= SCHEMA_VERSION) return;
+    // Version 0 is also a new, empty file; only one with version 0's cursor table was written by an
+    // older rkb. On a new one nothing is migrated and no file beside it is touched: the Rust rkb keeps
+    // files of the same names in this folder (sessions/, signatures.jsonl, hook-errors.log, heartbeat/).
+    olderRkb = from === 0 && db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cursor'").get() !== null;
     db.run(SCHEMA);
     if (olderRkb) {
       // Version 0 kept the open failures and pending calls, raw commands included, inside the
@@ -114,6 +122,7 @@ function migrate(db: Database, dir: string, from: number, home: string | undefin
     if (from < 4) homeAsTilde(db, home);
     db.run(`PRAGMA user_version = ${SCHEMA_VERSION}`);
   }).immediate();
+  if (from >= SCHEMA_VERSION) return;
   if (from < 2) removeOwnRequestFiles(dir);
   if (from < 3) rmSync(join(dir, "burst-grace.json"), { force: true });
   if (olderRkb) {
