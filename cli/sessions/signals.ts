@@ -1,5 +1,5 @@
 import { failureOf } from "../shell/failure.ts";
-import { invocation, isReadOnly, editedInPlace } from "../shell/program.ts";
+import { invocation, isReadOnly } from "../shell/program.ts";
 import { checksWhatFailed } from "../shell/selection.ts";
 import { isChecker, prepares, renamedTask, renames, sameFolder, taskOf } from "../shell/task.ts";
 import type { FileChange } from "./edits.ts";
@@ -220,7 +220,7 @@ export function collectSignals(
         // Nothing done in between: the same command again explains nothing, another path after
         // "no such file" was a guess that missed, and a typo fixed by typing it again teaches nothing.
         if (!fix.length && (oneLine(f.command) === oneLine(e.command) || f.pathOnly || retyped(f.command, e.command))) continue;
-        if (inProgress(f.checker ?? false, f.diagnostics ?? [], changed, fix, editedInPlace, (command) => prepares(readLine(command).run))) continue;
+        if (inProgress(f.checker ?? false, f.diagnostics ?? [], changed, fix, (command) => prepares(readLine(command).run))) continue;
         // Only the script runner's trailer was printed (the pipe cut the error off): nothing to learn.
         if (onlyRunnerTrailer(f.keyLines)) continue;
         drafts.push({

@@ -1,3 +1,4 @@
+import { editedInPlace } from "../shell/program.ts";
 import { boundedDistance } from "../text/distance.ts";
 
 // What a draft pitfall is worth: the key lines it quotes (the error lines, each once, none of the
@@ -109,7 +110,10 @@ function sameFile(a: string, b: string): boolean {
   const x = a.replace(/^(?:\.{1,2}\/)+/, "");
   const y = b.replace(/^(?:\.{1,2}\/)+/, "");
   // A command's glob (`sed -i … utils/*.ts`) names every file it matches, at the end of a path.
-  if (/[*?[]/.test(y)) return x.split("/").some((_, i, parts) => new Bun.Glob(y).match(parts.slice(i).join("/")));
+  if (/[*?[]/.test(y)) {
+    const glob = new Bun.Glob(y);
+    return x.split("/").some((_, i, parts) => glob.match(parts.slice(i).join("/")));
+  }
   return x === y || x.endsWith("/" + y) || y.endsWith("/" + x);
 }
 
@@ -120,16 +124,9 @@ function sameFile(a: string, b: string): boolean {
  * fix prepares anything (an install or a setting would be a lesson of its own). A file changes by
  * an edit, or by a command of the fix that edits it in place (`sed -i … a.ts`).
  */
-export function inProgress(
-  checker: boolean,
-  diagnostics: string[],
-  changed: Set<string>,
-  fix: FixStepLike[],
-  editsInPlace: (command: string) => string[],
-  prepares: (command: string) => boolean,
-): boolean {
+export function inProgress(checker: boolean, diagnostics: string[], changed: Set<string>, fix: FixStepLike[], prepares: (command: string) => boolean): boolean {
   if (!diagnostics.length) return false;
-  const written = fix.flatMap((s) => (s.kind === "command" && s.ok && s.command !== undefined ? editsInPlace(s.command) : []));
+  const written = fix.flatMap((s) => (s.kind === "command" && s.ok && s.command !== undefined ? editedInPlace(s.command) : []));
   const paths = [...changed, ...written];
   const own = diagnostics.filter((d) => paths.some((p) => sameFile(d, p)));
   if (!own.length || (!checker && own.length < diagnostics.length)) return false;

@@ -264,7 +264,7 @@ export function renamedTask(task: string, from: string, to: string): string {
 }
 
 /** The folder a command's leading `cd` moves to (`cd packages/tui && npm run build`), as written; undefined without one. */
-export function leadingFolder(command: string): string | undefined {
+function leadingFolder(command: string): string | undefined {
   const first = parseShell(command)[0];
   const words = first?.length === 1 ? first[0]!.words : [];
   return words[0] === "cd" && words.length === 2 ? words[1]!.replace(/\/+$/, "") : undefined;

@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test";
 import { diagnosticFiles, inProgress, onlyRunnerTrailer, retyped } from "../../cli/sessions/teach.ts";
-import { editedInPlace } from "../../cli/shell/program.ts";
 
 // Where a failure's report points, and whether it only shows the agent fixing code it is writing.
 // The reports are written here in the shape of each tool's output.
@@ -53,7 +52,7 @@ describe("inProgress", () => {
     [true, ["src/a.ts"], [], false, [run("cat src/a.ts")]],
     [true, ["scripts/migrate.js"], [], false, [run("git mv scripts/migrate.js scripts/migrate.mjs")]],
   ] as const)("%#: checker %p, report %j, changed %j: %p", (checker, diagnostics, changed, yes, fix) => {
-    expect(inProgress(checker, [...diagnostics], new Set(changed), [...fix], editedInPlace, installs)).toBe(yes);
+    expect(inProgress(checker, [...diagnostics], new Set(changed), [...fix], installs)).toBe(yes);
   });
 });
 
