@@ -8,7 +8,9 @@ import { asBlocks, clip, type Entry, type Header, joinText, type LineFormat, typ
 // `world_state`, `token_usage_record`, new ones in later releases), are passed over; `compacted`
 // marks a compaction. A shell call's exit code is inside its output: a JSON object with
 // `metadata.exit_code` (older releases) or a `Process exited with code N` / `Exit code: N` line
-// before `Output:`. Facts from rollouts of Codex 0.39 to 0.171.
+// before `Output:`; one still running then says `Process running with session ID N`, and the
+// `write_stdin` polls of that id carry the rest of its output and its exit line. Facts from rollouts
+// of Codex 0.39 to 0.171.
 
 /** Types that say a file is a rollout; any other type with a payload is bookkeeping of a release. */
 const TYPES = new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);
@@ -19,6 +21,8 @@ const SHELL_TOOLS = new Set(["shell", "exec_command", "local_shell", "container.
 const CONTEXT =
   /^\s*(?:<(?:environment_context|user_instructions|permissions instructions|collaboration_mode|user_shell_command|turn_aborted)\b|# AGENTS\.md instructions)/;
 const EXIT_LINE = /^(?:Process exited with code|Exit code:)\s*(-?\d+)\s*$/m;
+/** An `exec_command` still running when its wait ended: `write_stdin` to this id reads on. */
+const RUNNING_LINE = /^Process running with session ID (\d+)\s*$/m;
 const REFUSED = /^(?:exec command rejected by user|rejected by user|command was rejected|aborted by user)/i;
 
 export const codexFormat: LineFormat = {
@@ -84,6 +88,9 @@ function callOf(id: string, p: any): RawEvent {
   if (SHELL_TOOLS.has(name) && Array.isArray(args?.command) && args.command[0] === "apply_patch" && typeof args.command[1] === "string")
     return toolCall(id, "edit", { input: args.command[1] });
   if (SHELL_TOOLS.has(name)) return shellCall(id, name, commandOf(args));
+  // A poll of a command left running (an empty `chars` only waits; other input is typed into it).
+  if (name === "write_stdin" && (typeof args?.session_id === "number" || typeof args?.session_id === "string"))
+    return { kind: "call", callId: id, name, polls: String(args.session_id) };
   // apply_patch carries the patch as its input, as omp's patch mode does.
   if (name === "apply_patch") return toolCall(id, "edit", { input: str(args?.input) ?? str(args?.patch) ?? (typeof args === "string" ? args : undefined) });
   return toolCall(id, name, args);
@@ -121,10 +128,14 @@ function outputOf(id: string, output: unknown): RawEvent {
   }
   const outputAt = text.indexOf("\nOutput:\n");
   if (exitCode === undefined && outputAt !== -1) {
-    const m = EXIT_LINE.exec(text.slice(0, outputAt));
+    const header = text.slice(0, outputAt);
+    const m = EXIT_LINE.exec(header);
     if (m) {
       exitCode = Number(m[1]);
       text = text.slice(outputAt + "\nOutput:\n".length);
+    } else {
+      const running = RUNNING_LINE.exec(header);
+      if (running) return { kind: "result", callId: id, failed: false, output: "", running: running[1]! };
     }
   }
   if (exitCode === undefined && REFUSED.test(text.trim())) return { kind: "result", callId: id, failed: true, output: "", stopped: "rejected" };

@@ -16,9 +16,13 @@ export type RawEvent =
   /** `via`: typed into the prompt (unset), queued while the agent worked, or given as the reason for refusing a tool call. */
   | { kind: "user"; text: string; via?: "queued" | "rejection" }
   | { kind: "agent"; text: string }
-  /** A tool call: a shell command (`shell`, with the command when the call names one), a file edit or write (`change`), or another tool. */
-  | { kind: "call"; callId: string; name: string; shell?: true; command?: string; change?: FileChange }
-  | { kind: "result"; callId: string; name?: string; failed: boolean; exitCode?: number; output: string; stopped?: Stopped }
+  /**
+   * A tool call: a shell command (`shell`, with the command when the call names one), a file edit or
+   * write (`change`), a read of a command left running (`polls`: the id it runs under), or another tool.
+   */
+  | { kind: "call"; callId: string; name: string; shell?: true; command?: string; change?: FileChange; polls?: string }
+  /** `running`: the command goes on under this id, and a later poll's result says how it ended. */
+  | { kind: "result"; callId: string; name?: string; failed: boolean; exitCode?: number; output: string; stopped?: Stopped; running?: string }
   /** A command the user ran themselves (pi's `!`), with its result. */
   | { kind: "ran"; command: string; ok: boolean; exitCode?: number; output: string; stopped?: Stopped }
   | { kind: "compaction" }

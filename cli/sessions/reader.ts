@@ -65,6 +65,7 @@ export interface PendingCall {
   shell?: true;
   command?: string;
   change?: FileChange;
+  polls?: string;
   entryId?: string;
 }
 
@@ -341,8 +342,19 @@ function pairTools(
       const { kind: _, callId, ...call } = r;
       pending.set(callId, { ...call, entryId });
     } else if (r.kind === "result") {
-      const call = pending.get(r.callId);
+      let call = pending.get(r.callId);
       pending.delete(r.callId);
+      // A command left running (Codex's `exec_command` past its wait) ends in the result of a
+      // later poll of its id (`write_stdin`): that result is the command's, where the poll read it.
+      const left = call?.polls === undefined ? undefined : pending.get(RUNNING + call.polls);
+      if (r.running !== undefined && (call?.shell || left)) {
+        if (call?.shell) pending.set(RUNNING + r.running, call);
+        return;
+      }
+      if (left) {
+        pending.delete(RUNNING + call!.polls!);
+        call = left;
+      }
       const stopped = r.stopped ? { stopped: r.stopped } : {};
       if (call?.shell || (!call && (r.name === "bash" || r.name === "Bash"))) {
         counts.bashCommands++;
@@ -376,6 +388,9 @@ function pairTools(
     }
   }
 }
+
+/** Where a command left running waits, among the pending calls, for the poll that reads its end. */
+const RUNNING = "running:";
 
 /** Every failed bash command of a session read, in order (the `eval --replay` input); refused ones never ran. */
 export function failedBashCommands(read: SessionRead): { command: string; error: string; exitCode?: number; entryId?: string; line: number }[] {

@@ -5,7 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SKILL_DESCRIPTION } from "../../cli/install/skill.ts";
 import { rkb, type Sandbox } from "../helpers.ts";
-import { FakeResponses, textOfItem } from "./fake-responses.ts";
+import { FakeResponses, SESSION, textOfItem } from "./fake-responses.ts";
 import { CODEX, codexConfig, codexExec, configureCodex, programsInstalled } from "./programs.ts";
 import { extracted, FAILING_CMAKE, FIXED_CMAKE, filesBelow, hookErrors, inboxItems, lessonWorld, UNRELATED_FAILURE } from "./world.ts";
 
@@ -17,6 +17,13 @@ const SCENARIOS = {
     { tool: "exec_command", args: { cmd: FAILING_CMAKE } },
     { tool: "exec_command", args: { cmd: UNRELATED_FAILURE } },
     { tool: "exec_command", args: { cmd: FIXED_CMAKE } },
+  ],
+  // Both cmake runs outlast their wait: Codex leaves them running, and polls give their ends.
+  slow: [
+    { tool: "exec_command", args: { cmd: `sleep 1 && ${FAILING_CMAKE}`, yield_time_ms: 250 } },
+    { tool: "write_stdin", args: { session_id: SESSION, chars: "", yield_time_ms: 10_000 } },
+    { tool: "exec_command", args: { cmd: `sleep 1 && ${FIXED_CMAKE}`, yield_time_ms: 250 } },
+    { tool: "write_stdin", args: { session_id: SESSION, chars: "", yield_time_ms: 10_000 } },
   ],
 };
 
@@ -96,5 +103,18 @@ describe("Codex CLI 0.171.0 with rkb installed", () => {
     expect(readFileSync(w.hooks, "utf8")).toBe(USER_HOOKS);
     expect(existsSync(join(w.box.home, ".codex", "skills", "rkb"))).toBe(false);
     expect(await doctorCheck(w.box, "install: codex")).toMatchObject({ status: "warn", detail: expect.stringContaining("rkb is not installed") });
+  }, 90_000);
+
+  test("a command left running past its wait: the polls' results are its end, so its failure and fix are read", async () => {
+    const w = await codexWorld();
+    await codexExec("[scenario:slow] configure the project", { env: w.env, cwd: w.proj });
+    const polls = w.llm.toolOutputs("write_stdin");
+    expect(w.llm.toolOutputs("exec_command").every((o) => /Process running with session ID \d+/.test(o))).toBe(true);
+    expect(polls[0]).toContain("Process exited with code 1");
+    expect(polls[1]).toContain("Process exited with code 0");
+    const [rollout] = filesBelow(join(w.box.home, ".codex", "sessions"), "**/rollout-*.jsonl");
+    const read = await extracted(w.env, rollout!);
+    expect(read).toMatchObject({ failed: 1, fixed: 1 });
+    expect(JSON.stringify((read as any).drafts)).toContain("ZLIB_ROOT=/opt/zlib");
   }, 90_000);
 });

@@ -5,7 +5,7 @@
 // (response.created, response.output_item.done per item, response.completed). Compaction asks for a
 // summary with no tools offered; the summary carries how many steps were done (`[steps:N]`), since
 // the tool outputs it replaces no longer follow the prompt, so the script goes on where it was.
-import { DONE, FakeServer, SUMMARY, type Step } from "./fake-llm.ts";
+import { DONE, FakeServer, SUMMARY, type Step, type ToolCall } from "./fake-llm.ts";
 
 export interface ResponseItem {
   type: string;
@@ -95,7 +95,7 @@ export class FakeResponses extends FakeServer<ServedResponse> {
     const id = `resp_${n}`;
     const item =
       "tool" in step
-        ? this.call(step, n, body.tools ?? [])
+        ? this.call(withSession(step, input), n, body.tools ?? [])
         : {
             type: "message",
             id: `msg_${n}`,
@@ -141,4 +141,19 @@ export class FakeResponses extends FakeServer<ServedResponse> {
       status: "completed",
     };
   }
+}
+
+/**
+ * A step whose `session_id` is SESSION polls the command Codex last left running: its id is random,
+ * so the script names it by the `Process running with session ID N` line of the latest output.
+ */
+export const SESSION = "<last running session>";
+
+function withSession(step: ToolCall, input: ResponseItem[]): ToolCall {
+  if (step.args.session_id !== SESSION) return step;
+  const running = input
+    .filter((i) => i.type === "function_call_output")
+    .map((i) => /Process running with session ID (\d+)/.exec(textOfItem(i.output))?.[1])
+    .findLast(Boolean);
+  return { ...step, args: { ...step.args, session_id: Number(running) } };
 }

@@ -62,6 +62,50 @@ describe("fixture sessions", () => {
     expect(r.events.filter((e) => e.kind === "tool").map((e) => (e as any).change?.path)).toEqual(["src/sum.js"]);
   });
 
+  test("Codex CLI 0.171: a command left running past its wait ends in the poll that reads its exit, even in a later read", async () => {
+    const line = (type: string, payload: object) => JSON.stringify({ timestamp: "2026-11-20T10:00:00.000Z", type, payload });
+    const call = (id: string, name: string, args: object) =>
+      line("response_item", { type: "function_call", name, arguments: JSON.stringify(args), call_id: id });
+    const out = (id: string, header: string, text: string) =>
+      line("response_item", {
+        type: "function_call_output",
+        call_id: id,
+        output: `Chunk ID: 9f1c2a\nWall time: 10.0 seconds\n${header}\nOriginal token count: 12\nOutput:\n${text}`,
+      });
+    const head = [
+      line("session_meta", { id: "s-run", timestamp: "2026-11-20T10:00:00.000Z", cwd: "/home/dev/app", cli_version: "0.171.0" }),
+      call("c1", "exec_command", { cmd: "cargo build --release", yield_time_ms: 10000 }),
+      out("c1", "Process running with session ID 51234", "   Compiling libc v0.2.155\n"),
+    ];
+    const tail = [
+      // A poll of a session no command left running is a tool call as any other.
+      call("c2", "write_stdin", { session_id: 777, chars: "" }),
+      line("response_item", { type: "function_call_output", call_id: "c2", output: "write_stdin failed: Unknown process id 777" }),
+      call("c3", "write_stdin", { session_id: 51234, chars: "", yield_time_ms: 30000 }),
+      out("c3", "Process running with session ID 51234", "   Compiling openssl-sys v0.9.103\n"),
+      call("c4", "write_stdin", { session_id: 51234, chars: "", yield_time_ms: 30000 }),
+      out(
+        "c4",
+        "Process exited with code 101",
+        "error: failed to run custom build command for `openssl-sys v0.9.103`\n  Could not find directory of OpenSSL installation\n",
+      ),
+    ];
+    const whole = await readSession(file([...head, ...tail].join("\n") + "\n"));
+    const path = file(head.join("\n") + "\n");
+    const first = await readSession(path);
+    appendFileSync(path, tail.join("\n") + "\n");
+    const next = await readSession(path, { fromOffset: first.endOffset, fromLine: first.endLine, harness: first.harness, pendingCalls: first.pendingCalls });
+    expect(first.events).toEqual([]);
+    for (const r of [whole, next]) {
+      expect(r.events.map((e) => [e.kind, (e as any).command ?? (e as any).name, e.line, (e as any).exitCode])).toEqual([
+        ["tool", "write_stdin", 5, undefined],
+        ["command", "cargo build --release", 9, 101],
+      ]);
+      expect((r.events[1] as any).output).toContain("Could not find directory of OpenSSL installation");
+      expect(r.counts).toMatchObject({ bashCommands: 1, failedBash: 1 });
+    }
+  });
+
   test("thinking, harness reminders, file contents and rkb's own lessons never reach an event", async () => {
     const r = await readSession(join(FIXTURES, "pi-cmake-zlib.jsonl"));
     const all = JSON.stringify(r.events);
