@@ -30,6 +30,11 @@ const REFUSED = "The user doesn't want to proceed with this tool use.";
 const REASON = "To tell you how to proceed, the user said:\n";
 /** Claude Code's result for a call the user interrupted while it ran. */
 const INTERRUPTED = "[Request interrupted by user";
+/** A Bash call's result when its command runs on in the background (started so, moved there at its timeout, or by the user). */
+const BACKGROUND =
+  /^Command (?:running in (?:the )?background(?: on \S+)? with ID: |was manually backgrounded by user with ID: |.{0,80}?moved to the background \(ID: )(\w+)/;
+/** How a background command ended: Claude Code's notification names its call, its status and exit code. */
+const NOTIFICATION = /^\s*<task-notification>/;
 /** The summary Claude Code writes as the first user message after a compaction (older files lack the flag). */
 const CONTINUED = "This session is being continued from a previous conversation";
 
@@ -114,7 +119,14 @@ function readUser(obj: any, m: any, entry: Entry): void {
   for (const r of results) if (typeof r.tool_use_id === "string") entry.raw.push(...resultOf(r));
   // Meta entries and compaction summaries are written by Claude Code, not typed by the user.
   if (results.length || obj.isMeta === true || obj.isCompactSummary === true) return;
-  const text = stripInjected(joinText(m.content));
+  const said = joinText(m.content);
+  if (NOTIFICATION.test(said)) {
+    entry.message = "toolResult";
+    const ended = backgroundEnd(said);
+    if (ended) entry.raw.push(ended);
+    return;
+  }
+  const text = stripInjected(said);
   if (text && !text.startsWith(CONTINUED)) entry.raw.push({ kind: "user", text });
 }
 
@@ -123,11 +135,29 @@ function resultOf(r: any): RawEvent[] {
   const text = joinText(r.content);
   // The interrupt line is the harness's (stripInjected takes it out), so it is read here.
   if (r.is_error === true && text.startsWith(INTERRUPTED)) return [resultEvent(r.tool_use_id, undefined, true, text, { stopped: "aborted" })];
+  const background = r.is_error === true ? null : BACKGROUND.exec(text);
+  if (background) return [{ kind: "result", callId: r.tool_use_id, failed: false, output: "", running: background[1]! }];
   if (r.is_error !== true || !text.startsWith(REFUSED)) return [resultEvent(r.tool_use_id, undefined, r.is_error === true, text)];
   const refused: RawEvent = { kind: "result", callId: r.tool_use_id, failed: true, output: "", stopped: "rejected" };
   const at = text.indexOf(REASON);
   const reason = at === -1 ? "" : stripInjected(text.slice(at + REASON.length));
   return reason ? [refused, { kind: "user", text: reason, via: "rejection" }] : [refused];
+}
+
+/**
+ * The end of a background command, from its notification: `<tool-use-id>` names the Bash call,
+ * `<status>` is completed, failed or killed, and the summary gives the exit code. Its output is
+ * in a file the transcript does not hold, so a failure keeps none.
+ */
+function backgroundEnd(text: string): RawEvent | undefined {
+  const tag = (name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(text)?.[1]?.trim();
+  const callId = tag("tool-use-id");
+  const status = tag("status");
+  if (!callId || !status) return undefined;
+  if (status === "killed") return { kind: "result", callId, failed: true, output: "", stopped: "aborted" };
+  const code = /\bexit code (-?\d+)/.exec(tag("summary") ?? "")?.[1];
+  const exitCode = code === undefined ? (status === "completed" ? 0 : undefined) : Number(code);
+  return { kind: "result", callId, failed: status !== "completed" || (exitCode ?? 0) !== 0, exitCode, output: "" };
 }
 
 /** A message the user queued while the agent worked (`queued_command`, prompt mode). */

@@ -66,6 +66,8 @@ export interface PendingCall {
   command?: string;
   change?: FileChange;
   polls?: string;
+  /** A command left running: the id its polls name. */
+  runsAs?: string;
   entryId?: string;
 }
 
@@ -344,16 +346,18 @@ function pairTools(
     } else if (r.kind === "result") {
       let call = pending.get(r.callId);
       pending.delete(r.callId);
-      // A command left running (Codex's `exec_command` past its wait) ends in the result of a
-      // later poll of its id (`write_stdin`): that result is the command's, where the poll read it.
-      const left = call?.polls === undefined ? undefined : pending.get(RUNNING + call.polls);
+      // A command left running (Codex's `exec_command` past its wait, Claude Code's background
+      // Bash) stays pending under its call; its end comes later: in the result of a poll of the id
+      // it runs as (Codex's `write_stdin`), which is then the command's, or in a result of its own
+      // call's id (Claude Code's task notification).
+      const left = call?.polls === undefined ? undefined : [...pending].find(([, c]) => c.runsAs === call!.polls);
       if (r.running !== undefined && (call?.shell || left)) {
-        if (call?.shell) pending.set(RUNNING + r.running, call);
+        if (call?.shell) pending.set(r.callId, { ...call, runsAs: r.running });
         return;
       }
       if (left) {
-        pending.delete(RUNNING + call!.polls!);
-        call = left;
+        pending.delete(left[0]);
+        call = left[1];
       }
       const stopped = r.stopped ? { stopped: r.stopped } : {};
       if (call?.shell || (!call && (r.name === "bash" || r.name === "Bash"))) {
@@ -388,9 +392,6 @@ function pairTools(
     }
   }
 }
-
-/** Where a command left running waits, among the pending calls, for the poll that reads its end. */
-const RUNNING = "running:";
 
 /** Every failed bash command of a session read, in order (the `eval --replay` input); refused ones never ran. */
 export function failedBashCommands(read: SessionRead): { command: string; error: string; exitCode?: number; entryId?: string; line: number }[] {

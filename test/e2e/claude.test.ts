@@ -10,7 +10,7 @@ import { rkb, sandbox, type Sandbox, withPrograms } from "../helpers.ts";
 import { AGENTS, AGENTS_DIR, configureAgent, RpcAgent } from "./agent.ts";
 import { FakeAnthropic, textOfBlocks, type AnthropicMessage } from "./fake-anthropic.ts";
 import { FakeLlm, type Step } from "./fake-llm.ts";
-import { FAILING_CMAKE, FAKE_CMAKE, FIXED_CMAKE, GIZMO_LESSON, LESSON } from "./world.ts";
+import { extracted, FAILING_CMAKE, FAKE_CMAKE, FIXED_CMAKE, GIZMO_LESSON, LESSON } from "./world.ts";
 
 const CLAUDE = join(AGENTS_DIR, "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe");
 if (!existsSync(CLAUDE))
@@ -27,6 +27,8 @@ const SCENARIOS: Record<string, Step[]> = {
     { tool: tool("rkb_add"), args: GIZMO_LESSON },
   ],
   recall: [],
+  // A configure run in the background: its end arrives as a task notification after the turn.
+  background: [{ tool: "Bash", args: { command: `sleep 1 && ${FAILING_CMAKE}`, run_in_background: true, description: "configure" } }],
 };
 
 const PI_SCENARIOS: Record<string, Step[]> = { find: [{ tool: "rkb_search", args: { query: "sprocket cache frobnicate" } }] };
@@ -160,6 +162,21 @@ describe("Claude Code 2.1.332 with the rkb plugin", () => {
     await claude(w, "[scenario:recall] how do I make cmake find zlib");
     expect(textIn(w.llm.served[0]!.messages)).toContain(`<rkb-lesson id="${w.lessonId}"`);
     expect(hookErrors(w.box)).toBe("");
+  }, 60_000);
+
+  test("a command run in the background failed when its notification says so, not when it started", async () => {
+    const w = await claudeWorld();
+    const out = await claude(w, "[scenario:background] configure the project");
+    const [started] = w.llm.toolResults("Bash");
+    expect(started!.text).toMatch(/^Command running in background with ID: \w+/);
+    const transcript = readdirSync(join(w.box.home, ".claude", "projects"), { recursive: true })
+      .map(String)
+      .find((p) => p.endsWith(`${out.session_id}.jsonl`))!;
+    const path = join(w.box.home, ".claude", "projects", transcript);
+    expect(readFileSync(path, "utf8")).toContain("<task-notification>");
+    expect(await extracted(w.env, path)).toMatchObject({ files: [{ status: "session", harness: "claude-code" }], failed: 1 });
+    const replay = (await rkb(["eval", "--replay", path, "--format", "json"], { env: w.env })).json();
+    expect(replay).toMatchObject({ failures: 1, uncovered: [{ program: "cmake", count: 1 }] });
   }, 60_000);
 
   test("/rkb:retro sends the retro prompt with the user's words", async () => {

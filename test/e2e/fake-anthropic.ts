@@ -3,7 +3,7 @@
 // (`[scenario:main]`) and each request gets the step after the tool results that follow that
 // prompt, so the script is decided by the request alone. Claude Code streams: the reply is SSE
 // (message_start, content_block_start/delta/stop, message_delta, message_stop).
-import { callsOf, DONE, FakeServer, type Step, stepAfter } from "./fake-llm.ts";
+import { callsOf, DONE, FakeServer, type Step, stepAfter, type ToolCall } from "./fake-llm.ts";
 
 export interface AnthropicBlock {
   type: string;
@@ -85,7 +85,7 @@ export class FakeAnthropic extends FakeServer<ServedRequest> {
     if (!url.pathname.endsWith("/v1/messages")) return new Response("no route", { status: 404 });
     const body = (await req.json()) as { messages?: AnthropicMessage[]; tools?: { name?: string }[]; system?: unknown; stream?: boolean; model?: string };
     const messages = body.messages ?? [];
-    const step = this.decide(messages);
+    const step = withBackground(this.decide(messages), messages);
     this.served.push({ messages, tools: (body.tools ?? []).map((t) => t.name ?? ""), system: textOfBlocks(body.system), step });
     const n = this.served.length;
     const calls = callsOf(step);
@@ -124,4 +124,22 @@ export class FakeAnthropic extends FakeServer<ServedRequest> {
       event("message_stop", {});
     return new Response(sse, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
   }
+}
+
+/**
+ * A step whose `task_id` is BACKGROUND reads the command Claude Code last ran in the background: its
+ * id is random, so the script names it by the `Command running in background with ID: X` result.
+ */
+export const BACKGROUND = "<last background command>";
+
+function withBackground(step: Step, messages: AnthropicMessage[]): Step {
+  const fill = (call: ToolCall): ToolCall => {
+    if (call.args.task_id !== BACKGROUND) return call;
+    const id = messages
+      .flatMap((m) => blocks(m.content))
+      .map((b) => (b.type === "tool_result" ? /running in background with ID: (\w+)/.exec(textOfBlocks(b.content))?.[1] : undefined))
+      .findLast(Boolean);
+    return { ...call, args: { ...call.args, task_id: id } };
+  };
+  return "tool" in step ? fill(step) : "parallel" in step ? { parallel: step.parallel.map(fill) } : step;
 }

@@ -283,6 +283,73 @@ describe("Claude Code transcripts", () => {
   });
 });
 
+describe("Claude Code background commands", () => {
+  const chain = (entries: object[]) =>
+    entries.map((e, i) => JSON.stringify({ sessionId: "bg", uuid: `e${i}`, parentUuid: i ? `e${i - 1}` : null, ...e })).join("\n") + "\n";
+  const bash = (id: string, command: string) => ({
+    type: "assistant",
+    message: { role: "assistant", content: [{ type: "tool_use", id, name: "Bash", input: { command } }] },
+  });
+  const result = (id: string, content: string) => ({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content }] } });
+  const notified = (id: string, status: string, summary: string) => ({
+    type: "user",
+    message: {
+      role: "user",
+      content: `<task-notification>\n<task-id>b${id}</task-id>\n<tool-use-id>${id}</tool-use-id>\n<output-file>/tmp/claude-0/t/b${id}.output</output-file>\n<status>${status}</status>\n<summary>${summary}</summary>\n</task-notification>`,
+    },
+  });
+
+  test.each([
+    // how it went to the background, its notification's status and summary → the command as read
+    [
+      "started so",
+      "Command running in background with ID: bt1. Output is being written to: /tmp/x.output.",
+      "failed",
+      'Background command "build" failed with exit code 2',
+      { ok: false, exitCode: 2 },
+    ],
+    [
+      "moved at its timeout",
+      "Command exceeded its 120s timeout and was moved to the background (ID: bt1). Output is being written to: /tmp/x.output.",
+      "completed",
+      'Background command "build" completed (exit code 0)',
+      { ok: true, exitCode: 0 },
+    ],
+    [
+      "by the user",
+      "Command was manually backgrounded by user with ID: bt1. Output is being written to: /tmp/x.output.",
+      "killed",
+      'Background command "build" was stopped',
+      { ok: false, stopped: "aborted" },
+    ],
+  ])("%s: it ends where its notification says how, which is no words of the user", async (_how, started, status, summary, read) => {
+    const r = await readSession(
+      file(
+        chain([
+          { type: "user", message: { role: "user", content: "build it" } },
+          bash("t1", "make all"),
+          result("t1", started),
+          notified("t1", status, summary),
+        ]),
+      ),
+    );
+    expect(r.events.map((e) => [e.kind, e.line])).toEqual([
+      ["user", 1],
+      ["command", 4],
+    ]);
+    expect(r.events[1]).toMatchObject({ command: "make all", output: "", ...read });
+    expect(r.pendingCalls).toEqual({});
+  });
+
+  test("a background command with no notification yet is still pending, not a success", async () => {
+    const r = await readSession(
+      file(chain([bash("t1", "npm run dev"), result("t1", "Command running in background with ID: bq7. Output is being written to: /tmp/q.output.")])),
+    );
+    expect(r.events).toEqual([]);
+    expect(r.pendingCalls).toMatchObject({ t1: { command: "npm run dev", runsAs: "bq7" } });
+  });
+});
+
 describe("Claude Code bookkeeping entries", () => {
   test("entries without conversation are ignored, not reported; one in the parent chain keeps the chain whole", async () => {
     // queue-operation, atis-latch, api-request, tools-used, last-prompt and cost-state as Claude Code
