@@ -21,8 +21,11 @@ export type RawEvent =
    * write (`change`), a read of a command left running (`polls`: the id it runs under), or another tool.
    */
   | { kind: "call"; callId: string; name: string; shell?: true; command?: string; change?: FileChange; polls?: string }
-  /** `running`: the command goes on under this id, and a later poll's result says how it ended. */
-  | { kind: "result"; callId: string; name?: string; failed: boolean; exitCode?: number; output: string; stopped?: Stopped; running?: string }
+  /**
+   * `running`: the command goes on under this id, and a later result says how it ended: a poll's
+   * (its call `polls` the id) or one that `ends` it (a delivery naming the id, no call of its own).
+   */
+  | { kind: "result"; callId: string; name?: string; failed: boolean; exitCode?: number; output: string; stopped?: Stopped; running?: string; ends?: string }
   /** A command the user ran themselves (pi's `!`), with its result. */
   | { kind: "ran"; command: string; ok: boolean; exitCode?: number; output: string; stopped?: Stopped }
   | { kind: "compaction" }

@@ -8,6 +8,7 @@ import {
   keptOutput,
   type LineFormat,
   otherBlocks,
+  type RawEvent,
   readAgentBlocks,
   resultEvent,
   TEXT_BLOCKS,
@@ -94,7 +95,15 @@ function readPiEntry(obj: any, line: number, entries: Entry[], header: Header): 
       readAgentBlocks(m.content, entry, CALLS);
     } else if (m.role === "toolResult") {
       entry.message = "toolResult";
-      if (typeof m.toolCallId === "string") entry.raw.push(resultEvent(m.toolCallId, m.toolName, m.isError === true, joinText(m.content)));
+      if (typeof m.toolCallId === "string") {
+        const text = joinText(m.content);
+        const job = m.isError === true ? null : BACKGROUNDED.exec(text.slice(-200));
+        entry.raw.push(
+          job
+            ? { kind: "result", callId: m.toolCallId, failed: false, output: "", running: job[1]! }
+            : resultEvent(m.toolCallId, m.toolName, m.isError === true, text),
+        );
+      }
     } else if (m.role === "bashExecution" && typeof m.command === "string") {
       entry.message = "other";
       const exitCode = typeof m.exitCode === "number" ? m.exitCode : undefined;
@@ -109,6 +118,28 @@ function readPiEntry(obj: any, line: number, entries: Entry[], header: Header): 
     entry.raw.push({ kind: "model_change", model });
   } else if (type === "custom" || type === "custom_message") {
     entry.raw.push({ kind: "custom", customType: typeof obj.customType === "string" ? obj.customType : "?" });
+    if (type === "custom_message" && obj.customType === "async-result") readJobResults(obj, entry);
   }
   entries.push(entry);
+}
+
+/** omp's answer for a bash call it runs on in the background (asked for, or past its wait): the job's id. */
+const BACKGROUNDED = /Backgrounded as job (\S+); result will be delivered automatically\.\s*$/;
+
+/**
+ * omp's delivery of finished background jobs (`async-result`): one notice, the result of each job
+ * in it (after `── Job <id> … ──` when there are several). Each bash job's result `ends` the call
+ * left running as that id.
+ */
+function readJobResults(obj: any, entry: Entry): void {
+  const jobs: { jobId: string; type?: unknown }[] = (Array.isArray(obj.details?.jobs) ? obj.details.jobs : []).filter((j: any) => typeof j?.jobId === "string");
+  const text = joinText(obj.content).replace(/\n<\/system-notice>\s*$/, "");
+  const headers = jobs.length > 1 ? jobs.map((j) => text.indexOf(`\n── Job ${j.jobId}`)) : [text.indexOf("\n")];
+  jobs.forEach((job, i) => {
+    if ((job.type ?? "bash") !== "bash" || headers[i]! < 0) return;
+    const start = text.indexOf("\n", headers[i]! + 1) + 1;
+    const next = headers.slice(i + 1).find((h) => h > start);
+    const result = resultEvent(`${entry.id ?? entry.line}:${job.jobId}`, undefined, false, text.slice(start, next ?? text.length));
+    entry.raw.push({ ...result, ends: job.jobId } as RawEvent);
+  });
 }

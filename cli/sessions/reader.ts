@@ -346,15 +346,17 @@ function pairTools(
     } else if (r.kind === "result") {
       let call = pending.get(r.callId);
       pending.delete(r.callId);
-      // A command left running (Codex's `exec_command` past its wait, Claude Code's background
-      // Bash) stays pending under its call; its end comes later: in the result of a poll of the id
-      // it runs as (Codex's `write_stdin`), which is then the command's, or in a result of its own
-      // call's id (Claude Code's task notification).
-      const left = call?.polls === undefined ? undefined : [...pending].find(([, c]) => c.runsAs === call!.polls);
+      // A command left running (Codex's `exec_command` past its wait, Claude Code's and omp's
+      // background bash) stays pending under its call; its end comes later: in the result of a poll
+      // of the id it runs as (Codex's `write_stdin`) or of a delivery naming that id (omp's), which
+      // is then the command's, or in a result of its own call's id (Claude Code's notification).
+      const polled = r.ends ?? call?.polls;
+      const left = polled === undefined ? undefined : [...pending].find(([, c]) => c.runsAs === polled);
       if (r.running !== undefined && (call?.shell || left)) {
         if (call?.shell) pending.set(r.callId, { ...call, runsAs: r.running });
         return;
       }
+      if (r.ends !== undefined && !left) return;
       if (left) {
         pending.delete(left[0]);
         call = left[1];

@@ -10,6 +10,7 @@ import { rkb, sandbox, type Sandbox, withPrograms } from "../helpers.ts";
 import { AGENTS, AGENTS_DIR, agentsInstalled, configureAgent, RpcAgent } from "./agent.ts";
 import { FakeAnthropic } from "./fake-anthropic.ts";
 import { FakeLlm, type Step } from "./fake-llm.ts";
+import { until } from "./world.ts";
 
 if (!agentsInstalled()) throw new Error("the e2e agents are not installed: run `npm test` (its pretest installs them)");
 const CLAUDE = join(AGENTS_DIR, "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe");
@@ -47,6 +48,8 @@ const scenarios = (bash: string): Record<string, Step[]> => ({
     { tool: bash, args: { command: "gadget lock" } },
     { tool: bash, args: { command: "gadget build 2>&1 | tail -1" } },
   ],
+  // omp runs it as a background job and delivers its result after the turn.
+  background: [{ tool: bash, args: { command: "gadget build", async: true } }],
   queue: [
     { tool: bash, args: { command: "sleep 3; echo slept" } },
     { tool: bash, args: { command: "echo done" } },
@@ -134,6 +137,23 @@ describe.each(AGENTS.map((a) => [a.name, a] as const))("%s", (_name, kind) => {
       await agent.prompt("[scenario:piped-fix] try again");
     });
     expectPipedDraft(await extract(env, file));
+  }, 90_000);
+});
+
+describe("omp 18.2.3 background jobs", () => {
+  test("a bash job run in the background failed where omp delivered its result; with its fix after it, it is a draft", async () => {
+    const omp = AGENTS.find((a) => a.harness === "omp")!;
+    const { env, file } = await rpcSession(omp, async (agent) => {
+      await agent.prompt("[scenario:background] build it");
+      const path = (await agent.state()).sessionFile as string;
+      await until("the job's result delivered", () => (readFileSync(path, "utf8").includes('"customType":"async-result"') ? true : undefined));
+      await agent.prompt("[scenario:fix] try again");
+    });
+    const text = readFileSync(file, "utf8");
+    expect(text).toContain("Backgrounded as job");
+    const draft = expectGadgetDraft(await extract(env, file));
+    const delivered = text.split("\n").findIndex((l) => l.includes('"customType":"async-result"')) + 1;
+    expect(draft.failed.line).toBe(delivered);
   }, 90_000);
 });
 

@@ -350,6 +350,69 @@ describe("Claude Code background commands", () => {
   });
 });
 
+describe("omp background jobs", () => {
+  test("one delivery of several jobs: each bash job's result ends its own call, a task job's is nothing", async () => {
+    const omp = (id: string, parentId: string | null, rest: object) => JSON.stringify({ id, parentId, timestamp: "2026-11-20T10:00:00.000Z", ...rest });
+    const call = (id: string, command: string) => ({
+      type: "message",
+      message: { role: "assistant", content: [{ type: "toolCall", id, name: "bash", arguments: { command, async: true } }] },
+    });
+    const started = (id: string, job: string) => ({
+      type: "message",
+      message: {
+        role: "toolResult",
+        toolCallId: id,
+        toolName: "bash",
+        content: [{ type: "text", text: `Backgrounded as job ${job}; result will be delivered automatically.` }],
+        isError: false,
+      },
+    });
+    const notice = [
+      "<system-notice>",
+      "3 background jobs have completed. Resume your work using the results below.",
+      "",
+      "── Job bg_1 (pnpm build) ──",
+      "src/app.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.",
+      "",
+      "Command exited with code 2",
+      "── Job bg_2 (pnpm lint) ──",
+      "Checked 12 files.",
+      "── Job task_3 ──",
+      "the subagent's report",
+      "</system-notice>",
+    ].join("\n");
+    const lines = [
+      JSON.stringify({ type: "title", v: 1, title: "" }),
+      JSON.stringify({ type: "session", version: 3, id: "s-omp", timestamp: "2026-11-20T10:00:00.000Z", cwd: "/home/dev/app" }),
+      omp("a1", null, call("c1", "pnpm build")),
+      omp("r1", "a1", started("c1", "bg_1")),
+      omp("a2", "r1", call("c2", "pnpm lint")),
+      omp("r2", "a2", started("c2", "bg_2")),
+      omp("d1", "r2", {
+        type: "custom_message",
+        customType: "async-result",
+        content: notice,
+        details: {
+          jobs: [
+            { jobId: "bg_1", type: "bash", label: "pnpm build" },
+            { jobId: "bg_2", type: "bash", label: "pnpm lint" },
+            { jobId: "task_3", type: "task" },
+          ],
+        },
+      }),
+    ];
+    const r = await readSession(file(lines.join("\n") + "\n"));
+    expect(r.harness).toBe("omp");
+    expect(r.events.filter((e) => e.kind === "command").map((e) => [(e as any).command, (e as any).ok, (e as any).exitCode, e.line])).toEqual([
+      ["pnpm build", false, 2, 7],
+      ["pnpm lint", true, undefined, 7],
+    ]);
+    expect((r.events.find((e) => e.kind === "command") as any).output).toBe("src/app.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.");
+    expect(r.counts).toMatchObject({ toolCalls: 2, bashCommands: 2, failedBash: 1 });
+    expect(r.pendingCalls).toEqual({});
+  });
+});
+
 describe("Claude Code bookkeeping entries", () => {
   test("entries without conversation are ignored, not reported; one in the parent chain keeps the chain whole", async () => {
     // queue-operation, atis-latch, api-request, tools-used, last-prompt and cost-state as Claude Code
