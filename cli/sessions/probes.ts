@@ -2,6 +2,7 @@ import type { Failure } from "../shell/failure.ts";
 import type { Stopped } from "./entries.ts";
 import { invocation, isReadOnly } from "../shell/program.ts";
 import { parseShell } from "../shell/shell.ts";
+import { formatsLintsOrDiffs } from "../shell/task.ts";
 
 // Failed commands that teach nothing, told apart by what the command and its output show: a
 // search that found nothing, a test of a path or a program, a check that answered "no" (an empty
@@ -51,9 +52,14 @@ export function probeKind(failure: Pick<Failure, "command" | "program" | "exitCo
   return undefined;
 }
 
-/** The command's program was given a check option (`terraform fmt -check`, `prettier --check .`, `cargo fmt --check`). */
+/**
+ * A formatter, linter or diff was given a check option (`terraform fmt -check`, `prettier --check
+ * .`, `cargo fmt --check`, `git diff --exit-code`). Elsewhere the same option means a dry run
+ * (`ansible-playbook --check`), which fails as the real run would.
+ */
 function asksToCheck(command: string): boolean {
-  return invocation(command, 0, true).args.some((a) => CHECK_FLAGS.has(a));
+  const run = invocation(command, 0, true);
+  return run.args.some((a) => CHECK_FLAGS.has(a)) && formatsLintsOrDiffs(run);
 }
 
 /** A success that only says a filter found lines (`make 2>&1 | grep -v warning`): the pipeline's exit status is the filter's. */

@@ -120,6 +120,56 @@ const SUBCOMMAND = /^[a-z][a-z0-9:_-]*$/;
 const LINT_TASK = /^(?:vet|clippy|fmt|format|lint|credo|dialyzer|checkstyle\w*|spotless\w*|ktlint\w*|detekt\w*|pmd\w*|spotbugs\w*)$/i;
 /** Build tools whose subcommands overlap (`cargo test` builds too): their real work is one task. */
 const BUILD_TOOLS = new Set(["cargo", "go", "dotnet", "swift", "zig", "mix", "stack", "cabal", "gradle", "gradlew", "mvn", "sbt", "bazel"]);
+/**
+ * The subcommands that do a build tool's real work, where they are a known few: any other
+ * (`cargo tree`, `cargo sqlx prepare`, `go env`) is a task of its own, which answers no failed
+ * build. Tools whose tasks or goals are the project's own names (gradle, mvn, sbt, bazel) are
+ * not listed: each of their runs is the build.
+ */
+const BUILDS: Record<string, Set<string>> = {
+  cargo: new Set(["build", "b", "check", "c", "test", "t", "run", "r", "bench", "nextest", "llvm-cov", "miri", "doc", "rustc"]),
+  go: new Set(["build", "test", "run", "install", "generate"]),
+  dotnet: new Set(["build", "test", "run", "publish", "pack", "watch", "msbuild"]),
+  swift: new Set(["build", "test", "run"]),
+  zig: new Set(["build", "test", "run"]),
+  mix: new Set(["compile", "test", "run"]),
+  stack: new Set(["build", "test", "run", "exec", "install"]),
+  cabal: new Set(["build", "test", "run", "exec", "install", "v2-build", "new-build"]),
+};
+/**
+ * Programs whose subcommands are groups of their own (`docker buildx build`, `gh pr create`, `aws
+ * s3 cp`): the task is the group and its subcommand, so `docker buildx ls` answers no failed
+ * `docker buildx build`. `true`: every subcommand is a group.
+ */
+const GROUPS: Record<string, Set<string> | true> = {
+  docker: new Set([
+    "buildx",
+    "compose",
+    "image",
+    "container",
+    "network",
+    "volume",
+    "system",
+    "context",
+    "builder",
+    "manifest",
+    "plugin",
+    "trust",
+    "swarm",
+    "stack",
+    "service",
+  ]),
+  podman: new Set(["image", "container", "network", "volume", "system", "machine", "pod", "manifest", "compose"]),
+  git: new Set(["remote", "submodule", "worktree", "lfs", "notes", "bisect"]),
+  kubectl: new Set(["config", "rollout", "auth"]),
+  helm: new Set(["repo", "plugin", "dependency"]),
+  terraform: new Set(["state", "workspace", "providers"]),
+  brew: new Set(["services"]),
+  gh: true,
+  aws: true,
+  gcloud: true,
+  az: true,
+};
 /** Package managers that run a project's scripts: `npm run check` and `npm run build` are two tasks. */
 const SCRIPT_RUNNERS = new Set(["npm", "yarn", "pnpm", "bun"]);
 /** Interpreters: the script they run is the task (`node a.mjs` is not `node b.mjs`; `-e` code is its own). */
@@ -138,7 +188,12 @@ export function taskOf({ program: name, args }: Invocation): string {
   const family = preparing(name, args);
   if (family) return `${name} ${family}`;
   const first = firstOperand(args);
-  if (BUILD_TOOLS.has(name)) return first !== undefined && LINT_TASK.test(first) ? `${name} ${first}` : name;
+  if (BUILD_TOOLS.has(name)) return first !== undefined && (LINT_TASK.test(first) || BUILDS[name]?.has(first) === false) ? `${name} ${first}` : name;
+  const group = GROUPS[name];
+  if (first !== undefined && (group === true || group?.has(first))) {
+    const sub = firstOperand(args.slice(args.indexOf(first) + 1));
+    if (sub !== undefined && SUBCOMMAND.test(sub)) return `${name} ${first} ${sub}`;
+  }
   if (INTERPRETERS.has(name)) {
     if (first === undefined) return `${name} ${args.find((a) => a.startsWith("-")) ?? ""}`.trim();
     // A script that takes subcommands (`php artisan test`, `python manage.py migrate`): the subcommand is the task.
@@ -221,9 +276,9 @@ const CHECKERS = new Set([
   "tflint",
   "yamllint",
 ]);
-/** Subcommands, targets and script names that build, check or test (`build`, `test:unit`, `testDebugUnitTest`, `typecheck`). */
+/** Subcommands, targets and script names that build, check or test (`build`, `test:unit`, `testDebugUnitTest`, `typecheck`, `dart analyze`). */
 const CHECK_WORK =
-  /^(?:build|compile|check|test|tests|spec|lint|typecheck|type-check|tsc|vet|clippy|fmt|format|verify|validate|assemble|package)(?:$|[:_-]|[A-Z])|^checkstyle/;
+  /^(?:build|compile|check|test|tests|spec|lint|typecheck|type-check|tsc|vet|clippy|fmt|format|verify|validate|assemble|package|analy[sz]e)(?:$|[:_-]|[A-Z])|^checkstyle/;
 /** A build tool's subcommands that run or ship the program rather than build or check it. */
 const RUNS_PROGRAM = new Set(["run", "exec", "start", "serve", "dev", "watch", "publish", "deploy", "release", "new", "init", "doc", "docs", "bench"]);
 
@@ -239,6 +294,21 @@ export function isChecker(run: Invocation): boolean {
   const operands = args.filter((a) => !a.startsWith("-")).slice(0, 3);
   if (BUILD_TOOLS.has(name)) return operands[0] === undefined || !RUNS_PROGRAM.has(operands[0]);
   return args.includes("--test") || operands.some((w) => CHECK_WORK.test(w));
+}
+
+/** Formatters, by their program or subcommand (`gofmt`, `cargo fmt`, `ruff format`, `clang-format`, `prettier`, `black`). */
+const FORMATTER = /^(?:[\w-]*fmt|[\w-]*format|prettier|black|isort|yapf|autopep8|stylua|dprint)$/;
+/** The words that name what a command runs: its program and its first two words that are no option (`npx prettier`, `python -m black`). */
+const namingWords = ({ program, args }: Invocation) => [program, ...args.filter((a) => !a.startsWith("-")).slice(0, 2)];
+
+/** True when a command runs a formatter (`ruff format src`, `npm run format`): it changes how code is laid out, never what it does. */
+export function formats(run: Invocation): boolean {
+  return namingWords(run).some((w) => FORMATTER.test(w));
+}
+
+/** True when a command runs a formatter, a linter or a diff (`prettier`, `eslint`, `git diff`): what a check option asks of such a tool has an answer. */
+export function formatsLintsOrDiffs(run: Invocation): boolean {
+  return namingWords(run).some((w) => FORMATTER.test(w) || /lint|diff/.test(w));
 }
 
 /** The files a command renames (`mv a b`, `git mv a b`), as [from, to]. */

@@ -139,6 +139,20 @@ describe("task", () => {
     // housekeeping prepares
     ["go build ./...", "go mod tidy", false],
     ["mix compile", "mix deps.get", false],
+    // a build tool's queries and plugins build nothing: their own tasks
+    ["cargo build", "cargo tree -i base64ct", false],
+    ["SQLX_OFFLINE=true cargo build --locked", "cargo sqlx prepare -- --all-targets", false],
+    ["cargo build --release", "cargo b", true],
+    ["go test ./...", "go env GOPATH", false],
+    ["./gradlew assembleDebug", "./gradlew bundleRelease", true],
+    // a group's subcommand is the task
+    ["docker buildx build --platform linux/amd64,linux/arm64 .", "docker buildx ls", false],
+    ["docker buildx build .", "docker buildx build --push .", true],
+    ["docker compose up -d", "docker compose ps", false],
+    ["gh pr create --fill", "gh pr view", false],
+    ["aws s3 cp a s3://b/a", "aws s3 ls s3://b", false],
+    ["git remote add origin x", "git remote -v", false],
+    ["docker run --rm img", "docker run -it img sh", true],
   ])("%p and %p are one task: %p", (a, b, same) => {
     expect(task(a) === task(b)).toBe(same);
   });
@@ -184,6 +198,8 @@ describe("isChecker", () => {
     ["npm install", false],
     ["python app.py", false],
     ["curl -sf localhost:8080/health", false],
+    ["dart analyze lib/widgets", true],
+    ["flutter analyze", true],
   ])("%p: %p", (command, yes) => {
     expect(isChecker(invocation(command))).toBe(yes);
   });

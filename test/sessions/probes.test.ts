@@ -31,6 +31,8 @@ describe("probeKind", () => {
     [run("terraform fmt -check", "main.tf", 3), "check"],
     [run("npx prettier --check .", "[warn] src/a.ts\n[warn] Code style issues found in the above file.", 1), "check"],
     [run("cargo fmt --check", "Diff in /w/src/lib.rs at line 3:", 1), "check"],
+    [run("python -m black --check src", "would reformat src/a.py\n1 file would be reformatted.", 1), "check"],
+    [run("git diff --exit-code -- src", "diff --git a/src/a.ts b/src/a.ts", 1), "check"],
   ] as const)("%#: %o is a %s", (r, kind) => {
     expect(probeKind(r.failure, r.stopped)).toBe(kind);
   });
@@ -43,6 +45,8 @@ describe("probeKind", () => {
     run("git push origin main", " ! [rejected]        main -> main (fetch first)\nerror: failed to push some refs", 1),
     run("docker ps", "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?", 1),
     run("mytool --check", "error: unknown option '--check'", 2),
+    // a dry run's check option: it fails as the real run would
+    run("ansible-playbook -i inventories/staging site.yml --check --diff", "ERROR! couldn't resolve module/action 'community.postgresql.postgresql_db'.", 4),
     run("npm test", "FAIL src/a.test.ts\nCommand aborted is what the test prints here\n1 failed", 1),
   ])("%#: %o may teach something", (r) => {
     expect(probeKind(r.failure, r.stopped)).toBeUndefined();
