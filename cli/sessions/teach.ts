@@ -17,8 +17,8 @@ const LOCATION = /^(?:file:\/\/)?((?:\.{1,2}\/|\/|~\/)?(?:[\w@.~+-]+\/){0,40}[\w
 const MAY_HOLD_LOCATION = /\.[A-Za-z]\w{0,5}(?::\[?\d|\(\d)/;
 /** Characters that open a location's word (`(src/a.js:3:1)`, `"a.py:3"`, `[a.ts:1]`). */
 const LOCATION_LEAD = /^[(["'`<]+/;
-/** `File "a.py", line 3` (Python), `on main.tf line 41` (Terraform): the line number after the path. */
-const NAMED_LINE = /(?:^|\s)(?:File "([^"\n]{1,200})", line \d|on (\S{1,200}) line \d)/;
+/** `File "a.py", line 3` (Python), `on main.tf line 41` (Terraform), `in a.php on line 9` (PHP): the line number after the path. */
+const NAMED_LINE = /(?:^|\s)(?:File "([^"\n]{1,200})", line \d|(?:on|in) (\S{1,200}) (?:on )?line \d)/;
 /** A path alone on its line, its diagnostics on the lines below (`line:col  error …`: ESLint's stylish format). */
 const PATH_ALONE = /^(?:\S+:\s+)?((?:\.{0,2}\/|~\/)?(?:[\w@.~+-]+\/){0,40}[\w@.+-]+\.[A-Za-z]\w{0,5})$/;
 const UNDER_PATH = /^(?:\S+:\s+)?\s*\d+:\d+\s+(?:error|warning|✖|×)/i;

@@ -72,6 +72,12 @@ describe("a failure behind a pipe", () => {
     ["python -m pytest 2>&1 | tail -2", "FAILED tests/test_api.py::test_get - KeyError: 'id'\n========= 1 failed, 12 passed in 0.31s =========", true],
     ["cargo build 2>&1 | tail -2", 'error: could not compile `app` (bin "app") due to 1 previous error', true],
     ["docker build . 2>&1 | tail -1", 'ERROR: failed to solve: process "/bin/sh -c npm ci" did not complete successfully: exit code: 1', true],
+    [
+      "vendor/bin/phpstan analyse 2>&1 | tail -3",
+      "PHP Fatal error:  Allowed memory size of 134217728 bytes exhausted (tried to allocate 20480 bytes) in phar:///w/vendor/phpstan/phpstan/phpstan.phar/src/Analyser/NodeScopeResolver.php on line 3067",
+      true,
+    ],
+    ["php artisan migrate | tail -1", 'Parse error: syntax error, unexpected token "}" in /w/app/Models/User.php on line 41', true],
     ["npm run build 2>&1 | tail -2", "webpack 5.91.0 compiled successfully in 2113 ms", false],
     ["npx tsc --watch 2>&1 | head -3", "Found 0 errors. Watching for file changes.", false],
     ["mvn -q package | tail -2", "[INFO] BUILD SUCCESS\n[INFO] Total time: 4.2 s", false],

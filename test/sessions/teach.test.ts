@@ -17,6 +17,7 @@ describe("diagnosticFiles", () => {
     [" FAIL  src/sum.test.ts > sum\n ❯ src/sum.test.ts:6:5", true, ["src/sum.test.ts"]],
     ['  File "src/scraper/fetch.py", line 22, in get\n    raise ValueError', true, ["src/scraper/fetch.py"]],
     ["[ERROR] /app/src/main/java/Foo.java:[31,16] cannot find symbol", true, ["/app/src/main/java/Foo.java"]],
+    ['PHP Parse error:  syntax error, unexpected token ";" in /w/tests/Unit/TaxTest.php on line 9', true, ["/w/tests/Unit/TaxTest.php"]],
     // a program's own crash: only locations that open a line
     ["Error: 403 Forbidden\n    at fetchPage (src/client.js:10:5)", false, []],
     ["src/client.js:10\n  throw err;", false, ["src/client.js"]],
