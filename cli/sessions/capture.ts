@@ -127,8 +127,10 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
   const findings = findSignals(events, {
     openFailures: cursor?.openFailures,
     seenElsewhere: (sig) => signatures.seenElsewhere(sig, sessionKey),
-    // Read from a cursor on: the agent has acted before this part, and may be corrected in it.
+    // Read from a cursor on: the agent has acted before this part, and may be corrected in it; it
+    // may have changed the files a failure of this part points into.
     agentActed: cursor !== undefined,
+    agentChanged: cursor !== undefined,
     userWords,
   });
   // Noted right after the check, with no await between, so parallel files of one run agree.

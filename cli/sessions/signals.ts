@@ -1,7 +1,7 @@
 import { failureOf } from "../shell/failure.ts";
 import { invocation, isReadOnly } from "../shell/program.ts";
 import { checksWhatFailed } from "../shell/selection.ts";
-import { isChecker, prepares, renamedTask, renames, sameFolder, taskOf } from "../shell/task.ts";
+import { formats, isChecker, prepares, renamedTask, renames, sameFolder, taskOf } from "../shell/task.ts";
 import type { FileChange } from "./edits.ts";
 import { filteredSuccess, onlyMissing, onlyPasses, probeKind } from "./probes.ts";
 import type { SessionEvent } from "./reader.ts";
@@ -53,6 +53,12 @@ export interface OpenFailure {
   checker?: boolean;
   /** Its output only says a path is missing. */
   pathOnly?: boolean;
+  /**
+   * The agent had changed files before this failure: it may be writing the code the failure
+   * points into. Code nobody changed yet that stops building (after an upgrade) is fixed by
+   * editing it too, and that teaches something.
+   */
+  afterChanges?: boolean;
 }
 
 export interface DraftPitfall {
@@ -108,7 +114,13 @@ export const MAX_DRAFTS = 5;
 /** `events` masked already (capture masks each event before anything reads it): steps and drafts quote them as they are. */
 export function findSignals(
   events: SessionEvent[],
-  opts: { openFailures?: Record<string, OpenFailure>; seenElsewhere?: (signature: string) => boolean; agentActed?: boolean; userWords?: boolean } = {},
+  opts: {
+    openFailures?: Record<string, OpenFailure>;
+    seenElsewhere?: (signature: string) => boolean;
+    agentActed?: boolean;
+    agentChanged?: boolean;
+    userWords?: boolean;
+  } = {},
 ): Findings {
   return withRepeats(collectSignals(events, opts), opts.seenElsewhere);
 }
@@ -130,10 +142,14 @@ export interface Collected {
   score: number;
 }
 
-/** `userWords` false: what the user said is not read (no corrections, no requests to remember), failures and fixes only. */
+/**
+ * `userWords` false: what the user said is not read (no corrections, no requests to remember),
+ * failures and fixes only. `agentActed`, `agentChanged`: an earlier read of the session saw the
+ * agent act, change files.
+ */
 export function collectSignals(
   events: SessionEvent[],
-  opts: { openFailures?: Record<string, OpenFailure>; agentActed?: boolean; userWords?: boolean } = {},
+  opts: { openFailures?: Record<string, OpenFailure>; agentActed?: boolean; agentChanged?: boolean; userWords?: boolean } = {},
 ): Collected {
   // A Map, not an object: a program may be called `constructor` or `__proto__`.
   const open = new Map<string, OpenFailure>();
@@ -144,6 +160,7 @@ export function collectSignals(
   const failedAt: number[] = [];
   /** Files the agent changed, for telling its own work in progress apart. */
   const changed = new Set<string>();
+  let agentChanged = opts.agentChanged ?? false;
   let agentActed = opts.agentActed ?? false;
   /** The user stopped or refused the last command: their next words say what to do instead. */
   let userStopped = false;
@@ -166,6 +183,7 @@ export function collectSignals(
     if (e.kind === "agent" || e.kind === "tool" || (e.kind === "command" && e.by !== "user")) agentActed = true;
     if (e.kind === "tool" && e.ok && e.change) {
       for (const p of changedPaths(e.change.path)) changed.add(p);
+      agentChanged = true;
       addStep(changeStep(e.change, e.line, e.entryId));
     }
     if (e.kind === "command") {
@@ -206,6 +224,7 @@ export function collectSignals(
           diagnostics: diagnosticFiles(e.output, checker),
           checker,
           pathOnly: onlyMissing(keyLines.join("\n")),
+          afterChanges: agentChanged,
         });
         const { signature } = failure;
         failures.push({ program: prog, signature, keyLine: keyLines[0] ?? "", line: e.line, time: e.time, command: e.command, output: e.output });
@@ -216,11 +235,13 @@ export function collectSignals(
         // folder, fixed nothing: it stays open.
         if (!checksWhatFailed(readLine(f.command).run, run, f.diagnostics ?? []) || !sameFolder(f.command, e.command)) continue;
         open.delete(key);
-        const fix = f.fix ?? [];
+        // A formatter changes how code looks, never what it does: it fixed nothing.
+        const fix = (f.fix ?? []).filter((s) => s.kind !== "command" || !formats(readLine(s.command).run));
         // Nothing done in between: the same command again explains nothing, another path after
         // "no such file" was a guess that missed, and a typo fixed by typing it again teaches nothing.
         if (!fix.length && (oneLine(f.command) === oneLine(e.command) || f.pathOnly || retyped(f.command, e.command))) continue;
-        if (inProgress(f.checker ?? false, f.diagnostics ?? [], changed, fix, (command) => prepares(readLine(command).run))) continue;
+        if (f.afterChanges !== false && inProgress(f.checker ?? false, f.diagnostics ?? [], changed, fix, (command) => prepares(readLine(command).run)))
+          continue;
         // Only the script runner's trailer was printed (the pipe cut the error off): nothing to learn.
         if (onlyRunnerTrailer(f.keyLines)) continue;
         drafts.push({

@@ -146,6 +146,40 @@ describe("findSignals", () => {
     expect(install.drafts).toHaveLength(1);
   });
 
+  test("code nobody changed yet that stops building, fixed by editing it, is a draft; code changed before, fixed the same way, is none", () => {
+    const edit = (line: number, path: string): SessionEvent => ({
+      kind: "tool",
+      name: "edit",
+      ok: true,
+      change: { verb: "edited", path, diff: ["+x"] },
+      ...at(line),
+    });
+    const removed = "build.zig:17:32: error: no field named 'path' in union 'Build.LazyPath'";
+    const upgrade = findSignals([cmd(1, "zig build", false, removed), edit(2, "build.zig"), cmd(3, "zig build", true)]);
+    expect(upgrade.drafts.map((d) => d.failed.line)).toEqual([1]);
+    const writing = findSignals([edit(1, "src/main.zig"), cmd(2, "zig build", false, removed), edit(3, "build.zig"), cmd(4, "zig build", true)]);
+    expect(writing.drafts).toEqual([]);
+    // An earlier read of the session may have changed the file: then the failure is the agent's work too.
+    const later = findSignals([cmd(1, "zig build", false, removed), edit(2, "build.zig"), cmd(3, "zig build", true)], { agentChanged: true });
+    expect(later.drafts).toEqual([]);
+  });
+
+  test("a formatter fixes nothing: a test that passes after one alone is no draft, and it is no step of another's fix", () => {
+    const flaky = findSignals([
+      cmd(1, "pytest -q", false, "E   psycopg.OperationalError: connection failed: Connection refused"),
+      cmd(2, "ruff format src/ tests/", true),
+      cmd(3, "pytest -q", true),
+    ]);
+    expect(flaky.counts).toMatchObject({ failed: 1, fixed: 0 });
+    const fixed = findSignals([
+      cmd(1, "cmake -B build", false, "CMake Error: Could not find ZLIB"),
+      cmd(2, "npx prettier --write CMakeLists.txt", true),
+      cmd(3, "sudo apt-get install -y zlib1g-dev", true),
+      cmd(4, "cmake -B build", true),
+    ]);
+    expect(fixed.drafts.map((d) => d.fix.map((s) => (s.kind === "command" ? s.command : s.path)))).toEqual([["sudo apt-get install -y zlib1g-dev"]]);
+  });
+
   test("the best drafts of a session are kept, the rest named", () => {
     const events: SessionEvent[] = [];
     for (let i = 0; i < 8; i++) {
