@@ -72,13 +72,14 @@ const TRAILER_CHARS = 200;
  */
 const SAYS_FAILED_CHARS = 320;
 /**
- * Lines a build, test run or program prints when it failed, at a line's start: `error:` (after
+ * Lines a build, test run or program prints when it failed, at a line's start (indented too, as in
+ * a tool's boxed summary: ` [ERROR] Found 1 error`): `error:` (after
  * the program's name or a location: `clang: error:`, `a.c:3:5: error:`), `fatal:`, npm's and
  * pnpm's, TypeScript's, a traceback, make's `***`, test runners' FAIL lines and summaries,
  * bundlers' and linters' summaries, Maven's `[ERROR]`, an exception's name, a panic, PHP's fatal errors.
  */
 const FAILED_LINE =
-  /^(?:\s*(?:[\w./+-]+: )?(?:\S+:\d+(?::\d+)?: )?(?:fatal )?(?:error|ERROR)(?:\[[\w-]+\])?:|fatal:|npm (?:ERR!|error)|\s*ERR_PNPM_|.*\bELIFECYCLE\b|.*\berror TS\d+:|Found [1-9]\d* errors?\b|Traceback \(most recent call last\):|make(?:\[\d+\])?: \*\*\*|FAIL(?:ED)?\s|=+ .*\b[1-9]\d* failed\b|Tests?: .*\b[1-9]\d* failed\b|[\w.]*(?:Error|Exception): |error Command failed|error during build|Failed to compile|.*\bcompiled with \d+ errors?\b|--- FAIL|✖ \d+ problems?|\[ERROR\]|BUILD FAILED|[Bb]uild (?:FAILED|failed)|FAILURE:|thread '[^']*' panicked at|Segmentation fault|(?:PHP )?(?:Fatal|Parse) error: )/m;
+  /^[ \t]*(?:(?:[\w./+-]+: )?(?:\S+:\d+(?::\d+)?: )?(?:fatal )?(?:error|ERROR)(?:\[[\w-]+\])?:|fatal:|npm (?:ERR!|error)|ERR_PNPM_|.*\bELIFECYCLE\b|.*\berror TS\d+:|Found [1-9]\d* errors?\b|Traceback \(most recent call last\):|make(?:\[\d+\])?: \*\*\*|FAIL(?:ED)?\s|=+ .*\b[1-9]\d* failed\b|Tests?: .*\b[1-9]\d* failed\b|[\w.]*(?:Error|Exception): |error Command failed|error during build|Failed to compile|.*\bcompiled with \d+ errors?\b|--- FAIL|✖ \d+ problems?|\[ERROR\]|BUILD FAILED|[Bb]uild (?:FAILED|failed)|FAILURE:|thread '[^']*' panicked at|Segmentation fault|(?:PHP )?(?:Fatal|Parse) error: )/m;
 
 /** True when the end of a result's text has a line saying its program failed (its first, cut-off line left out). */
 function endSaysFailed(text: string): boolean {
