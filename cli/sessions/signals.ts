@@ -59,6 +59,13 @@ export interface OpenFailure {
    * editing it too, and that teaches something.
    */
   afterChanges?: boolean;
+  /** Its failure's signature (shell/failure.ts). */
+  signature?: string;
+  /**
+   * Failures of the same task before this one whose error went away with what was done after
+   * them (this one fails differently): the task's next success answers them too. At most MAX_EARLIER.
+   */
+  earlier?: OpenFailure[];
 }
 
 export interface DraftPitfall {
@@ -108,6 +115,8 @@ export interface Findings {
 const MAX_KEY_LINES = 8;
 /** Fix steps kept per failure: the ones right before the success, which most likely made it work. */
 const MAX_FIX_STEPS = 10;
+/** Earlier failures of one task kept for its next success (another error each time). */
+const MAX_EARLIER = 3;
 /** Drafts kept per session (per item): the best ones; the rest are named by a count. */
 export const MAX_DRAFTS = 5;
 
@@ -210,6 +219,11 @@ export function collectSignals(
         if (probe) continue;
         const keyLines = draftKeyLines(failure.outputLines, MAX_KEY_LINES);
         const checker = isChecker(run);
+        const { signature } = failure;
+        // Another error after steps were taken: those steps fixed the one before.
+        const before = open.get(key);
+        const moved = before !== undefined && (before.fix?.length ?? 0) > 0 && before.signature !== undefined && before.signature !== signature;
+        const earlier = moved ? [...(before.earlier ?? []), { ...before, earlier: undefined }].slice(-MAX_EARLIER) : before?.earlier;
         open.set(key, {
           program: prog,
           command: e.command,
@@ -218,15 +232,16 @@ export function collectSignals(
           entryId: e.entryId,
           line: e.line,
           time: e.time,
-          attempts: (open.get(key)?.attempts ?? 0) + 1,
+          attempts: moved ? 1 : (before?.attempts ?? 0) + 1,
           fix: [],
           fixDropped: 0,
           diagnostics: diagnosticFiles(e.output, checker),
           checker,
           pathOnly: onlyMissing(keyLines.join("\n")),
           afterChanges: agentChanged,
+          signature,
+          ...(earlier?.length ? { earlier } : {}),
         });
-        const { signature } = failure;
         failures.push({ program: prog, signature, keyLine: keyLines[0] ?? "", line: e.line, time: e.time, command: e.command, output: e.output });
         failedAt.push(failedHit);
       } else if (open.has(key) && !filtered) {
@@ -235,25 +250,13 @@ export function collectSignals(
         // folder, fixed nothing: it stays open.
         if (!checksWhatFailed(readLine(f.command).run, run, f.diagnostics ?? []) || !sameFolder(f.command, e.command)) continue;
         open.delete(key);
-        // A formatter changes how code looks, never what it does: it fixed nothing.
-        const fix = (f.fix ?? []).filter((s) => s.kind !== "command" || !formats(readLine(s.command).run));
-        // Nothing done in between: the same command again explains nothing, another path after
-        // "no such file" was a guess that missed, and a typo fixed by typing it again teaches nothing.
-        if (!fix.length && (oneLine(f.command) === oneLine(e.command) || f.pathOnly || retyped(f.command, e.command))) continue;
-        if (f.afterChanges !== false && inProgress(f.checker ?? false, f.diagnostics ?? [], changed, fix, (command) => prepares(readLine(command).run)))
-          continue;
-        // Only the script runner's trailer was printed (the pipe cut the error off): nothing to learn.
-        if (onlyRunnerTrailer(f.keyLines)) continue;
-        drafts.push({
-          program: prog,
-          failed: { command: f.command, exitCode: f.exitCode, keyLines: f.keyLines, entryId: f.entryId, line: f.line, time: f.time },
-          attempts: f.attempts,
-          worked: { command: e.command, entryId: e.entryId, line: e.line, time: e.time },
-          fix,
-          fixDropped: f.fixDropped ?? 0,
-        });
-        hits.push({ kind: "fixed", line: e.line, entryId: e.entryId, program: prog });
-        score += f.attempts >= 3 ? 2 : 1;
+        for (const answered of [...(f.earlier ?? []), f]) {
+          const draft = draftOf(answered, e, prog, changed);
+          if (!draft) continue;
+          drafts.push(draft);
+          hits.push({ kind: "fixed", line: e.line, entryId: e.entryId, program: prog });
+          score += answered.attempts >= 3 ? 2 : 1;
+        }
       }
     } else if (e.kind === "user" && opts.userWords !== false) {
       // A reason given for refusing a tool call corrects the agent as it stands; so do the first
@@ -283,6 +286,29 @@ export function collectSignals(
     draftsLeftOut: drafts.filter((_, i) => !kept.has(i)).map((d) => ({ program: d.program, line: d.failed.line })),
     openFailures: Object.fromEntries(open),
     score,
+  };
+}
+
+/**
+ * The draft pitfall of a failure its task's success answered, or undefined when it teaches
+ * nothing: nothing done in between (the same command again explains nothing, another path after
+ * "no such file" was a guess that missed, a typo typed again), the agent fixing code it is
+ * writing, or only the script runner's trailer printed (the pipe cut the error off).
+ */
+function draftOf(f: OpenFailure, worked: SessionEvent & { kind: "command" }, program: string, changed: Set<string>): DraftPitfall | undefined {
+  // A formatter changes how code looks, never what it does: it fixed nothing.
+  const fix = (f.fix ?? []).filter((s) => s.kind !== "command" || !formats(readLine(s.command).run));
+  if (!fix.length && (oneLine(f.command) === oneLine(worked.command) || f.pathOnly || retyped(f.command, worked.command))) return undefined;
+  if (f.afterChanges !== false && inProgress(f.checker ?? false, f.diagnostics ?? [], changed, fix, (command) => prepares(readLine(command).run)))
+    return undefined;
+  if (onlyRunnerTrailer(f.keyLines)) return undefined;
+  return {
+    program,
+    failed: { command: f.command, exitCode: f.exitCode, keyLines: f.keyLines, entryId: f.entryId, line: f.line, time: f.time },
+    attempts: f.attempts,
+    worked: { command: worked.command, entryId: worked.entryId, line: worked.line, time: worked.time },
+    fix,
+    fixDropped: f.fixDropped ?? 0,
   };
 }
 

@@ -164,6 +164,36 @@ describe("findSignals", () => {
     expect(later.drafts).toEqual([]);
   });
 
+  test("a failure whose error went away with the steps after it, before the task failed otherwise, is answered by the task's next success", () => {
+    const f = findSignals([
+      cmd(1, "ansible-playbook site.yml --check", false, "ERROR! couldn't resolve module/action 'community.postgresql.postgresql_db'."),
+      cmd(2, "ansible-galaxy collection install community.postgresql", true),
+      cmd(3, "ansible-playbook site.yml --check", false, 'fatal: [db1]: FAILED! => {"msg": "Failed to import the required Python library (psycopg2)"}'),
+      cmd(4, "ansible db1 -m apt -a name=python3-psycopg2 --become", true),
+      cmd(5, "ansible-playbook site.yml --check", true),
+    ]);
+    expect(f.drafts.map((d) => [d.failed.line, d.worked.line, d.fix.map((s) => (s.kind === "command" ? s.command : s.path))])).toEqual([
+      [1, 5, ["ansible-galaxy collection install community.postgresql"]],
+      [3, 5, ["ansible db1 -m apt -a name=python3-psycopg2 --become"]],
+    ]);
+    expect(f.counts.fixed).toBe(2);
+    // The same error again is another attempt at one failure; never answered, nothing is drafted.
+    const again = findSignals([
+      cmd(1, "cmake -B build", false, "CMake Error: Could not find ZLIB"),
+      cmd(2, "export ZLIB_ROOT=/opt", true),
+      cmd(3, "cmake -B build", false, "CMake Error: Could not find ZLIB"),
+      cmd(4, "sudo apt-get install -y zlib1g-dev", true),
+      cmd(5, "cmake -B build", true),
+    ]);
+    expect(again.drafts.map((d) => [d.failed.line, d.attempts])).toEqual([[3, 2]]);
+    const unanswered = findSignals([
+      cmd(1, "ansible-playbook site.yml", false, "ERROR! couldn't resolve module/action 'x.y'."),
+      cmd(2, "ansible-galaxy collection install x.y", true),
+      cmd(3, "ansible-playbook site.yml", false, "fatal: [db1]: UNREACHABLE!"),
+    ]);
+    expect(unanswered.drafts).toEqual([]);
+  });
+
   test("a formatter fixes nothing: a test that passes after one alone is no draft, and it is no step of another's fix", () => {
     const flaky = findSignals([
       cmd(1, "pytest -q", false, "E   psycopg.OperationalError: connection failed: Connection refused"),
