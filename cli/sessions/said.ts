@@ -161,7 +161,14 @@ const LEAD_IN = /^(?:(?:ok(?:ay)?|hm+|well|so+|also|and|but|oh|ah|ugh|yeah|yes|l
 
 /** A clause that opens with these corrects: "no, …", "not the …", "actually …", "don't …", "wait, …". */
 const CORRECTION_OPENS =
-  /^(?:no\b(?![ -](?:problem|worries|thanks|idea|rush|pressure)|\s*\?)|nope\b|nah\b|not\b(?! (?:sure|everything|all|always|every|quite|really|yet|much|bad)\b)|wrong\b|actually\b|instead\b|don't\b|do not\b|stop (?:doing|using|adding|changing|making|it|that|this)\b|(?:wait|hold on)[,!]|(?:that|this|it)(?:'s| is| was) (?:wrong|not (?:it|right|correct|what|how|the|a|an|my)|incorrect|horrible|terrible)\b|(?:that|this|it) (?:isn't|is not|wasn't|doesn't|does not|don't) (?:look |seem |sound |work )?right)/;
+  /^(?:no\b(?![ -](?:problem|worries|thanks|idea|rush|pressure)|\s*\?)|nope\b|nah\b|not\b(?! (?:sure|everything|all|always|every|quite|really|yet|much|bad|now|today|tonight|tomorrow|this time)\b)|wrong\b|actually\b|instead\b|don't\b|do not\b|stop (?:doing|using|adding|changing|making|it|that|this)\b|(?:wait|hold on)[,!]|(?:that|this|it)(?:'s| is| was) (?:wrong|not (?:it|right|correct|what|how|the|a|an|my)|incorrect|horrible|terrible)\b|(?:that|this|it) (?:isn't|is not|wasn't|doesn't|does not|don't) (?:look |seem |sound |work )?right)/;
+/**
+ * "X not Y" with both sides code (a path, a flag, a version, a quoted name; normalise made its
+ * backticks quotes): the user names what is right and what the agent used ("goes in src/tax/ not
+ * src/invoice/", "use :z not :Z").
+ */
+const CODE = String.raw`(?:'[^'\s]+'|[^\s,;]*[/.:_\d=-][^\s,;]*)`;
+const CODE_NOT_CODE = new RegExp(String.raw`(?:^|\s)${CODE},? not ${CODE}(?=[\s,.;!?]|$)`);
 /** Anywhere in a clause: "… instead of …", "it is actually …", "you haven't read …", "why would we …?". */
 const CORRECTION_ANYWHERE = [
   /\binstead\b/,
@@ -175,6 +182,7 @@ const CORRECTION_ANYWHERE = [
   /\bare you (?:\w+ )?(?:stupid|dumb|kidding|serious|blind)\b|\byou idiot\b/,
   /\b(?:doesn't|does not|don't) (?:look|seem|sound) right\b/,
   /\bshould(?:n't| not)? be (?!(?:able|fine|ok|okay|good|done|possible|enough)\b)\S/,
+  CODE_NOT_CODE,
 ];
 /** "… and not X?": the question names the thing to use. */
 const AND_NOT = /\band not \S/;
@@ -220,7 +228,7 @@ export function userSignals(text: string, opts: { agentActed?: boolean } = {}): 
       const s = normalise(sentence);
       // The sentence and each of its clauses, each without its lead-in words (a sentence of one
       // clause is read once).
-      const parts = s.split(/[,;:]\s+|、\s*|\s+-+\s+/);
+      const parts = s.split(/[,;:]\s+|、\s*|\s+-+\s+|\s+but\s+/);
       const clauses = (parts.length > 1 ? [s, ...parts] : [s]).map((c) => c.replace(LEAD_IN, "").trim());
       const question = isQuestion(s);
       const rule = clauses.some((c) => A_RULE.test(c)) || (MAKE_SURE.test(s) && EVERY_TIME.test(s));
@@ -248,6 +256,8 @@ function isCorrection(sentence: string, clauses: string[]): boolean {
   const pointed = question && clauses.some((c) => POINTED.test(c));
   const anywhere = CORRECTS_ANYWHERE.test(sentence) || (question && AND_NOT.test(sentence));
   if (!opens && !pointed && !anywhere) return false;
-  // "no, …" stands on its own; the rest give way to a clause that says things are fine.
-  return /^no\b/.test(clauses[0]!) || !ALL_WELL.test(sentence);
+  // "no, …" stands on its own; the rest give way to a clause that says things are fine, unless a
+  // "but" takes it back ("looks fine but no, …").
+  const but = sentence.lastIndexOf(" but ");
+  return /^no\b/.test(clauses[0]!) || !ALL_WELL.test(but === -1 ? sentence : sentence.slice(but + 5));
 }

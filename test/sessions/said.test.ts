@@ -42,6 +42,11 @@ describe("corrections", () => {
     "shouldn't the parser use a streaming reader rather than reading it whole?",
     "wouldn't a plain map be simpler here?",
     "use the queue rather than a cron job",
+    // what is right and what the agent used, both code
+    "looks fine but no, the vat id check goes in src/Tax/ not src/Invoice/. invoice shouldnt know about vat rules",
+    "use lowercase :z not :Z on the cache volume",
+    "it's `pnpm` not `npm` in this repo",
+    "the port is 8080, not 3000",
     // the same constructs in other languages
     "nein, nicht so. Benutze bitte den Release-Branch.",
     "Die Tests gehören nicht nach src/, sondern nach test/.",
@@ -77,6 +82,9 @@ describe("corrections", () => {
     "it should be able to read both",
     "it's broken on main too, leave it",
     "non-blocking reads would be nice",
+    "yeah that one is flaky on ci too, not today. ok go ahead with the image.",
+    "not now, first finish the migration",
+    "it is not working on 3.12",
     // other languages: what is no correction stays none
     "Sieht gut aus, danke!",
     "これで大丈夫です、ありがとう",
