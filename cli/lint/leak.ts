@@ -1,4 +1,5 @@
 import { RkbError } from "../base/errors.ts";
+import { EMAIL, namesPerson } from "../text/emails.ts";
 import { findSecrets, maskFor, type SecretKind } from "../text/secrets.ts";
 import type { KbConfig } from "../lesson/config.ts";
 
@@ -43,8 +44,6 @@ export function leakOptions(leak: KbConfig["leak"], env: NodeJS.ProcessEnv): Lea
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-// Starts only where a run of name characters starts: from every character of a long run it is quadratic.
-const EMAIL = /(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g;
 const PATH_CHARS = "[^\\s\"'`<>()\\[\\]{},;|]*";
 const JOB_IDS = [
   /\bSLURM_JOB_ID=\d+/g,
@@ -141,7 +140,7 @@ export function findLeaks(text: string, opts: LeakOptions): Leak[] {
       inLine.push({ at: m.index!, leak: { rule, line: i + 1, text: onLine.length ? quoted(match, start + m.index!, onLine) : match } });
     };
     for (const re of usernames) for (const m of line.matchAll(re)) found("leak/username", m);
-    for (const m of line.matchAll(EMAIL)) if (!m[0].startsWith("git@")) found("leak/email", m);
+    for (const m of line.matchAll(EMAIL)) if (namesPerson(m[0])) found("leak/email", m);
     for (const { root, re } of paths) for (const m of line.matchAll(re)) if (namesSomeone(root, m[0].slice(root.length))) found("leak/path", m);
     for (const re of JOB_IDS) for (const m of line.matchAll(re)) found("leak/job-id", m);
     leaks.push(...inLine.sort((a, b) => a.at - b.at).map((x) => x.leak));

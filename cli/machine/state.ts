@@ -5,7 +5,7 @@ import { namesIn } from "../base/fsutil.ts";
 import { sha256Hex } from "../base/hash.ts";
 import { stateDir } from "./settings.ts";
 import { maskSecrets } from "../text/secrets.ts";
-import { pathMasker, tildePath } from "../text/paths.ts";
+import { personalMasker, tildePath } from "../text/paths.ts";
 
 // Everything rkb keeps per machine besides the inbox, in one SQLite file (`<state>/cursors.sqlite`):
 // capture cursors and locks, what the hooks remember per session, failure signatures, the distill
@@ -157,7 +157,7 @@ function removeOwnRequestFiles(dir: string): void {
 function homeAsTilde(db: Database, home: string | undefined): void {
   const rewrite = (file: string, data: string) => ({
     key: tildePath(file, home),
-    data: pathMasker()(data.replaceAll(JSON.stringify(file).slice(1, -1), tildePath(file, home))),
+    data: personalMasker()(data.replaceAll(JSON.stringify(file).slice(1, -1), tildePath(file, home))),
   });
   for (const row of db.query("SELECT file, data FROM cursor").all() as { file: string; data: string }[]) {
     const { key, data } = rewrite(row.file, row.data);

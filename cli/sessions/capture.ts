@@ -11,7 +11,7 @@ import { addItem, expireItems, type InboxMeta } from "../inbox/inbox.ts";
 import type { FileChange } from "./edits.ts";
 import { readSession, type SessionEvent, type SessionRead, type SkippedLine } from "./reader.ts";
 import { maskAll, maskSecrets } from "../text/secrets.ts";
-import { maskedCwd, pathMasker, tildePath } from "../text/paths.ts";
+import { maskedCwd, personalMasker, tildePath } from "../text/paths.ts";
 import { counted } from "../output/words.ts";
 import { appendSignatures, SignatureStore } from "./signatures.ts";
 import { findSignals, worthAnItem, type DraftPitfall, type FailureSeen, type Findings, type SignalCounts, type SignalHit } from "./signals.ts";
@@ -118,7 +118,7 @@ async function captureUnlocked(input: CaptureInput, env: NodeJS.ProcessEnv, file
   // Masked before anything reads them: signals, drafts, the excerpt and the cursor's open failures
   // then never hold a secret or a home folder, and no later split or cut can leave half of one behind.
   // The agent's words are read by the excerpt alone: they are masked only for an item that quotes them.
-  const paths = pathMasker(cwd, env.HOME);
+  const paths = personalMasker(cwd, env.HOME);
   const userWords = !input.failuresOnly;
   const events = maskEvents(read.events, paths, userWords);
 

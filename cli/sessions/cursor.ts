@@ -5,7 +5,7 @@ import { RkbError } from "../base/errors.ts";
 import { captureLockHolder, dropCaptureLock, loadCursorRow, saveCursorRow, takeCaptureLock } from "../machine/state.ts";
 import type { SessionFormat, PendingCall } from "./reader.ts";
 import { maskSecrets } from "../text/secrets.ts";
-import { maskedCwd, pathMasker, tildePath } from "../text/paths.ts";
+import { maskedCwd, personalMasker, tildePath } from "../text/paths.ts";
 import type { OpenFailure } from "./signals.ts";
 
 // Per session file, where rkb stopped reading: so a compaction followed by a shutdown, or a CI
@@ -53,7 +53,7 @@ type Carry = Pick<Cursor, "openFailures" | "pendingCalls">;
  */
 export function saveCursor(env: NodeJS.ProcessEnv, cursor: Cursor): void {
   const { openFailures, pendingCalls, ...position } = cursor;
-  const paths = pathMasker(cursor.cwd, env.HOME);
+  const paths = personalMasker(cursor.cwd, env.HOME);
   const mask = (text: string) => paths(maskSecrets(text));
   const carry: Carry = {
     openFailures: Object.fromEntries(

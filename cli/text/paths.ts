@@ -1,8 +1,9 @@
-// Paths in what rkb keeps from a session: the session's working directory is written `.` and any
-// home folder `~`, so a lesson made from a draft names no person or machine (lint's `leak/path`)
-// and reads the same from every checkout. Applied with the secret mask, before anything reads the
-// session's text.
+// Paths and addresses in what rkb keeps from a session: the session's working directory is written
+// `.`, any home folder `~` and a person's e-mail address `[masked:email]`, so a lesson made from a
+// draft names no person or machine (lint's `leak/path`, `leak/email`) and reads the same from
+// every checkout. Applied with the secret mask, before anything reads the session's text.
 
+import { maskEmails } from "./emails.ts";
 import { maskSecrets } from "./secrets.ts";
 
 /** `/Users/<name>`, `/home/<name>`, `C:\Users\<name>`: a home folder, up to the end of the name. */
@@ -14,11 +15,12 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
  * A function that rewrites a session's text: its working directory (a path that starts there) as
- * `.`, every other home folder as `~`. Without a working directory only homes are rewritten.
+ * `.`, every other home folder as `~`, addresses masked. Without a working directory only homes
+ * and addresses are rewritten.
  * `home`: this machine's home, written `~` too where it has no home's usual name (`/root`, a CI
  * runner's `/github/home`).
  */
-export function pathMasker(cwd?: string, home?: string): (text: string) => string {
+export function personalMasker(cwd?: string, home?: string): (text: string) => string {
   const dir = cwd?.replace(/[/\\]+$/, "");
   const h = home?.replace(/[/\\]+$/, "");
   // The folder itself, ending where a path part ends; not the root, not a home itself (that is `~`).
@@ -29,7 +31,7 @@ export function pathMasker(cwd?: string, home?: string): (text: string) => strin
     let out = own && text.includes(dir!) ? text.replace(own, ".") : text;
     if (mine && out.includes(h!)) out = out.replace(mine, "~");
     if (out.includes("Users") || out.includes("home")) out = out.replace(HOME, "~").replace(DASHED_HOME, "-~");
-    return out;
+    return maskEmails(out);
   };
 }
 
@@ -56,10 +58,10 @@ function isBareHome(dir: string): boolean {
 export function tildePath(path: string, home: string | undefined): string {
   const h = home?.replace(/\/+$/, "");
   if (h && h.length > 1 && (path === h || path.startsWith(h + "/"))) return "~" + path.slice(h.length);
-  return pathMasker()(path);
+  return personalMasker()(path);
 }
 
 /** A session's working directory as rkb keeps it (in an item, a cursor): secrets masked, the home `~`. */
 export function maskedCwd(cwd: string, home: string | undefined): string {
-  return pathMasker(undefined, home)(maskSecrets(cwd));
+  return personalMasker(undefined, home)(maskSecrets(cwd));
 }

@@ -433,8 +433,8 @@ describe("leaks", () => {
     ]);
   });
 
-  test("leak/email, except git@ remotes", () => {
-    const text = leaky("Ask jane.doe@lab.example.org; clone git@github.com:org/repo.git");
+  test("leak/email, except git@ remotes and names of no letter", () => {
+    const text = leaky("Ask jane.doe@lab.example.org; clone git@github.com:org/repo.git; a decorator in a diff: +@pytest.fixture");
     expect(byRule(lint({ [LESSON]: text }), "leak/email")).toEqual([expect.objectContaining({ line: lineOf(text, "jane.doe"), severity: "error" })]);
   });
 
