@@ -19,7 +19,7 @@ import { exitCodeOf } from "../../cli/sessions/gemini.ts";
 import { readOpencode } from "../../cli/sessions/opencode.ts";
 import { renderExcerpt } from "../../cli/inbox/excerpt.ts";
 import { userSignals } from "../../cli/sessions/said.ts";
-import { pathMasker } from "../../cli/text/paths.ts";
+import { personalMasker } from "../../cli/text/paths.ts";
 import { decideFailureIn, failureQuery } from "../../cli/search/failure.ts";
 import { tokenize } from "../../cli/text/tokenize.ts";
 import { defang } from "../../cli/output/frame.ts";
@@ -297,8 +297,8 @@ describe("the work inside grows linearly (4× the input, under 8× the time)", (
       failureDecision: (s) => decideFailureIn(index, nowhere, new Map(), readFailure(s, s)),
       stripInjected,
       userSignals: (s) => userSignals(s),
-      pathMasker: pathMasker("/home/dev/proj"),
-      pathMaskerOwnHome: pathMasker("/root/proj", "/root"),
+      personalMasker: personalMasker("/home/dev/proj"),
+      pathMaskerOwnHome: personalMasker("/root/proj", "/root"),
       geminiExitCode: (s) => exitCodeOf(s, false),
       excerpt: (s) =>
         renderExcerpt(
