@@ -1,6 +1,6 @@
 // The markers of said.ts in other languages: the same constructs (a reply that opens with "no",
 // "instead of", "why not …?", "remember", "from now on", "always"/"never" as a rule, "for this
-// task"), in German, French, Spanish, Italian, Portuguese, Dutch, Japanese and Chinese. Only phrases
+// task", "but", "all good"), in German, French, Spanish, Italian, Portuguese, Dutch, Japanese and Chinese. Only phrases
 // that say it plainly: a message in a language not listed still matches nothing (no harm done).
 // Read on text said.ts has lower-cased; Latin-script words are bounded by non-letters, CJK ones not
 // (they are written without spaces).
@@ -41,8 +41,17 @@ export const REMEMBER_OTHER = [
   new RegExp(`^${word("immer|nie|niemals|siempre|nunca|jamás|toujours|jamais|sempre|altijd|nooit")} \\S|^(?:必ず|常に|絶対に|始终|永远不要|总是)`, "u"),
 ];
 
-/** …meant for now only ("für diese Aufgabe", "pour cette tâche", "por ahora"). */
+/** …meant for now only ("für diese Aufgabe", "pour cette tâche", "por ahora", "per questo task"). */
 export const FOR_NOW_OTHER = new RegExp(
-  `${word("für (?:diese|die) aufgabe|für jetzt|vorerst|fürs erste|diesmal|para esta tarea|por ahora|esta vez|pour cette tâche|pour l'instant|pour le moment|cette fois|per questo compito|per ora|questa volta|para esta tarefa|por enquanto|desta vez|voor deze taak|voor nu|deze keer")}|今回(?:は|だけ)|このタスク|这次|这个任务`,
+  `${word("für (?:diese|die) aufgabe|für diesen task|für jetzt|vorerst|fürs erste|diesmal|para esta tarea|por ahora|esta vez|pour cette tâche|pour l'instant|pour le moment|cette fois|per questo (?:compito|task)|per ora|questa volta|para esta tarefa|por enquanto|desta vez|voor deze taak|voor nu|deze keer")}|今回(?:は|だけ)|このタスク|这次|这个任务`,
+  "u",
+);
+
+/** "but", which opens a clause that may take back the one before ("ok ma non …", "looks fine but no, …"). */
+export const BUT_OTHER = "aber|mais|pero|ma|mas|maar";
+
+/** A reply that says all is well ("va bene così, grazie", "passt, danke"). */
+export const ALL_WELL_OTHER = new RegExp(
+  `${word("danke|passt|sieht gut aus|merci|parfait|c'est bon|ça marche|gracias|está bien|perfecto|grazie|va bene|perfetto|obrigad[oa]|tudo bem|perfeito|bedankt|dank je|ziet er goed uit")}|ありがとう|大丈夫|谢谢|没问题`,
   "u",
 );

@@ -1,5 +1,7 @@
 import { boundedDistance } from "../text/distance.ts";
-import { FOR_NOW_OTHER, INSTEAD_OTHER, OPENS_OTHER, REMEMBER_OTHER, WHY_NOT_OTHER } from "./said-languages.ts";
+import { EMAIL_MASK } from "../text/emails.ts";
+import { MASK } from "../text/secrets.ts";
+import { ALL_WELL_OTHER, BUT_OTHER, FOR_NOW_OTHER, INSTEAD_OTHER, OPENS_OTHER, REMEMBER_OTHER, WHY_NOT_OTHER } from "./said-languages.ts";
 
 // What a user message says to keep: a correction (the agent did, said or assumed something wrong,
 // and the user says or makes plain what is right) or a request to remember (a standing rule for
@@ -108,6 +110,7 @@ const KEY_WORDS = [
   "haven't",
   "didn't",
   "doesn't",
+  "don't",
   "isn't",
   "can't",
   "that's",
@@ -191,6 +194,11 @@ const POINTED_QUESTION =
   /^(?:why (?:do|did|would|are|were) (?:you|we)\b(?! (?:think|suppose|believe|say)\b)|why not \S|(?:can't|cannot|couldn't) (?:we|you|it|that|this)\b|(?:shouldn't|wouldn't) \S|(?:isn't|aren't|wasn't|doesn't) (?:that|it|this|there|the)\b)/;
 /** A clause that says all is well is no correction ("nothing actually failed, all good"). */
 const ALL_WELL = /\b(?:all good|looks? (?:good|great|fine)|works(?: now| fine| great)?$|perfect|thanks|thank you|great|nice|awesome)\b/;
+const saysAllWell = (s: string) => ALL_WELL.test(s) || ALL_WELL_OTHER.test(s);
+/** Where a sentence's clauses meet: a comma, semicolon or colon, a dash, or a "but". */
+const CLAUSE_BREAK = new RegExp(`[,;:]\\s+|、\\s*|\\s+-+\\s+|\\s+(?:but|${BUT_OTHER})\\s+`, "u");
+/** "but" between two clauses, in the languages read (the one after it may take back the one before). */
+const BUT = new RegExp(`\\s+(?:but|${BUT_OTHER})\\s+`, "u");
 
 // Each group of rules read in one regex (anyOf).
 const CORRECTS_ANYWHERE = anyOf(CORRECTION_ANYWHERE);
@@ -213,6 +221,8 @@ const EVERY_TIME = /\b(?:whenever|every time|each time|when)\b/;
 /** …unless it is meant for now only ("keep in mind … for this task"). */
 const FOR_NOW = /\bfor (?:this|the) (?:task|session|change|one)\b|\bfor now\b|\bthis time\b|\bright now\b|\btoday\b/;
 const forNow = (s: string) => FOR_NOW.test(s) || FOR_NOW_OTHER.test(s);
+/** True when the text holds a secret, masked by now (an address is masked too, and is none). */
+const handsSecret = (text: string) => text.includes("[masked:") && [...text.matchAll(MASK)].some((m) => m[0] !== EMAIL_MASK);
 /** A question, in any script. */
 const isQuestion = (s: string) => /[?？]$/.test(s);
 
@@ -222,13 +232,15 @@ const isQuestion = (s: string) => /[?？]$/.test(s);
  */
 export function userSignals(text: string, opts: { agentActed?: boolean } = {}): Said {
   const found: Said = {};
-  const agentActed = opts.agentActed ?? true;
+  // A message that hands the agent a secret (masked by now) says how to keep it: new requirements,
+  // not a correction ("here's the token: …, put it in ~/.gradle, NOT the repo one").
+  const agentActed = (opts.agentActed ?? true) && !handsSecret(text);
   for (const paragraph of typedParagraphs(text)) {
     for (const sentence of sentencesOf(paragraph)) {
       const s = normalise(sentence);
       // The sentence and each of its clauses, each without its lead-in words (a sentence of one
       // clause is read once).
-      const parts = s.split(/[,;:]\s+|、\s*|\s+-+\s+|\s+but\s+/);
+      const parts = s.split(CLAUSE_BREAK);
       const clauses = (parts.length > 1 ? [s, ...parts] : [s]).map((c) => c.replace(LEAD_IN, "").trim());
       const question = isQuestion(s);
       const rule = clauses.some((c) => A_RULE.test(c)) || (MAKE_SURE.test(s) && EVERY_TIME.test(s));
@@ -258,6 +270,11 @@ function isCorrection(sentence: string, clauses: string[]): boolean {
   if (!opens && !pointed && !anywhere) return false;
   // "no, …" stands on its own; the rest give way to a clause that says things are fine, unless a
   // "but" takes it back ("looks fine but no, …").
-  const but = sentence.lastIndexOf(" but ");
-  return /^no\b/.test(clauses[0]!) || !ALL_WELL.test(but === -1 ? sentence : sentence.slice(but + 5));
+  return /^no\b/.test(clauses[0]!) || !saysAllWell(sentence.split(BUT).at(-1)!);
+}
+
+/** True when the first sentence the user typed says all is well ("ok va bene così, grazie"). */
+export function allWell(text: string): boolean {
+  const first = typedSentence(text);
+  return first !== undefined && saysAllWell(normalise(first));
 }

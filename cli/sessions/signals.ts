@@ -5,7 +5,7 @@ import { formats, isChecker, prepares, renamedTask, renames, sameFolder, taskOf 
 import type { FileChange } from "./edits.ts";
 import { filteredSuccess, onlyMissing, onlyPasses, probeKind } from "./probes.ts";
 import type { SessionEvent } from "./reader.ts";
-import { typedSentence, userSignals } from "./said.ts";
+import { allWell, typedSentence, userSignals } from "./said.ts";
 import { changedPaths, diagnosticFiles, draftKeyLines, draftRank, inProgress, onlyRunnerTrailer, retyped } from "./teach.ts";
 
 // What a session says worth a lesson, found by rules alone (no model): failed commands, fixes
@@ -378,10 +378,10 @@ function retask(open: Map<string, OpenFailure>, from: string, to: string): void 
 const GO_ON =
   /^(?:(?:ok(?:ay)?|yes|yeah|sure|sorry|oops|please|pls)[,.!]?\s*)*(?:continue|go on|go ahead|carry on|keep going|resume|proceed|try again|retry)?\b[\s.!]*$/i;
 
-/** What the user said right after stopping or refusing a command: a correction, whatever its words, unless it only says to go on. */
+/** What the user said right after stopping or refusing a command: a correction, whatever its words, unless it only says to go on or that all is well. */
 function afterStopSignals(text: string, agentActed: boolean): ReturnType<typeof userSignals> {
   const said = userSignals(text, { agentActed });
-  if (said.correction || GO_ON.test(text.trim())) return said;
+  if (said.correction || GO_ON.test(text.trim()) || allWell(text)) return said;
   const first = typedSentence(text);
   return first ? { ...said, correction: first } : said;
 }

@@ -10,7 +10,10 @@ export const EMAIL = /(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A
  */
 export const namesPerson = (address: string) => !address.startsWith("git@") && /[A-Za-z0-9]/.test(address.slice(0, address.indexOf("@")));
 
-/** The text with each person's address written `[masked:email]`. */
+/** What an address is written as. */
+export const EMAIL_MASK = "[masked:email]";
+
+/** The text with each person's address written EMAIL_MASK. */
 export function maskEmails(text: string): string {
-  return text.includes("@") ? text.replace(EMAIL, (m) => (namesPerson(m) ? "[masked:email]" : m)) : text;
+  return text.includes("@") ? text.replace(EMAIL, (m) => (namesPerson(m) ? EMAIL_MASK : m)) : text;
 }

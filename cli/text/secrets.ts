@@ -756,7 +756,8 @@ export function findSecrets(text: string): SecretMatch[] {
   return mergeOverlaps(text.includes("[masked:") ? raw.filter(outside(masks(text))) : raw);
 }
 
-const MASK = /\[masked:[a-z0-9-]{1,40}\]/g;
+/** A mask rkb wrote (`[masked:github-token]`). */
+export const MASK = /\[masked:[a-z0-9-]{1,40}\]/g;
 
 /** Where masks rkb wrote are: a pattern that reads part of one (`user:pw` in `[masked:x]:`) finds nothing new. */
 function masks(text: string): [number, number][] {

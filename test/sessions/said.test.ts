@@ -47,6 +47,8 @@ describe("corrections", () => {
     "use lowercase :z not :Z on the cache volume",
     "it's `pnpm` not `npm` in this repo",
     "the port is 8080, not 3000",
+    "dont hand roll the date parsing with Scanf, ptime has Ptime.of_rfc3339 already",
+    "ok ma non passare il flag ogni volta, mettilo in ~/.config/nix/nix.conf",
     // the same constructs in other languages
     "nein, nicht so. Benutze bitte den Release-Branch.",
     "Die Tests gehören nicht nach src/, sondern nach test/.",
@@ -84,6 +86,10 @@ describe("corrections", () => {
     "non-blocking reads would be nice",
     "yeah that one is flaky on ci too, not today. ok go ahead with the image.",
     "not now, first finish the migration",
+    "ok va bene così, grazie.",
+    // a message that hands over a secret says how to keep it: new requirements
+    "nice. the token is [masked:github-token]. put it in ~/.gradle/gradle.properties, NOT the repo one",
+    "use this webhook secret for local testing: [masked:stripe-key] (it goes in .env.local, dont print the other keys)",
     "it is not working on 3.12",
     // other languages: what is no correction stays none
     "Sieht gut aus, danke!",
@@ -91,6 +97,10 @@ describe("corrections", () => {
     "parfait, merci",
   ])("nothing: %p", (text) => {
     expect(userSignals(text).correction).toBeUndefined();
+  });
+
+  test("an address is no secret: a message that holds one may correct", () => {
+    expect(userSignals("no, send it to [masked:email] not the list").correction).toBeDefined();
   });
 
   test("the first message of a session corrects nothing: the agent has done nothing yet", () => {
