@@ -2,11 +2,11 @@ import type { Failure } from "../shell/failure.ts";
 import type { Stopped } from "./entries.ts";
 import { invocation, isReadOnly } from "../shell/program.ts";
 import { parseShell } from "../shell/shell.ts";
-import { formatsLintsOrDiffs } from "../shell/task.ts";
+import { formats, formatsLintsOrDiffs } from "../shell/task.ts";
 
 // Failed commands that teach nothing, told apart by what the command and its output show: a
 // search that found nothing, a test of a path or a program, a check that answered "no" (an empty
-// output with exit 1, or a `--check` run listing what differs), a command the user stopped or
+// output with exit 1, a `--check` run listing what differs, a formatter printing its diff), a command the user stopped or
 // refused, one a harness hook blocked, a wait loop or a command that ran out of time. None of
 // these becomes a draft pitfall; the failure is still counted.
 
@@ -49,8 +49,13 @@ export function probeKind(failure: Pick<Failure, "command" | "program" | "exitCo
   if (SEARCHERS.has(program) && (empty || MISSING.test(output))) return "search";
   if (isReadOnly(command) && (empty || onlyMissing(output))) return PATH_TESTS.has(program) ? "path test" : "check";
   if (asksToCheck(command) && !UNKNOWN_OPTION.test(output)) return "check";
+  // A formatter's answer in its own words: the diff it would apply (`dune build @fmt`).
+  if (formats(invocation(command, 0, true)) && DIFF.test(output)) return "check";
   return undefined;
 }
+
+/** A diff's header lines. */
+const DIFF = /^(?:diff --git |--- \S|\+\+\+ \S|@@ -\d)/m;
 
 /**
  * A formatter, linter or diff was given a check option (`terraform fmt -check`, `prettier --check

@@ -298,7 +298,7 @@ export function collectSignals(
 function draftOf(f: OpenFailure, worked: SessionEvent & { kind: "command" }, program: string, changed: Set<string>): DraftPitfall | undefined {
   // A formatter changes how code looks, never what it does: it fixed nothing.
   const fix = (f.fix ?? []).filter((s) => s.kind !== "command" || !formats(readLine(s.command).run));
-  if (!fix.length && (oneLine(f.command) === oneLine(worked.command) || f.pathOnly || retyped(f.command, worked.command))) return undefined;
+  if (!fix.length && (sameRun(f.command, worked.command) || f.pathOnly || retyped(f.command, worked.command))) return undefined;
   if (f.afterChanges !== false && inProgress(f.checker ?? false, f.diagnostics ?? [], changed, fix, (command) => prepares(readLine(command).run)))
     return undefined;
   if (onlyRunnerTrailer(f.keyLines)) return undefined;
@@ -311,6 +311,15 @@ function draftOf(f: OpenFailure, worked: SessionEvent & { kind: "command" }, pro
     fixDropped: f.fixDropped ?? 0,
   };
 }
+
+/** The same command again: the same line, or the same but for what only trims its output for reading (`| tail -6` then `| tail -3`). */
+function sameRun(a: string, b: string): boolean {
+  return oneLine(a) === oneLine(b) || oneLine(untrimmed(a)) === oneLine(untrimmed(b));
+}
+
+/** Stages that only shorten or copy what a command printed, and the exit status taken back from the pipe. */
+const OUTPUT_TRIM = /\s*\|\s*(?:tail|head|tee|less|more|cat)\b[^|;&]*|;\s*exit\s+"?\$\{?PIPESTATUS\[\d+\]\}?"?/g;
+const untrimmed = (command: string) => command.replace(OUTPUT_TRIM, "");
 
 /**
  * The findings once the failures met in other sessions are known: each signature's first failure

@@ -215,6 +215,8 @@ function firstOperand(args: string[]): string | undefined {
     const a = args[i]!;
     if (VALUED_GLOBALS.has(a)) i++;
     else if (/^-[A-Za-z]$/.test(a)) return undefined;
+    // A long option's value when it is no word a subcommand could be (`nix --extra-experimental-features 'nix-command flakes' build`).
+    else if (a.startsWith("--") && !a.includes("=") && args[i + 1] !== undefined && !args[i + 1]!.startsWith("-") && !SUBCOMMAND.test(args[i + 1]!)) i++;
     else if (!a.startsWith("-")) return a;
   }
   return undefined;
@@ -298,8 +300,14 @@ export function isChecker(run: Invocation): boolean {
 
 /** Formatters, by their program or subcommand (`gofmt`, `cargo fmt`, `ruff format`, `clang-format`, `prettier`, `black`). */
 const FORMATTER = /^(?:[\w-]*fmt|[\w-]*format|prettier|black|isort|yapf|autopep8|stylua|dprint)$/;
-/** The words that name what a command runs: its program and its first two words that are no option (`npx prettier`, `python -m black`). */
-const namingWords = ({ program, args }: Invocation) => [program, ...args.filter((a) => !a.startsWith("-")).slice(0, 2)];
+/** The words that name what a command runs: its program and its first two words that are no option (`npx prettier`, `python -m black`, `dune build @fmt`). */
+const namingWords = ({ program, args }: Invocation) => [
+  program,
+  ...args
+    .filter((a) => !a.startsWith("-"))
+    .slice(0, 2)
+    .map((a) => a.replace(/^[@:]/, "")),
+];
 
 /** True when a command runs a formatter (`ruff format src`, `npm run format`): it changes how code is laid out, never what it does. */
 export function formats(run: Invocation): boolean {

@@ -153,6 +153,9 @@ describe("task", () => {
     ["aws s3 cp a s3://b/a", "aws s3 ls s3://b", false],
     ["git remote add origin x", "git remote -v", false],
     ["docker run --rm img", "docker run -it img sh", true],
+    // a long option's value that is no subcommand
+    ["nix build", "nix --extra-experimental-features 'nix-command flakes' build -L", true],
+    ["git --git-dir /x/.git status", "git status", true],
   ])("%p and %p are one task: %p", (a, b, same) => {
     expect(task(a) === task(b)).toBe(same);
   });

@@ -77,7 +77,11 @@ describe("a failure behind a pipe", () => {
       "PHP Fatal error:  Allowed memory size of 134217728 bytes exhausted (tried to allocate 20480 bytes) in phar:///w/vendor/phpstan/phpstan/phpstan.phar/src/Analyser/NodeScopeResolver.php on line 3067",
       true,
     ],
-    ["vendor/bin/phpstan analyse 2>&1 | tail -4", " -- ------------------\n\n [ERROR] Found 1 error\n\nPHPStan process crashed because it reached configured PHP memory limit: 128M", true],
+    [
+      "vendor/bin/phpstan analyse 2>&1 | tail -4",
+      " -- ------------------\n\n [ERROR] Found 1 error\n\nPHPStan process crashed because it reached configured PHP memory limit: 128M",
+      true,
+    ],
     ["php artisan migrate | tail -1", 'Parse error: syntax error, unexpected token "}" in /w/app/Models/User.php on line 41', true],
     ["npm run build 2>&1 | tail -2", "webpack 5.91.0 compiled successfully in 2113 ms", false],
     ["npx tsc --watch 2>&1 | head -3", "Found 0 errors. Watching for file changes.", false],

@@ -33,6 +33,15 @@ describe("probeKind", () => {
     [run("cargo fmt --check", "Diff in /w/src/lib.rs at line 3:", 1), "check"],
     [run("python -m black --check src", "would reformat src/a.py\n1 file would be reformatted.", 1), "check"],
     [run("git diff --exit-code -- src", "diff --git a/src/a.ts b/src/a.ts", 1), "check"],
+    // a formatter's answer is the diff it would apply
+    [
+      run(
+        "eval $(opam env) && dune build @fmt",
+        'File "src/since.ml", line 1, characters 0-0:\ndiff --git a/_build/default/src/since.ml b/_build/default/src/.formatted/since.ml\n@@ -1,5 +1,8 @@',
+        1,
+      ),
+      "check",
+    ],
   ] as const)("%#: %o is a %s", (r, kind) => {
     expect(probeKind(r.failure, r.stopped)).toBe(kind);
   });
@@ -45,6 +54,8 @@ describe("probeKind", () => {
     run("git push origin main", " ! [rejected]        main -> main (fetch first)\nerror: failed to push some refs", 1),
     run("docker ps", "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?", 1),
     run("mytool --check", "error: unknown option '--check'", 2),
+    // a formatter that could not run says why: a lesson may follow
+    run("cargo fmt", "error: 'cargo-fmt' is not installed for the toolchain 'stable-x86_64-unknown-linux-gnu'", 1),
     // a dry run's check option: it fails as the real run would
     run("ansible-playbook -i inventories/staging site.yml --check --diff", "ERROR! couldn't resolve module/action 'community.postgresql.postgresql_db'.", 4),
     run("npm test", "FAIL src/a.test.ts\nCommand aborted is what the test prints here\n1 failed", 1),

@@ -194,6 +194,27 @@ describe("findSignals", () => {
     expect(unanswered.drafts).toEqual([]);
   });
 
+  test("the same run with another output trim is the same command again; a changed environment is a fix", () => {
+    const flaky = findSignals([
+      cmd(1, "pytest tests/ -q 2>&1 | tail -6; exit ${PIPESTATUS[0]}", false, "FAILED tests/test_window.py::test_midnight - AssertionError"),
+      cmd(2, "pytest tests/ -q 2>&1 | tail -3; exit ${PIPESTATUS[0]}", true),
+    ]);
+    expect(flaky.counts).toMatchObject({ failed: 1, fixed: 0 });
+    const jdk = findSignals([
+      cmd(1, "./gradlew build", false, "Unsupported class file major version 65"),
+      cmd(2, "JAVA_HOME=$(/usr/libexec/java_home -v 17) ./gradlew build", true),
+    ]);
+    expect(jdk.drafts.map((d) => d.worked.command)).toEqual(["JAVA_HOME=$(/usr/libexec/java_home -v 17) ./gradlew build"]);
+  });
+
+  test("after a stop, words that say all is well correct nothing", () => {
+    const stopped: SessionEvent = { kind: "command", command: "nix run .", ok: false, output: "", stopped: "aborted", ...at(1) };
+    const user = (line: number, text: string): SessionEvent => ({ kind: "user", text, ...at(line) });
+    expect(findSignals([stopped, user(2, "ok va bene così, grazie.")]).counts.correction).toBe(0);
+    expect(findSignals([stopped, user(2, "thanks, that is enough")]).counts.correction).toBe(0);
+    expect(findSignals([stopped, user(2, "run it against the staging config")]).counts.correction).toBe(1);
+  });
+
   test("a formatter fixes nothing: a test that passes after one alone is no draft, and it is no step of another's fix", () => {
     const flaky = findSignals([
       cmd(1, "pytest -q", false, "E   psycopg.OperationalError: connection failed: Connection refused"),
