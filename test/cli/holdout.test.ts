@@ -1,5 +1,5 @@
 // Capture on the held-out sets of invented sessions (test/fixtures/holdout-sessions,
-// holdout-sessions-2 and -3, labelled by the rules of ../shared/fixtures/wild-sessions/README.md and each
+// holdout-sessions-2, -3 and -4, labelled by the rules of ../shared/fixtures/wild-sessions/README.md and each
 // written before capture was measured on it), scored through the compiled binary by the same scorer
 // as the real dev set. Prints the numbers and holds the bars issue 20 sets for a held-out set.
 import { describe, expect, test } from "bun:test";
@@ -8,7 +8,7 @@ import { fileTable, missedBars, scoreTable, scoreWildSessions } from "../../comp
 import { BIN } from "../helpers.ts";
 
 describe("capture on the held-out sessions", () => {
-  test.each(["holdout-sessions", "holdout-sessions-2", "holdout-sessions-3"])(
+  test.each(["holdout-sessions", "holdout-sessions-2", "holdout-sessions-3", "holdout-sessions-4"])(
     "%s: every file read as what it is; drafts, corrections at the held-out bars; nothing private on disk; every printed add accepted",
     async (folder) => {
       const score = await scoreWildSessions(BIN, join(import.meta.dir, "../fixtures", folder));
