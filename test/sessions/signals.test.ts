@@ -14,6 +14,14 @@ const cmd = (line: number, command: string, ok: boolean, output = ""): SessionEv
   ...at(line),
 });
 
+const edit = (line: number, path: string): SessionEvent => ({
+  kind: "tool",
+  name: "edit",
+  ok: true,
+  change: { verb: "edited", path, diff: ["+x"] },
+  ...at(line),
+});
+
 describe("findSignals", () => {
   test("a failure fixed by a later command of the same program makes one draft pitfall", () => {
     const f = findSignals([
@@ -121,13 +129,6 @@ describe("findSignals", () => {
   });
 
   test("a checker's errors in files the agent is writing, fixed by editing them, make no draft; a fix that installs does", () => {
-    const edit = (line: number, path: string): SessionEvent => ({
-      kind: "tool",
-      name: "edit",
-      ok: true,
-      change: { verb: "edited", path, diff: ["+x"] },
-      ...at(line),
-    });
     const typeError = "src/app.ts(3,9): error TS2322: Type 'number' is not assignable to type 'string'.";
     const writing = findSignals([
       edit(1, "/home/dev/proj/src/app.ts"),
@@ -147,13 +148,6 @@ describe("findSignals", () => {
   });
 
   test("code nobody changed yet that stops building, fixed by editing it, is a draft; code changed before, fixed the same way, is none", () => {
-    const edit = (line: number, path: string): SessionEvent => ({
-      kind: "tool",
-      name: "edit",
-      ok: true,
-      change: { verb: "edited", path, diff: ["+x"] },
-      ...at(line),
-    });
     const removed = "build.zig:17:32: error: no field named 'path' in union 'Build.LazyPath'";
     const upgrade = findSignals([cmd(1, "zig build", false, removed), edit(2, "build.zig"), cmd(3, "zig build", true)]);
     expect(upgrade.drafts.map((d) => d.failed.line)).toEqual([1]);
