@@ -11,6 +11,7 @@ import {
   type RawEvent,
   readAgentBlocks,
   resultEvent,
+  runningResult,
   TEXT_BLOCKS,
 } from "./entries.ts";
 
@@ -136,7 +137,7 @@ function resultOf(r: any): RawEvent[] {
   // The interrupt line is the harness's (stripInjected takes it out), so it is read here.
   if (r.is_error === true && text.startsWith(INTERRUPTED)) return [resultEvent(r.tool_use_id, undefined, true, text, { stopped: "aborted" })];
   const background = r.is_error === true ? null : BACKGROUND.exec(text);
-  if (background) return [{ kind: "result", callId: r.tool_use_id, failed: false, output: "", running: background[1]! }];
+  if (background) return [runningResult(r.tool_use_id, background[1]!)];
   if (r.is_error !== true || !text.startsWith(REFUSED)) return [resultEvent(r.tool_use_id, undefined, r.is_error === true, text)];
   const refused: RawEvent = { kind: "result", callId: r.tool_use_id, failed: true, output: "", stopped: "rejected" };
   const at = text.indexOf(REASON);

@@ -1,5 +1,18 @@
 import { stripInjected } from "./clean.ts";
-import { asBlocks, clip, type Entry, type Header, joinText, type LineFormat, type RawEvent, resultEvent, shellCall, str, toolCall } from "./entries.ts";
+import {
+  asBlocks,
+  clip,
+  type Entry,
+  type Header,
+  joinText,
+  type LineFormat,
+  type RawEvent,
+  resultEvent,
+  runningResult,
+  shellCall,
+  str,
+  toolCall,
+} from "./entries.ts";
 
 // Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl): one `{timestamp, type,
 // payload}` per line, in order, no tree. `session_meta` opens the file; `response_item`s hold the
@@ -135,7 +148,7 @@ function outputOf(id: string, output: unknown): RawEvent {
       text = text.slice(outputAt + "\nOutput:\n".length);
     } else {
       const running = RUNNING_LINE.exec(header);
-      if (running) return { kind: "result", callId: id, failed: false, output: "", running: running[1]! };
+      if (running) return runningResult(id, running[1]!);
     }
   }
   if (exitCode === undefined && REFUSED.test(text.trim())) return { kind: "result", callId: id, failed: true, output: "", stopped: "rejected" };

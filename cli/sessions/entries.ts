@@ -87,6 +87,11 @@ function endSaysFailed(text: string): boolean {
   return FAILED_LINE.test(end.length < text.length ? end.slice(end.indexOf("\n") + 1) : end);
 }
 
+/** The result of a shell call whose command goes on under `id` (in the background, or past the harness's wait). */
+export function runningResult(callId: string, id: string): RawEvent {
+  return { kind: "result", callId, failed: false, output: "", running: id };
+}
+
 export function shellCall(callId: string, name: string, command: string | undefined): RawEvent {
   return command === undefined ? { kind: "call", callId, name, shell: true } : { kind: "call", callId, name, shell: true, command };
 }
@@ -131,9 +136,9 @@ export function resultEvent(
   name: string | undefined,
   isError: boolean,
   raw: string,
-  given?: { exitCode?: number; stopped?: Stopped },
+  given?: { exitCode?: number; stopped?: Stopped; ends?: string },
 ): RawEvent {
-  const base = { kind: "result" as const, callId, name, ...(given?.stopped ? { stopped: given.stopped } : {}) };
+  const base = { kind: "result" as const, callId, name, ...(given?.stopped ? { stopped: given.stopped } : {}), ...(given?.ends ? { ends: given.ends } : {}) };
   const quiet = quietEnd(isError, raw, given?.exitCode);
   if (quiet) return { ...base, failed: false, exitCode: quiet.exitCode, output: "" };
   const stripped = stripHarnessTrailer(stripInjected(raw));

@@ -8,9 +8,9 @@ import {
   keptOutput,
   type LineFormat,
   otherBlocks,
-  type RawEvent,
   readAgentBlocks,
   resultEvent,
+  runningResult,
   TEXT_BLOCKS,
 } from "./entries.ts";
 
@@ -98,11 +98,7 @@ function readPiEntry(obj: any, line: number, entries: Entry[], header: Header): 
       if (typeof m.toolCallId === "string") {
         const text = joinText(m.content);
         const job = m.isError === true ? null : BACKGROUNDED.exec(text.slice(-200));
-        entry.raw.push(
-          job
-            ? { kind: "result", callId: m.toolCallId, failed: false, output: "", running: job[1]! }
-            : resultEvent(m.toolCallId, m.toolName, m.isError === true, text),
-        );
+        entry.raw.push(job ? runningResult(m.toolCallId, job[1]!) : resultEvent(m.toolCallId, m.toolName, m.isError === true, text));
       }
     } else if (m.role === "bashExecution" && typeof m.command === "string") {
       entry.message = "other";
@@ -139,7 +135,6 @@ function readJobResults(obj: any, entry: Entry): void {
     if ((job.type ?? "bash") !== "bash" || headers[i]! < 0) return;
     const start = text.indexOf("\n", headers[i]! + 1) + 1;
     const next = headers.slice(i + 1).find((h) => h > start);
-    const result = resultEvent(`${entry.id ?? entry.line}:${job.jobId}`, undefined, false, text.slice(start, next ?? text.length));
-    entry.raw.push({ ...result, ends: job.jobId } as RawEvent);
+    entry.raw.push(resultEvent(`${entry.id ?? entry.line}:${job.jobId}`, undefined, false, text.slice(start, next ?? text.length), { ends: job.jobId }));
   });
 }

@@ -195,10 +195,10 @@ const POINTED_QUESTION =
 /** A clause that says all is well is no correction ("nothing actually failed, all good"). */
 const ALL_WELL = /\b(?:all good|looks? (?:good|great|fine)|works(?: now| fine| great)?$|perfect|thanks|thank you|great|nice|awesome)\b/;
 const saysAllWell = (s: string) => ALL_WELL.test(s) || ALL_WELL_OTHER.test(s);
-/** Where a sentence's clauses meet: a comma, semicolon or colon, a dash, or a "but". */
-const CLAUSE_BREAK = new RegExp(`[,;:]\\s+|、\\s*|\\s+-+\\s+|\\s+(?:but|${BUT_OTHER})\\s+`, "u");
 /** "but" between two clauses, in the languages read (the one after it may take back the one before). */
 const BUT = new RegExp(`\\s+(?:but|${BUT_OTHER})\\s+`, "u");
+/** Where a sentence's clauses meet: a comma, semicolon or colon, a dash, or a "but". */
+const CLAUSE_BREAK = new RegExp(`[,;:]\\s+|、\\s*|\\s+-+\\s+|${BUT.source}`, "u");
 
 // Each group of rules read in one regex (anyOf).
 const CORRECTS_ANYWHERE = anyOf(CORRECTION_ANYWHERE);
